@@ -1,0 +1,23 @@
+/**
+ * Command-line entry point. Each subcommand lives in its own module; this
+ * file only dispatches on the first argument.
+ */
+export async function main(argv: string[]): Promise<number | void> {
+  const [command] = argv;
+  if (!command || command === '--help' || command === '-h') {
+    process.stdout.write(usage());
+    return 0;
+  }
+  process.stderr.write(`changeset-server: unknown command "${command}"\n\n${usage()}`);
+  return 2;
+}
+
+function usage(): string {
+  return [
+    'Usage: changeset-server <command> [options]',
+    '',
+    'Commands:',
+    '  serve [dir...]   serve the directories over AHP 0.6',
+    '',
+  ].join('\n');
+}
