@@ -1,0 +1,28 @@
+/** The AHP 0.6 wire surface this server speaks: types, URIs, error codes and validators. */
+
+export * from './common/state.js';
+export * from './common/channel-state.js';
+export * from './common/channels.js';
+export * from './common/actions.js';
+export * from './common/commands.js';
+export * from './common/notifications.js';
+export * from './common/errors.js';
+export * from './common/jsonrpc.js';
+export * from './common/version.js';
+
+export * from './root/state.js';
+export * from './root/actions.js';
+export * from './root/commands.js';
+export * from './root/notifications.js';
+
+export * from './session/state.js';
+export * from './session/actions.js';
+export * from './session/commands.js';
+
+export * from './chat/state.js';
+export * from './chat/actions.js';
+export * from './chat/commands.js';
+
+export * from './changeset/state.js';
+export * from './changeset/actions.js';
+export * from './changeset/commands.js';
