@@ -1,0 +1,147 @@
+/**
+ * Opening a workspace's store: the shadow repository under the state
+ * directory, with read-only fallback to the workspace's own repository.
+ */
+import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
+import { StoreInputError } from './errors.js';
+import { writeFileAtomic } from './fs-util.js';
+import { describeValue } from './object-format.js';
+import { initShadowRepo, lockShadowRepo, shadowTmpDir, type ShadowLock } from './shadow-repo.js';
+import { ShadowStore } from './shadow-store.js';
+import { defaultStateDir, workspaceLayout, type WorkspaceLayout } from './state-dir.js';
+import type { ObjectStore, ObjectType, StoredObject } from './types.js';
+import { findWorkspaceGitDir, objectDirsWithAlternates, primaryObjectsDir } from './workspace-repo.js';
+
+export { defaultStateDir } from './state-dir.js';
+export type { ObjectStore, ObjectType, StoredObject } from './types.js';
+
+/** Options of {@link openWorkspaceStore}. */
+export interface OpenWorkspaceStoreOptions {
+  /** State directory holding every store; {@link defaultStateDir} when omitted. */
+  stateDir?: string;
+  /** The workspace (working directory) whose changes are recorded. */
+  workspaceDir: string;
+  /**
+   * The workspace repository's git directory. When omitted it is found by
+   * looking for `.git` in the workspace and its parents; none means the
+   * workspace is not a repository and nothing is read from one.
+   */
+  gitDir?: string;
+  /** Byte budget of the shadow repository used by retention; 2 GiB by default. */
+  budgetBytes?: number;
+  /** More shadow packs than this are consolidated into one after a flush; 50 by default. */
+  maxPacks?: number;
+}
+
+/** What `workspace.json` records about the store's workspace. */
+export interface WorkspaceRecord {
+  /** Format version of this file. */
+  version: 1;
+  /** Real path of the workspace directory. */
+  path: string;
+  /** Git directory read as fallback, if any. */
+  gitDir?: string;
+}
+
+/** A workspace's store: objects now; checkpoints, tree diff and retention build on it. */
+export interface WorkspaceStore extends ObjectStore {
+  /** Real path of the workspace directory. */
+  readonly workspaceDir: string;
+  /** The workspace repository's git directory, when the workspace is in one. */
+  readonly gitDir: string | undefined;
+  /** Paths of this store on disk. */
+  readonly layout: WorkspaceLayout;
+  /** Flushes buffered objects and releases the store's lock. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_BUDGET = 2 * 1024 ** 3;
+
+async function requireDirectory(path: unknown, what: string): Promise<string> {
+  if (typeof path !== 'string' || path.length === 0) throw new StoreInputError(`${what} must be a non-empty path, got ${describeValue(path)}`);
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch {
+    throw new StoreInputError(`${what} ${JSON.stringify(path)} does not exist`);
+  }
+  if (!(await stat(real)).isDirectory()) throw new StoreInputError(`${what} ${JSON.stringify(path)} is not a directory`);
+  return real;
+}
+
+/** Opens (creating if needed) the store of a workspace. Reopening later sees everything written before. */
+export async function openWorkspaceStore(options: OpenWorkspaceStoreOptions): Promise<WorkspaceStore> {
+  if (typeof options !== 'object' || options === null) throw new StoreInputError('openWorkspaceStore needs an options object');
+  const workspaceDir = await requireDirectory(options.workspaceDir, 'workspaceDir');
+  const stateDir = options.stateDir ?? defaultStateDir();
+  if (typeof stateDir !== 'string' || stateDir.length === 0) throw new StoreInputError(`stateDir must be a non-empty path, got ${describeValue(stateDir)}`);
+  const budgetBytes = options.budgetBytes ?? DEFAULT_BUDGET;
+  if (typeof budgetBytes !== 'number' || !Number.isFinite(budgetBytes) || budgetBytes < 0) {
+    throw new StoreInputError(`budgetBytes must be a non-negative number, got ${describeValue(budgetBytes)}`);
+  }
+  if (options.maxPacks !== undefined && (!Number.isInteger(options.maxPacks) || options.maxPacks < 1)) {
+    throw new StoreInputError(`maxPacks must be a positive integer, got ${describeValue(options.maxPacks)}`);
+  }
+  const gitDir =
+    options.gitDir !== undefined ? await requireDirectory(options.gitDir, 'gitDir') : await findWorkspaceGitDir(workspaceDir);
+  const objectsDir = gitDir ? await primaryObjectsDir(gitDir) : undefined;
+  const objectDirs = objectsDir ? await objectDirsWithAlternates(objectsDir) : [];
+
+  const layout = workspaceLayout(stateDir, workspaceDir);
+  await mkdir(layout.root, { recursive: true });
+  await initShadowRepo(layout.shadowDir, objectDirs[0]);
+  const lock = await lockShadowRepo(layout.shadowDir);
+  try {
+    await recordWorkspace(layout, { version: 1, path: workspaceDir, ...(gitDir ? { gitDir } : {}) });
+    const objects = await ShadowStore.open({
+      shadowDir: layout.shadowDir,
+      workspaceObjectDirs: objectDirs,
+      ...(options.maxPacks !== undefined ? { maxPacks: options.maxPacks } : {}),
+    });
+    return new OpenStore(workspaceDir, gitDir, layout, objects, lock, budgetBytes);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function recordWorkspace(layout: WorkspaceLayout, record: WorkspaceRecord): Promise<void> {
+  const text = `${JSON.stringify(record, null, 2)}\n`;
+  const current = await readFile(layout.workspaceJson, 'utf8').catch(() => undefined);
+  if (current !== text) await writeFileAtomic(layout.workspaceJson, text, shadowTmpDir(layout.shadowDir));
+}
+
+class OpenStore implements WorkspaceStore {
+  constructor(
+    readonly workspaceDir: string,
+    readonly gitDir: string | undefined,
+    readonly layout: WorkspaceLayout,
+    private readonly objects: ShadowStore,
+    private readonly lock: ShadowLock,
+    readonly budgetBytes: number,
+  ) {}
+
+  writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
+    return this.objects.writeObject(type, content);
+  }
+
+  hasObject(oid: string): Promise<boolean> {
+    return this.objects.hasObject(oid);
+  }
+
+  readObject(oid: string): Promise<StoredObject> {
+    return this.objects.readObject(oid);
+  }
+
+  flush(): Promise<void> {
+    return this.objects.flush();
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.objects.close();
+    } finally {
+      await this.lock.release();
+    }
+  }
+}

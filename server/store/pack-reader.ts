@@ -1,0 +1,206 @@
+/**
+ * Random access to one pack through its index: entries are read with
+ * positioned reads (the pack is never loaded whole), inflated, and deltas are
+ * resolved against their base (same pack for ofs-delta; any store for
+ * ref-delta, through a caller-supplied resolver).
+ */
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { inflate, inflateSync } from 'node:zlib';
+import { applyDelta } from './delta.js';
+import { CorruptObjectError } from './errors.js';
+import { LruCache } from './lru.js';
+import { PACK_OFS_DELTA, PACK_REF_DELTA, typeFromPackCode } from './object-format.js';
+import { PackIndex } from './pack-index.js';
+import type { StoredObject } from './types.js';
+
+const inflateAsync = promisify(inflate);
+const ASYNC_INFLATE_BYTES = 256 * 1024;
+
+/** Resolves the base of a ref-delta, which may live anywhere in the object database. */
+export type RefDeltaResolver = (oid: string) => Promise<StoredObject>;
+
+/** Shared cache of reconstructed delta bases, keyed by pack path and offset. */
+export type DeltaBaseCache = LruCache<string, StoredObject>;
+
+/** Creates a delta base cache bounded by content bytes. */
+export function createDeltaBaseCache(maxBytes = 32 * 1024 * 1024): DeltaBaseCache {
+  return new LruCache<string, StoredObject>(maxBytes, (o) => o.content.byteLength + 64);
+}
+
+interface EntryHeader {
+  typeCode: number;
+  size: number;
+  dataStart: number;
+  baseOffset?: number;
+  baseOid?: string;
+}
+
+/** Parses a pack entry's header from the bytes starting at the entry. */
+export function parseEntryHeader(buf: Buffer, entryOffset: number): EntryHeader {
+  let i = 0;
+  let byte = buf[i++]!;
+  const typeCode = (byte >> 4) & 0x07;
+  let size = byte & 0x0f;
+  let shift = 16;
+  while (byte & 0x80) {
+    if (i >= buf.byteLength) throw new CorruptObjectError(`pack entry at ${entryOffset} has a truncated header`);
+    byte = buf[i++]!;
+    size += (byte & 0x7f) * shift;
+    shift *= 128;
+  }
+  if (typeCode === PACK_OFS_DELTA) {
+    byte = buf[i++]!;
+    let rel = byte & 0x7f;
+    while (byte & 0x80) {
+      byte = buf[i++]!;
+      rel = (rel + 1) * 128 + (byte & 0x7f);
+    }
+    return { typeCode, size, dataStart: i, baseOffset: entryOffset - rel };
+  }
+  if (typeCode === PACK_REF_DELTA) {
+    return { typeCode, size, dataStart: i + 20, baseOid: buf.toString('hex', i, i + 20) };
+  }
+  return { typeCode, size, dataStart: i };
+}
+
+/** One pack file and its index. */
+export class PackFile {
+  private handle: Promise<FileHandle> | undefined;
+  private packSize = 0;
+  private inFlight = 0;
+  private retired = false;
+
+  private constructor(
+    /** Absolute path of the `.pack` file. */
+    readonly packPath: string,
+    /** The pack's parsed index. */
+    readonly index: PackIndex,
+    private readonly baseCache: DeltaBaseCache,
+  ) {}
+
+  /** Loads the index at `idxPath`; the pack itself is opened on first read. */
+  static async load(idxPath: string, baseCache: DeltaBaseCache): Promise<PackFile> {
+    const index = PackIndex.parse(await readFile(idxPath), idxPath);
+    return new PackFile(idxPath.replace(/\.idx$/, '.pack'), index, baseCache);
+  }
+
+  /** True when the pack holds the object (a binary search in memory). */
+  has(oid: Buffer): boolean {
+    return this.index.indexOf(oid) >= 0;
+  }
+
+  /** Reads the object at a sorted-table position of the index. */
+  async readAt(position: number, resolveRef: RefDeltaResolver): Promise<StoredObject> {
+    return this.withHandle((handle) => this.readEntry(handle, this.index.offsetAt(position), resolveRef, 0));
+  }
+
+  /**
+   * The raw bytes of the entry at a sorted-table position, when it is stored
+   * whole (not as a delta), so it can be copied into another pack unchanged.
+   */
+  async readRawEntry(position: number): Promise<Buffer | undefined> {
+    return this.withHandle(async (handle) => {
+      const offset = this.index.offsetAt(position);
+      const bytes = await this.readRange(handle, offset);
+      const header = parseEntryHeader(bytes, offset);
+      return header.typeCode === PACK_OFS_DELTA || header.typeCode === PACK_REF_DELTA ? undefined : bytes;
+    });
+  }
+
+  /** Size in bytes of the stored entry at a sorted-table position (compressed, with header). */
+  async entrySize(position: number): Promise<number> {
+    await this.withHandle(async () => undefined);
+    const offset = this.index.offsetAt(position);
+    return this.index.entryEnd(offset, this.packSize) - offset;
+  }
+
+  /** Closes the file once no read is in flight; later reads reopen it. */
+  retire(): void {
+    this.retired = true;
+    if (this.inFlight === 0) void this.closeHandle();
+  }
+
+  private async withHandle<T>(fn: (handle: FileHandle) => Promise<T>): Promise<T> {
+    this.inFlight++;
+    try {
+      return await fn(await this.openHandle());
+    } finally {
+      this.inFlight--;
+      if (this.retired && this.inFlight === 0) void this.closeHandle();
+    }
+  }
+
+  private openHandle(): Promise<FileHandle> {
+    if (!this.handle) {
+      const opening = (async () => {
+        const handle = await open(this.packPath, 'r');
+        try {
+          const { size } = await handle.stat();
+          const head = Buffer.alloc(12);
+          const tail = Buffer.alloc(20);
+          await handle.read(head, 0, 12, 0);
+          await handle.read(tail, 0, 20, size - 20);
+          if (head.toString('latin1', 0, 4) !== 'PACK') throw new CorruptObjectError(`${this.packPath} is not a pack`);
+          if (tail.toString('hex') !== this.index.packChecksum) {
+            throw new CorruptObjectError(`${this.packPath} does not match its index`);
+          }
+          this.packSize = size;
+          return handle;
+        } catch (error) {
+          await handle.close();
+          throw error;
+        }
+      })();
+      this.handle = opening;
+      opening.catch(() => {
+        if (this.handle === opening) this.handle = undefined;
+      });
+    }
+    return this.handle;
+  }
+
+  private async closeHandle(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    if (handle) await (await handle.catch(() => undefined))?.close();
+  }
+
+  private async readRange(handle: FileHandle, offset: number): Promise<Buffer> {
+    const end = this.index.entryEnd(offset, this.packSize);
+    if (end <= offset || end > this.packSize - 20) throw new CorruptObjectError(`${this.packPath}: bad entry offset ${offset}`);
+    const buf = Buffer.allocUnsafe(end - offset);
+    const { bytesRead } = await handle.read(buf, 0, buf.byteLength, offset);
+    if (bytesRead !== buf.byteLength) throw new CorruptObjectError(`${this.packPath} is truncated at ${offset}`);
+    return buf;
+  }
+
+  private async readEntry(handle: FileHandle, offset: number, resolveRef: RefDeltaResolver, depth: number): Promise<StoredObject> {
+    if (depth > 0) {
+      const cached = this.baseCache.get(`${this.packPath}:${offset}`);
+      if (cached) return cached;
+    }
+    if (depth > 10_000) throw new CorruptObjectError(`${this.packPath}: delta chain too deep at ${offset}`);
+    const bytes = await this.readRange(handle, offset);
+    const header = parseEntryHeader(bytes, offset);
+    const compressed = bytes.subarray(header.dataStart);
+    const data = compressed.byteLength >= ASYNC_INFLATE_BYTES ? await inflateAsync(compressed) : inflateSync(compressed);
+    if (data.byteLength !== header.size) {
+      throw new CorruptObjectError(`${this.packPath}: entry at ${offset} inflates to ${data.byteLength} bytes, expected ${header.size}`);
+    }
+    let result: StoredObject;
+    if (header.baseOffset !== undefined) {
+      const base = await this.readEntry(handle, header.baseOffset, resolveRef, depth + 1);
+      result = { type: base.type, content: applyDelta(base.content, data) };
+    } else if (header.baseOid !== undefined) {
+      const base = await resolveRef(header.baseOid);
+      result = { type: base.type, content: applyDelta(base.content, data) };
+    } else {
+      const type = typeFromPackCode(header.typeCode);
+      if (!type) throw new CorruptObjectError(`${this.packPath}: entry at ${offset} has unknown type ${header.typeCode}`);
+      result = { type, content: data };
+    }
+    if (depth > 0) this.baseCache.set(`${this.packPath}:${offset}`, result);
+    return result;
+  }
+}

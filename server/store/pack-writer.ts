@@ -1,0 +1,156 @@
+/**
+ * Writes one pack (version 2, undeltified entries) plus its version 2 index,
+ * crash-safely: both are written under temporary names and fsynced, then the
+ * pack is renamed into place and the index last, so an index never names an
+ * incomplete pack (readers discover packs through their indexes).
+ */
+import { randomBytes, createHash } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { crc32, deflate, deflateSync, constants as zlibConstants } from 'node:zlib';
+import { PACK_TYPE_CODE, type AnyObjectType } from './object-format.js';
+import { writePackIndex, type PackIndexRow } from './pack-index.js';
+import { fsyncDirectory } from './fs-util.js';
+
+const deflateAsync = promisify(deflate);
+
+/** Objects at least this big are compressed on the thread pool so the event loop keeps running. */
+const ASYNC_DEFLATE_BYTES = 256 * 1024;
+/** Output is written in batches of about this size. */
+const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
+
+/** One object to put in a pack. */
+export type PackSource =
+  /** An object given by content; it is compressed while writing. */
+  | { kind: 'object'; oid: string; type: AnyObjectType; content: Uint8Array }
+  /** An undeltified entry copied verbatim from another pack (header and compressed data). */
+  | { kind: 'raw'; oid: string; entry: Buffer };
+
+/** A pack that is now visible in the pack directory. */
+export interface WrittenPack {
+  /** Base name without extension: `pack-<checksum>`. */
+  name: string;
+  /** Absolute path of the `.pack` file. */
+  packPath: string;
+  /** Absolute path of the `.idx` file. */
+  idxPath: string;
+  /** Number of objects written. */
+  objectCount: number;
+}
+
+/** Options for {@link writePack}. */
+export interface WritePackOptions {
+  /** zlib level for new entries; 1 (fastest) by default. */
+  level?: number;
+}
+
+/** The variable-length type-and-size header that starts every pack entry. */
+export function encodeEntryHeader(typeCode: number, size: number): Buffer {
+  const bytes: number[] = [];
+  let byte = (typeCode << 4) | (size & 0x0f);
+  let rest = Math.floor(size / 16);
+  while (rest > 0) {
+    bytes.push(byte | 0x80);
+    byte = rest & 0x7f;
+    rest = Math.floor(rest / 128);
+  }
+  bytes.push(byte);
+  return Buffer.from(bytes);
+}
+
+async function encodeEntry(source: PackSource, level: number): Promise<Buffer> {
+  if (source.kind === 'raw') return source.entry;
+  const header = encodeEntryHeader(PACK_TYPE_CODE[source.type], source.content.byteLength);
+  const compressed =
+    source.content.byteLength >= ASYNC_DEFLATE_BYTES
+      ? await deflateAsync(source.content, { level })
+      : deflateSync(source.content, { level });
+  return Buffer.concat([header, compressed]);
+}
+
+/**
+ * Writes `count` objects from `sources` as one pack in `packDir` and returns
+ * it once both files are durable and in place.
+ */
+export async function writePack(
+  packDir: string,
+  sources: Iterable<PackSource> | AsyncIterable<PackSource>,
+  count: number,
+  options: WritePackOptions = {},
+): Promise<WrittenPack> {
+  const level = options.level ?? zlibConstants.Z_BEST_SPEED;
+  const suffix = randomBytes(6).toString('hex');
+  const tmpPack = join(packDir, `tmp_pack_${suffix}`);
+  const tmpIdx = join(packDir, `tmp_idx_${suffix}`);
+  try {
+    const { rows, checksum } = await writePackFile(tmpPack, sources, count, level);
+    const idxHandle = await open(tmpIdx, 'wx');
+    try {
+      await idxHandle.writeFile(writePackIndex(rows, checksum));
+      await idxHandle.sync();
+    } finally {
+      await idxHandle.close();
+    }
+    const name = `pack-${checksum.toString('hex')}`;
+    const packPath = join(packDir, `${name}.pack`);
+    const idxPath = join(packDir, `${name}.idx`);
+    await rename(tmpPack, packPath);
+    await rename(tmpIdx, idxPath);
+    await fsyncDirectory(packDir);
+    return { name, packPath, idxPath, objectCount: rows.length };
+  } catch (error) {
+    await rm(tmpPack, { force: true });
+    await rm(tmpIdx, { force: true });
+    throw error;
+  }
+}
+
+async function writePackFile(
+  path: string,
+  sources: Iterable<PackSource> | AsyncIterable<PackSource>,
+  count: number,
+  level: number,
+): Promise<{ rows: PackIndexRow[]; checksum: Buffer }> {
+  const handle = await open(path, 'wx');
+  try {
+    const hash = createHash('sha1');
+    const rows: PackIndexRow[] = [];
+    let batch: Buffer[] = [];
+    let batchBytes = 0;
+    let position = 0;
+    const drain = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      const chunk = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes);
+      batch = [];
+      batchBytes = 0;
+      await handle.write(chunk, 0, chunk.byteLength, null);
+    };
+    const emit = async (buf: Buffer): Promise<void> => {
+      hash.update(buf);
+      batch.push(buf);
+      batchBytes += buf.byteLength;
+      position += buf.byteLength;
+      if (batchBytes >= WRITE_BATCH_BYTES) await drain();
+    };
+    const header = Buffer.alloc(12);
+    header.write('PACK', 0, 'latin1');
+    header.writeUInt32BE(2, 4);
+    header.writeUInt32BE(count, 8);
+    await emit(header);
+    for await (const source of sources) {
+      const entry = await encodeEntry(source, level);
+      rows.push({ oid: Buffer.from(source.oid, 'hex'), offset: position, crc: crc32(entry) });
+      await emit(entry);
+    }
+    if (rows.length !== count) throw new Error(`pack writer expected ${count} objects, got ${rows.length}`);
+    const checksum = hash.digest();
+    batch.push(checksum);
+    batchBytes += checksum.byteLength;
+    await drain();
+    await handle.sync();
+    return { rows, checksum };
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,334 @@
+/**
+ * The shadow object store: new objects are buffered in memory, then written
+ * as one pack per flush into the shadow bare repository. Reads and membership
+ * tests fall back to the workspace repository's object directories, which are
+ * only ever read. Objects already present anywhere are never written again.
+ */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ObjectNotFoundError, StoreClosedError, StoreInputError } from './errors.js';
+import { SerialQueue } from './mutex.js';
+import { ObjectDirectory, type PackedLocation } from './object-directory.js';
+import {
+  EMPTY_TREE_OID,
+  assertOid,
+  assertWritableType,
+  hashObject,
+  describeValue,
+  type AnyObjectType,
+} from './object-format.js';
+import { createDeltaBaseCache, type DeltaBaseCache, type PackFile } from './pack-reader.js';
+import { writePack, type PackSource } from './pack-writer.js';
+import type { ObjectStore, ObjectType, StoredObject } from './types.js';
+
+/** Options of {@link ShadowStore.open}. */
+export interface ShadowStoreOptions {
+  /** The shadow bare repository (already initialised). */
+  shadowDir: string;
+  /** Workspace object directories to read from, in lookup order (may be empty). */
+  workspaceObjectDirs: readonly string[];
+  /** Buffered bytes that trigger an automatic flush inside `writeObject`; 64 MiB by default. */
+  maxPendingBytes?: number;
+  /** More shadow packs than this are consolidated into one after a flush; 50 by default. */
+  maxPacks?: number;
+}
+
+/** A buffered object awaiting the next flush. */
+interface PendingObject {
+  type: ObjectType;
+  content: Uint8Array;
+}
+
+/** Summary of one pack rewrite. */
+export interface RewriteResult {
+  /** Objects in the packs before the rewrite (duplicates across packs counted once). */
+  objectsBefore: number;
+  /** Objects kept in the new pack. */
+  objectsKept: number;
+  /** Packs replaced. */
+  packsReplaced: number;
+}
+
+export class ShadowStore implements ObjectStore {
+  private pending = new Map<string, PendingObject>();
+  private pendingBytes = 0;
+  private flushing: Map<string, PendingObject> | undefined;
+  private readonly writes = new SerialQueue();
+  private readonly recent = new Map<string, number>();
+  private closed = false;
+
+  private constructor(
+    private readonly shadowDir: string,
+    private readonly shadow: ObjectDirectory,
+    private readonly workspace: readonly ObjectDirectory[],
+    private readonly maxPendingBytes: number,
+    private readonly maxPacks: number,
+  ) {}
+
+  /** Opens the store over an initialised shadow repository and loads every pack index. */
+  static async open(options: ShadowStoreOptions): Promise<ShadowStore> {
+    const baseCache: DeltaBaseCache = createDeltaBaseCache();
+    const shadow = new ObjectDirectory(join(options.shadowDir, 'objects'), baseCache);
+    const workspace = options.workspaceObjectDirs.map((dir) => new ObjectDirectory(dir, baseCache));
+    await shadow.refresh(true);
+    for (const dir of workspace) await dir.refresh(true);
+    return new ShadowStore(
+      options.shadowDir,
+      shadow,
+      workspace,
+      options.maxPendingBytes ?? 64 * 1024 * 1024,
+      options.maxPacks ?? 50,
+    );
+  }
+
+  async writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
+    this.assertOpen();
+    assertWritableType(type);
+    if (!(content instanceof Uint8Array)) {
+      throw new StoreInputError(`object content must be a Uint8Array, got ${describeValue(content)}`);
+    }
+    const oid = hashObject(type, content);
+    this.touch(oid);
+    if (this.pending.has(oid) || this.flushing?.has(oid) || this.shadow.findPacked(Buffer.from(oid, 'hex'))) return oid;
+    if (await this.workspaceHas(oid)) return oid;
+    if (this.pending.has(oid)) return oid;
+    // Copy: the caller may reuse its buffer before the next flush.
+    this.pending.set(oid, { type, content: Uint8Array.prototype.slice.call(content) });
+    this.pendingBytes += content.byteLength;
+    if (this.pendingBytes >= this.maxPendingBytes) await this.flush();
+    return oid;
+  }
+
+  async hasObject(oid: string): Promise<boolean> {
+    this.assertOpen();
+    assertOid(oid);
+    if (this.pending.has(oid) || this.flushing?.has(oid)) return true;
+    if (this.shadow.findPacked(Buffer.from(oid, 'hex'))) {
+      // A probe usually precedes a reference to the object; keep it safe from a concurrent collection.
+      this.touch(oid);
+      return true;
+    }
+    return (await this.workspaceHas(oid)) || oid === EMPTY_TREE_OID;
+  }
+
+  async readObject(oid: string): Promise<StoredObject> {
+    this.assertOpen();
+    assertOid(oid);
+    const buffered = this.pending.get(oid) ?? this.flushing?.get(oid);
+    if (buffered) return { type: buffered.type, content: buffered.content };
+    const found = await this.readFromDisk(oid);
+    if (found) return found;
+    if (oid === EMPTY_TREE_OID) return { type: 'tree', content: new Uint8Array(0) };
+    throw new ObjectNotFoundError(oid);
+  }
+
+  /** Writes every buffered object as one pack; consolidates packs when there are too many. */
+  flush(): Promise<void> {
+    this.assertOpen();
+    return this.writes.run(async () => {
+      await this.flushPending();
+      if (this.shadow.packs.length > this.maxPacks) await this.rewriteUnlocked(undefined);
+    });
+  }
+
+  /** True when the object is stored in the shadow repository itself (buffered or packed). */
+  isShadowObject(oid: string): boolean {
+    return this.pending.has(oid) || this.flushing?.has(oid) === true || this.shadow.findPacked(Buffer.from(oid, 'hex')) !== undefined;
+  }
+
+  /** Compressed size of a packed shadow object (0 when it is buffered or absent). */
+  async shadowEntrySize(oid: string): Promise<number> {
+    const at = this.shadow.findPacked(Buffer.from(oid, 'hex'));
+    return at ? at.pack.entrySize(at.position) : 0;
+  }
+
+  /** Number of packs in the shadow repository. */
+  get packCount(): number {
+    return this.shadow.packs.length;
+  }
+
+  /** Number of objects buffered and not yet flushed. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Every distinct object id in the shadow packs. */
+  shadowObjectIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const pack of this.shadow.packs) for (let i = 0; i < pack.index.count; i++) ids.add(pack.index.oidAt(i));
+    return ids;
+  }
+
+  /**
+   * Ids written (or re-written) within the last `graceMs`, which a collection
+   * must keep: they may belong to a checkpoint whose ref is not written yet.
+   */
+  recentlyWritten(graceMs: number): Set<string> {
+    const cutoff = Date.now() - graceMs;
+    for (const [oid, at] of this.recent) {
+      if (at >= cutoff) break;
+      this.recent.delete(oid);
+    }
+    return new Set([...this.recent.keys(), ...this.pending.keys()]);
+  }
+
+  /**
+   * Replaces all shadow packs by one holding the objects `keep` accepts (all
+   * when `keep` is undefined). Buffered objects are flushed first.
+   */
+  rewritePacks(keep?: (oid: string) => boolean): Promise<RewriteResult> {
+    this.assertOpen();
+    return this.writes.run(async () => {
+      await this.flushPending();
+      return this.rewriteUnlocked(keep);
+    });
+  }
+
+  /** Flushes, then closes every pack file. Further calls fail with {@link StoreClosedError}. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+    this.shadow.close();
+    for (const dir of this.workspace) dir.close();
+  }
+
+  private touch(oid: string): void {
+    this.recent.delete(oid);
+    this.recent.set(oid, Date.now());
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreClosedError();
+  }
+
+  private async workspaceHas(oid: string): Promise<boolean> {
+    if (this.workspace.length === 0) return false;
+    const key = Buffer.from(oid, 'hex');
+    for (const dir of this.workspace) if (dir.findPacked(key)) return true;
+    for (const dir of this.workspace) if (await dir.hasLoose(oid)) return true;
+    let changed = false;
+    for (const dir of this.workspace) changed = (await dir.refresh()) || changed;
+    return changed && this.workspace.some((dir) => dir.findPacked(key) !== undefined);
+  }
+
+  private async readFromDisk(oid: string): Promise<StoredObject | undefined> {
+    const key = Buffer.from(oid, 'hex');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const at = this.shadow.findPacked(key) ?? this.findWorkspacePacked(key);
+      if (at) {
+        try {
+          return await at.pack.readAt(at.position, (base) => this.readObject(base));
+        } catch (error) {
+          // The pack may have been replaced by a concurrent repack or gc; look again once.
+          if (attempt > 0) throw error;
+          for (const dir of this.workspace) await dir.refresh(true);
+          continue;
+        }
+      }
+      for (const dir of this.workspace) {
+        const loose = await dir.readLoose(oid);
+        if (loose) return loose;
+      }
+      const stray = await this.shadow.readLoose(oid);
+      if (stray) return stray;
+      if (attempt > 0) return undefined;
+      let changed = false;
+      for (const dir of this.workspace) changed = (await dir.refresh(true)) || changed;
+      if (!changed) return undefined;
+    }
+    return undefined;
+  }
+
+  private findWorkspacePacked(key: Buffer): PackedLocation | undefined {
+    for (const dir of this.workspace) {
+      const at = dir.findPacked(key);
+      if (at) return at;
+    }
+    return undefined;
+  }
+
+  private async flushPending(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    this.pendingBytes = 0;
+    this.flushing = batch;
+    try {
+      const sources = function* (): Generator<PackSource> {
+        for (const [oid, o] of batch) yield { kind: 'object', oid, type: o.type, content: o.content };
+      };
+      const written = await writePack(join(this.shadowDir, 'objects', 'pack'), sources(), batch.size);
+      this.shadow.addPack(await this.shadow.loadPack(written.idxPath));
+    } catch (error) {
+      // Keep the objects buffered so a later flush can retry.
+      for (const [oid, o] of batch) {
+        if (!this.pending.has(oid)) {
+          this.pending.set(oid, o);
+          this.pendingBytes += o.content.byteLength;
+        }
+      }
+      throw error;
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  private async rewriteUnlocked(keep: ((oid: string) => boolean) | undefined): Promise<RewriteResult> {
+    const startedAt = Date.now();
+    const oldPacks = [...this.shadow.packs];
+    const all = new Map<string, PackedLocation>();
+    for (const pack of oldPacks) {
+      for (let i = 0; i < pack.index.count; i++) {
+        const oid = pack.index.oidAt(i);
+        if (!all.has(oid)) all.set(oid, { pack, position: i });
+      }
+    }
+    const chosen = keep ? new Map([...all].filter(([oid]) => keep(oid))) : all;
+    if (oldPacks.length <= 1 && chosen.size === all.size) {
+      return { objectsBefore: all.size, objectsKept: all.size, packsReplaced: 0 };
+    }
+    const added: PackFile[] = [];
+    if (chosen.size > 0) added.push(await this.packFrom(chosen));
+    // Objects written or probed while the pack was being written may have been
+    // judged unreachable a moment earlier; they are in use now, so keep them too.
+    const rescued = new Map<string, PackedLocation>();
+    for (const [oid, at] of this.recent) {
+      if (at >= startedAt && !chosen.has(oid)) {
+        const location = all.get(oid);
+        if (location) rescued.set(oid, location);
+      }
+    }
+    if (rescued.size > 0) added.push(await this.packFrom(rescued));
+    const addedPaths = new Set(added.map((p) => p.packPath));
+    const replaced = oldPacks.filter((p) => !addedPaths.has(p.packPath));
+    this.shadow.removePacks(oldPacks);
+    for (const pack of added) this.shadow.addPack(pack);
+    for (const pack of replaced) {
+      // Index first: a pack without an index is invisible, never the reverse.
+      await rm(pack.packPath.replace(/\.pack$/, '.idx'), { force: true });
+      await rm(pack.packPath, { force: true });
+      await rm(pack.packPath.replace(/\.pack$/, '.rev'), { force: true });
+    }
+    return { objectsBefore: all.size, objectsKept: chosen.size + rescued.size, packsReplaced: replaced.length };
+  }
+
+  /** Writes the given packed objects into one new pack, copying whole entries verbatim. */
+  private async packFrom(objects: ReadonlyMap<string, PackedLocation>): Promise<PackFile> {
+    const readBase = (base: string): Promise<StoredObject> => this.readObject(base);
+    const sources = async function* (): AsyncGenerator<PackSource> {
+      for (const [oid, at] of objects) {
+        const raw = await at.pack.readRawEntry(at.position);
+        if (raw) {
+          yield { kind: 'raw', oid, entry: raw };
+        } else {
+          // A deltified entry (a pack stock git wrote) is stored whole, so the new pack stands alone.
+          const whole = await at.pack.readAt(at.position, readBase);
+          yield { kind: 'object', oid, type: whole.type as AnyObjectType, content: whole.content };
+        }
+      }
+    };
+    const written = await writePack(join(this.shadowDir, 'objects', 'pack'), sources(), objects.size);
+    return this.shadow.loadPack(written.idxPath);
+  }
+}

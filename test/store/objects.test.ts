@@ -1,0 +1,146 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ObjectNotFoundError, StoreBusyError, StoreInputError } from '../../server/store/errors.js';
+import { openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
+import { git, gitBytes, tempDir } from './git-fixture.js';
+
+const enc = new TextEncoder();
+
+describe('shadow object store: writing and reading', () => {
+  let root: { path: string; cleanup: () => Promise<void> };
+  let workspace: string;
+  let stateDir: string;
+  let store: WorkspaceStore | undefined;
+
+  beforeEach(async () => {
+    root = await tempDir();
+    workspace = join(root.path, 'ws');
+    stateDir = join(root.path, 'state');
+    await import('node:fs/promises').then((fs) => fs.mkdir(workspace));
+  });
+
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await root.cleanup();
+  });
+
+  it('computes git ids and makes flushed objects readable by git cat-file', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    const content = enc.encode('hello world\n');
+    const oid = await store.writeObject('blob', content);
+    expect(oid).toBe(git(root.path, ['hash-object', '--stdin'], 'hello world\n').trim());
+    await store.flush();
+    const shadow = store.layout.shadowDir;
+    expect(git(root.path, ['--git-dir', shadow, 'cat-file', '-p', oid])).toBe('hello world\n');
+    expect(git(root.path, ['--git-dir', shadow, 'cat-file', '-t', oid]).trim()).toBe('blob');
+  });
+
+  it('reads buffered objects before flush and writes each object once', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    const oid = await store.writeObject('blob', enc.encode('x'));
+    expect(await store.hasObject(oid)).toBe(true);
+    expect(new TextDecoder().decode((await store.readObject(oid)).content)).toBe('x');
+    await store.writeObject('blob', enc.encode('x'));
+    await store.flush();
+    await store.writeObject('blob', enc.encode('x'));
+    await store.flush();
+    const packs = (await readdir(join(store.layout.shadowDir, 'objects', 'pack'))).filter((n) => n.endsWith('.pack'));
+    expect(packs).toHaveLength(1);
+    const count = git(root.path, ['--git-dir', store.layout.shadowDir, 'count-objects', '-v']);
+    expect(count).toMatch(/^in-pack: 1$/m);
+  });
+
+  it('copies the caller buffer so later mutation does not change the stored object', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    const buf = Buffer.from('original');
+    const oid = await store.writeObject('blob', buf);
+    buf.write('mutated!');
+    await store.flush();
+    expect(Buffer.from((await store.readObject(oid)).content).toString()).toBe('original');
+  });
+
+  it('flushes thousands of objects as one pack with no loose objects, verified by git', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    const oids: string[] = [];
+    for (let i = 0; i < 3000; i++) oids.push(await store.writeObject('blob', enc.encode(`file number ${i}\n`.repeat(i % 7))));
+    const big = Buffer.alloc(2 * 1024 * 1024, 7);
+    oids.push(await store.writeObject('blob', big));
+    await store.flush();
+    const shadow = store.layout.shadowDir;
+    const names = await readdir(join(shadow, 'objects', 'pack'));
+    expect(names.filter((n) => n.endsWith('.pack'))).toHaveLength(1);
+    expect(names.filter((n) => n.endsWith('.idx'))).toHaveLength(1);
+    const looseDirs = (await readdir(join(shadow, 'objects'))).filter((n) => /^[0-9a-f]{2}$/.test(n));
+    expect(looseDirs).toEqual([]);
+    const pack = names.find((n) => n.endsWith('.pack'))!;
+    git(root.path, ['verify-pack', join(shadow, 'objects', 'pack', pack)]);
+    const check = git(root.path, ['--git-dir', shadow, 'cat-file', '--batch-check'], `${oids.join('\n')}\n`);
+    expect(check).not.toContain('missing');
+    expect(gitBytes(root.path, ['--git-dir', shadow, 'cat-file', 'blob', oids.at(-1)!]).equals(big)).toBe(true);
+  });
+
+  it('stores trees and commits that git parses', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    const blob = await store.writeObject('blob', enc.encode('content\n'));
+    const tree = await store.writeObject('tree', Buffer.concat([Buffer.from('100644 a.txt\0'), Buffer.from(blob, 'hex')]));
+    const commit = await store.writeObject(
+      'commit',
+      enc.encode(`tree ${tree}\nauthor A <a@b> 0 +0000\ncommitter A <a@b> 0 +0000\n\nmsg\n`),
+    );
+    await store.flush();
+    const shadow = store.layout.shadowDir;
+    expect(git(root.path, ['--git-dir', shadow, 'ls-tree', tree])).toBe(`100644 blob ${blob}\ta.txt\n`);
+    expect(git(root.path, ['--git-dir', shadow, 'log', '--format=%s', commit]).trim()).toBe('msg');
+  });
+
+  it('reads everything back after a restart', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    const oids = [];
+    for (let i = 0; i < 200; i++) oids.push(await store.writeObject('blob', enc.encode(`v${i}`)));
+    await store.flush();
+    const unflushed = await store.writeObject('blob', enc.encode('written just before close'));
+    await store.close();
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    for (let i = 0; i < oids.length; i++) {
+      expect(Buffer.from((await store.readObject(oids[i]!)).content).toString()).toBe(`v${i}`);
+    }
+    expect(await store.hasObject(unflushed)).toBe(true);
+  });
+
+  it('consolidates many small packs into one', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace, maxPacks: 5 });
+    const oids = [];
+    for (let i = 0; i < 6; i++) {
+      oids.push(await store.writeObject('blob', enc.encode(`pack ${i}`)));
+      await store.flush();
+    }
+    const packs = (await readdir(join(store.layout.shadowDir, 'objects', 'pack'))).filter((n) => n.endsWith('.pack'));
+    expect(packs).toHaveLength(1);
+    for (const oid of oids) expect((await store.readObject(oid)).type).toBe('blob');
+    git(root.path, ['--git-dir', store.layout.shadowDir, 'fsck', '--no-dangling']);
+  });
+
+  it('rejects bad input with precise errors', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    await expect(store.readObject('xyz')).rejects.toBeInstanceOf(StoreInputError);
+    await expect(store.hasObject('ABCDEF0123456789ABCDEF0123456789ABCDEF01')).rejects.toThrow(/40 lowercase hex/);
+    await expect(store.writeObject('tag' as 'blob', enc.encode('x'))).rejects.toThrow(/blob, tree, commit/);
+    await expect(store.writeObject('blob', 'text' as unknown as Uint8Array)).rejects.toThrow(/Uint8Array/);
+    await expect(store.readObject('0'.repeat(40))).rejects.toBeInstanceOf(ObjectNotFoundError);
+    await expect(openWorkspaceStore({ stateDir, workspaceDir: join(root.path, 'missing') })).rejects.toThrow(/does not exist/);
+  });
+
+  it('refuses a second writer on the same store', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    await expect(openWorkspaceStore({ stateDir, workspaceDir: workspace })).rejects.toBeInstanceOf(StoreBusyError);
+  });
+
+  it('records the workspace path next to the shadow repository', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    const record = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(store!.layout.workspaceJson, 'utf8')));
+    expect(record.path).toBe(store.workspaceDir);
+    expect(store.layout.shadowDir).toMatch(/workspaces[/\\][0-9a-f]{16}[/\\]shadow\.git$/);
+  });
+});
