@@ -1,0 +1,163 @@
+/**
+ * Histogram diff as git runs it (xhistogram.c, after JGit): in each region,
+ * index the old side's lines by occurrence count, then take the longest
+ * common run anchored on the rarest line shared by both sides; recurse left
+ * and right of it. A region whose shared lines are all too frequent falls
+ * back to git's Myers. Unique lines make good anchors, so moved blocks and
+ * large rewrites stay readable and the cost stays near linear on real files.
+ */
+import { type DiffContext, markChanged } from './diff-context.js';
+import { myersDiff } from './myers.js';
+
+/** Lines occurring more often than this in a region never serve as anchors. */
+const MAX_CHAIN_LENGTH = 64;
+
+/** Per-diff scratch space for the region index; sized once, reused by every region. */
+interface HistogramScratch {
+  /** Record number of each line id in the current region, or -1. */
+  recordOf: Int32Array;
+  /** First occurrence (old-side index) of each record. */
+  recordFirst: Int32Array;
+  /** Occurrence count of each record in the region. */
+  recordCount: Int32Array;
+  /** Next occurrence of the same line after an old-side index, or -1. */
+  nextSame: Int32Array;
+  /** Record number of each old-side line in the region. */
+  lineRecord: Int32Array;
+}
+
+/** Marks the changed lines of the whole of both sides in the context. */
+export function histogramDiff(ctx: DiffContext): void {
+  const n1 = ctx.a.length;
+  const scratch: HistogramScratch = {
+    recordOf: new Int32Array(ctx.countA.length).fill(-1),
+    recordFirst: new Int32Array(n1),
+    recordCount: new Int32Array(n1),
+    nextSame: new Int32Array(n1),
+    lineRecord: new Int32Array(n1),
+  };
+  const lcs = { begin1: -1, end1: -1, begin2: -1, end2: -1 };
+  const stack: number[] = [0, n1, 0, ctx.b.length];
+  while (stack.length > 0) {
+    const b1 = stack.pop() as number;
+    let b0 = stack.pop() as number;
+    const a1 = stack.pop() as number;
+    let a0 = stack.pop() as number;
+    for (;;) {
+      if (a0 >= a1 && b0 >= b1) break;
+      if (a0 >= a1) {
+        markChanged(ctx.changedB, b0, b1);
+        break;
+      }
+      if (b0 >= b1) {
+        markChanged(ctx.changedA, a0, a1);
+        break;
+      }
+      const found = findLcs(ctx, scratch, a0, a1, b0, b1, lcs);
+      if (found === 'fallback') {
+        myersDiff(ctx, a0, a1, b0, b1);
+        break;
+      }
+      if (found === 'none') {
+        markChanged(ctx.changedA, a0, a1);
+        markChanged(ctx.changedB, b0, b1);
+        break;
+      }
+      stack.push(a0, lcs.begin1, b0, lcs.begin2);
+      a0 = lcs.end1 + 1;
+      b0 = lcs.end2 + 1;
+    }
+  }
+}
+
+interface Lcs {
+  begin1: number;
+  end1: number;
+  begin2: number;
+  end2: number;
+}
+
+/** find_lcs + try_lcs: the anchor run for one region (inclusive ends), or why there is none. */
+function findLcs(
+  ctx: DiffContext,
+  s: HistogramScratch,
+  a0: number,
+  a1: number,
+  b0: number,
+  b1: number,
+  lcs: Lcs,
+): 'lcs' | 'none' | 'fallback' {
+  const { a, b } = ctx;
+  const { recordOf, recordFirst, recordCount, nextSame, lineRecord } = s;
+
+  // Index the old side from the end so each record ends up at its first occurrence.
+  let records = 0;
+  for (let ptr = a1 - 1; ptr >= a0; ptr--) {
+    const id = a[ptr] as number;
+    let rec = recordOf[id] as number;
+    if (rec >= 0) {
+      nextSame[ptr] = recordFirst[rec] as number;
+      recordFirst[rec] = ptr;
+      recordCount[rec]!++;
+    } else {
+      rec = records++;
+      recordOf[id] = rec;
+      recordFirst[rec] = ptr;
+      recordCount[rec] = 1;
+      nextSame[ptr] = -1;
+    }
+    lineRecord[ptr] = rec;
+  }
+
+  lcs.begin1 = lcs.end1 = lcs.begin2 = lcs.end2 = -1;
+  let bestCount = MAX_CHAIN_LENGTH + 1;
+  let hasCommon = false;
+  const last1 = a1 - 1;
+  const last2 = b1 - 1;
+
+  for (let bPtr = b0; bPtr < b1; ) {
+    let bNext = bPtr + 1;
+    const rec = recordOf[b[bPtr] as number] as number;
+    if (rec >= 0) {
+      hasCommon = true;
+      if ((recordCount[rec] as number) <= bestCount) {
+        let as = recordFirst[rec] as number;
+        for (;;) {
+          let np = nextSame[as] as number;
+          let bs = bPtr;
+          let ae = as;
+          let be = bs;
+          let rc = recordCount[rec] as number;
+          while (a0 < as && b0 < bs && a[as - 1] === b[bs - 1]) {
+            as--;
+            bs--;
+            if (1 < rc) rc = Math.min(rc, recordCount[lineRecord[as] as number] as number);
+          }
+          while (ae < last1 && be < last2 && a[ae + 1] === b[be + 1]) {
+            ae++;
+            be++;
+            if (1 < rc) rc = Math.min(rc, recordCount[lineRecord[ae] as number] as number);
+          }
+          if (bNext <= be) bNext = be + 1;
+          if (lcs.end1 - lcs.begin1 < ae - as || rc < bestCount) {
+            lcs.begin1 = as;
+            lcs.begin2 = bs;
+            lcs.end1 = ae;
+            lcs.end2 = be;
+            bestCount = rc;
+          }
+          if (np < 0) break;
+          while (np >= 0 && np <= ae) np = nextSame[np] as number;
+          if (np < 0) break;
+          as = np;
+        }
+      }
+    }
+    bPtr = bNext;
+  }
+
+  for (let ptr = a0; ptr < a1; ptr++) recordOf[a[ptr] as number] = -1;
+
+  if (hasCommon && MAX_CHAIN_LENGTH < bestCount) return 'fallback';
+  return lcs.begin1 < 0 ? 'none' : 'lcs';
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { diffLines, diffTextLines, applyLineChanges, countChanges, type LineChange } from '../../server/diff/line-diff.js';
+import { splitLines } from '../../server/diff/lines.js';
+import { prng, randomEdit, randomText } from './git-oracle.js';
+
+/** Checks an edit script fully: regions ordered, equal lines really equal, applying it to A gives B. */
+function expectValidScript(a: string[], b: string[], changes: LineChange[]): void {
+  let i = 0;
+  let j = 0;
+  for (const c of changes) {
+    expect(c.oldStart).toBeGreaterThanOrEqual(i);
+    expect(c.oldStart - i).toBe(c.newStart - j);
+    for (; i < c.oldStart; i++, j++) expect(a[i]).toBe(b[j]);
+    expect(c.oldEnd - c.oldStart + (c.newEnd - c.newStart)).toBeGreaterThan(0);
+    i = c.oldEnd;
+    j = c.newEnd;
+  }
+  expect(a.length - i).toBe(b.length - j);
+  for (; i < a.length; i++, j++) expect(a[i]).toBe(b[j]);
+  expect(applyLineChanges(a, b, changes).join('')).toBe(b.join(''));
+}
+
+describe('splitLines', () => {
+  it('keeps terminators so lines join back to the exact text', () => {
+    for (const text of ['', 'a', 'a\n', 'a\nb', 'a\r\nb\r\n', '\n\n', 'x\ny\n\nz']) {
+      expect(splitLines(text).join('')).toBe(text);
+    }
+    expect(splitLines('a\nb')).toEqual(['a\n', 'b']);
+  });
+
+  it('treats a last line without newline as different from the same line with one', () => {
+    const d = diffTextLines('a\nb\n', 'a\nb');
+    expect(d.changes).toEqual([{ oldStart: 1, oldEnd: 2, newStart: 1, newEnd: 2 }]);
+  });
+});
+
+describe('diffLines', () => {
+  it('finds nothing to change between equal inputs', () => {
+    expect(diffLines(['a\n', 'b\n'], ['a\n', 'b\n'])).toEqual([]);
+    expect(diffLines([], [])).toEqual([]);
+  });
+
+  it('handles one side empty', () => {
+    expect(diffLines([], ['a\n'])).toEqual([{ oldStart: 0, oldEnd: 0, newStart: 0, newEnd: 1 }]);
+    expect(diffLines(['a\n', 'b'], [])).toEqual([{ oldStart: 0, oldEnd: 2, newStart: 0, newEnd: 0 }]);
+  });
+
+  for (const algorithm of ['histogram', 'myers'] as const) {
+    for (const alphabetSize of [2, 3, 5, 20]) {
+      it(`produces a valid edit script on random inputs (${algorithm}, ${alphabetSize}-line alphabet)`, () => {
+        const rand = prng(1000 + alphabetSize);
+        const alphabet = Array.from({ length: alphabetSize }, (_, i) => String.fromCharCode(97 + i));
+        for (let t = 0; t < 400; t++) {
+          const x = randomText(rand, alphabet, 40);
+          const y = rand() < 0.5 ? randomEdit(rand, x, alphabet) : randomText(rand, alphabet, 40);
+          const d = diffTextLines(x, y, { algorithm });
+          expectValidScript(d.oldLines, d.newLines, d.changes);
+        }
+      });
+    }
+  }
+
+  it('stays valid on large inputs that trigger the cost bounds', () => {
+    const rand = prng(7);
+    const alphabet = Array.from({ length: 4 }, (_, i) => `line ${i}`);
+    const a = Array.from({ length: 6000 }, () => `${alphabet[Math.floor(rand() * 4)]}\n`);
+    const b = Array.from({ length: 6000 }, () => `${alphabet[Math.floor(rand() * 4)]}\n`);
+    for (const algorithm of ['histogram', 'myers'] as const) {
+      const changes = diffLines(a, b, { algorithm });
+      expectValidScript(a, b, changes);
+    }
+  });
+
+  it('counts added and removed lines', () => {
+    const d = diffTextLines('a\nb\nc\n', 'a\nx\ny\nc\n');
+    expect(countChanges(d.changes)).toEqual({ added: 2, removed: 1 });
+  });
+});
