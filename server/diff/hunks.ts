@@ -1,0 +1,95 @@
+/**
+ * Unified-diff hunks from an edit script, grouped exactly as git groups them:
+ * a change keeps `context` lines on each side, and two changes separated by
+ * at most `2 * context` equal lines share one hunk.
+ */
+import type { LineChange } from './line-diff.js';
+import { hasNewline } from './lines.js';
+
+/** The marker git prints after a line that has no trailing newline. */
+export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
+
+/**
+ * One hunk, in the shape jsdiff's `structuredPatch` produces (so jsdiff's
+ * `formatPatch` and `applyPatch` accept it).
+ */
+export interface DiffHunk {
+  /** 1-based number of the first old line the hunk covers; when `oldLines` is 0 it is the line the insertion precedes (the unified header prints one less, as git does). */
+  oldStart: number;
+  /** Number of old lines the hunk covers (context and removed). */
+  oldLines: number;
+  /** 1-based number of the first new line the hunk covers, with the same convention as `oldStart`. */
+  newStart: number;
+  /** Number of new lines the hunk covers (context and added). */
+  newLines: number;
+  /** Lines prefixed by ' ', '-' or '+', without terminators; `NO_NEWLINE_MARKER` follows a line that has none. */
+  lines: string[];
+}
+
+/** Builds the hunks of an edit script with `context` lines of context (default 3, as git). */
+export function buildHunks(
+  oldLines: readonly string[],
+  newLines: readonly string[],
+  changes: readonly LineChange[],
+  context = 3,
+): DiffHunk[] {
+  if (!Number.isInteger(context) || context < 0) throw new RangeError(`context must be a non-negative integer, got ${context}`);
+  const hunks: DiffHunk[] = [];
+  const maxGap = 2 * context;
+  let k = 0;
+  while (k < changes.length) {
+    const first = changes[k] as LineChange;
+    let last = first;
+    let end = k + 1;
+    while (end < changes.length) {
+      const next = changes[end] as LineChange;
+      if (next.oldStart - last.oldEnd > maxGap) break;
+      last = next;
+      end++;
+    }
+    const s1 = Math.max(first.oldStart - context, 0);
+    const s2 = Math.max(first.newStart - context, 0);
+    const e1 = Math.min(last.oldEnd + context, oldLines.length);
+    const e2 = Math.min(last.newEnd + context, newLines.length);
+    const lines: string[] = [];
+    const emit = (prefix: string, line: string): void => {
+      if (hasNewline(line)) lines.push(prefix + line.slice(0, -1));
+      else lines.push(prefix + line, NO_NEWLINE_MARKER);
+    };
+    let j = s2;
+    for (let c = k; c < end; c++) {
+      const ch = changes[c] as LineChange;
+      // Context before the change comes from the new side, as git prints it.
+      for (; j < ch.newStart; j++) emit(' ', newLines[j] as string);
+      for (let i = ch.oldStart; i < ch.oldEnd; i++) emit('-', oldLines[i] as string);
+      for (; j < ch.newEnd; j++) emit('+', newLines[j] as string);
+    }
+    for (; j < e2; j++) emit(' ', newLines[j] as string);
+    hunks.push({ oldStart: s1 + 1, oldLines: e1 - s1, newStart: s2 + 1, newLines: e2 - s2, lines });
+    k = end;
+  }
+  return hunks;
+}
+
+/** The `@@ -a,b +c,d @@` line of a hunk, printed as git prints it (",1" omitted). */
+export function formatHunkHeader(h: DiffHunk): string {
+  const range = (start: number, count: number): string => {
+    const shown = count === 0 ? start - 1 : start;
+    return count === 1 ? `${shown}` : `${shown},${count}`;
+  };
+  return `@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@`;
+}
+
+/** Added and removed line counts of a set of hunks; equals `git diff --numstat` for the same diff. */
+export function countHunkLines(hunks: readonly DiffHunk[]): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const h of hunks) {
+    for (const line of h.lines) {
+      const c = line.charCodeAt(0);
+      if (c === 0x2b) added++;
+      else if (c === 0x2d) removed++;
+    }
+  }
+  return { added, removed };
+}
