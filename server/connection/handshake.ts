@@ -1,0 +1,107 @@
+import {
+  AHP_PROTOCOL_VERSION,
+  AhpErrorCodes,
+  parseChannel,
+  type Implementation,
+  type InitializeParams,
+  type InitializeResult,
+  type ReconnectParams,
+  type ReconnectResult,
+  type Snapshot,
+  type UnsupportedProtocolVersionErrorData,
+  type URI,
+} from '../../protocol/index.js';
+import { RpcError, invalidRequest } from './errors.js';
+import type { MethodContext } from './method-registry.js';
+
+/** Protocol versions this server speaks, most preferred first. */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [AHP_PROTOCOL_VERSION];
+
+/** Close code sent after refusing a client's protocol versions (the spec says to close). */
+const CLOSE_AFTER_VERSION_REFUSAL = 1000;
+
+/** The client's most preferred version that we speak, or undefined. */
+export function negotiateVersion(offered: readonly string[]): string | undefined {
+  return offered.find((version) => SUPPORTED_PROTOCOL_VERSIONS.includes(version));
+}
+
+/** `initialize`: version negotiation, client id, initial subscriptions. */
+export async function initialize(
+  params: InitializeParams,
+  ctx: MethodContext,
+  serverInfo: Implementation,
+): Promise<InitializeResult> {
+  const { connection } = ctx;
+  if (connection.isInitialized) throw invalidRequest('"initialize" was already sent on this connection');
+  const version = negotiateVersion(params.protocolVersions);
+  if (!version) {
+    const data: UnsupportedProtocolVersionErrorData = { supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS] };
+    connection.closeSoon(CLOSE_AFTER_VERSION_REFUSAL, 'unsupported protocol version');
+    throw new RpcError(
+      AhpErrorCodes.UnsupportedProtocolVersion,
+      `none of the offered protocol versions (${params.protocolVersions.join(', ') || 'none'}) is supported; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+      data,
+    );
+  }
+  const requested = unique(params.initialSubscriptions ?? []).filter((uri) => parseChannel(uri) !== undefined);
+  await Promise.all(requested.map((uri) => ctx.store.ensureChannel(uri)));
+  connection.markInitialized(params.clientId, version);
+  // Subscribing and snapshotting happen in one synchronous pass so that no
+  // envelope falls between a snapshot and the live stream.
+  const snapshots: Snapshot[] = [];
+  for (const uri of requested) {
+    const snapshot = connection.subscribeTo(uri);
+    if (snapshot) snapshots.push(snapshot);
+  }
+  return { protocolVersion: version, serverSeq: ctx.store.serverSeq, serverInfo, snapshots };
+}
+
+/**
+ * `reconnect`: resubscribes and returns the missed envelopes when the
+ * replay log still reaches back to `lastSeenServerSeq`, else fresh
+ * snapshots. Channels that no longer exist are listed in `missing`.
+ */
+export async function reconnect(params: ReconnectParams, ctx: MethodContext): Promise<ReconnectResult> {
+  const { connection, store } = ctx;
+  const requested = unique(params.subscriptions);
+  const missing: URI[] = [];
+  const present: URI[] = [];
+  let recreated = false;
+  for (const uri of requested) {
+    if (parseChannel(uri) === undefined) {
+      missing.push(uri);
+      continue;
+    }
+    if (store.hasChannel(uri)) {
+      present.push(uri);
+      continue;
+    }
+    const error = await store.ensureChannel(uri);
+    if (error) {
+      missing.push(uri);
+    } else {
+      // Produced afresh: the client's copy cannot be patched by replay.
+      recreated = true;
+      present.push(uri);
+    }
+  }
+  if (!connection.isInitialized) connection.markInitialized(params.clientId, SUPPORTED_PROTOCOL_VERSIONS[0] as string);
+  const replay = recreated ? undefined : store.replaySince(params.lastSeenServerSeq);
+  const live = new Set<URI>();
+  const snapshots: Snapshot[] = [];
+  for (const uri of present) {
+    const snapshot = connection.subscribeTo(uri);
+    if (!snapshot) continue;
+    live.add(uri);
+    snapshots.push(snapshot);
+  }
+  if (replay) {
+    const gone = present.filter((uri) => !live.has(uri));
+    return { type: 'replay', actions: replay.filter((envelope) => live.has(envelope.channel)), missing: [...missing, ...gone] };
+  }
+  return { type: 'snapshot', snapshots };
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
