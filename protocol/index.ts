@@ -26,3 +26,26 @@ export * from './chat/commands.js';
 export * from './changeset/state.js';
 export * from './changeset/actions.js';
 export * from './changeset/commands.js';
+
+export {
+  validateParams,
+  isInboundMethod,
+  paramsValidators,
+  validateInitializeParams,
+  validateReconnectParams,
+  validatePingParams,
+  validateSubscribeParams,
+  validateUnsubscribeParams,
+  validateResourceReadParams,
+  validateListSessionsParams,
+  validateCreateSessionParams,
+  validateDisposeSessionParams,
+  validateInvokeChangesetOperationParams,
+  validateChangesetOperationTarget,
+  validateFilesReviewChangedAction,
+  validateDispatchActionParams,
+  validateDispatchEnvelope,
+  validateClientAction,
+  CLIENT_DISPATCHABLE_ACTIONS,
+} from './validate/index.js';
+export type { Validation, InboundMethod, InboundParams, ClientAction, DispatchEnvelope } from './validate/index.js';

@@ -1,0 +1,162 @@
+/**
+ * A tiny set of composable checks for inbound JSON. A check looks at one value
+ * at a path (e.g. `params.target.range`) and returns the first problem as a
+ * sentence naming that path, or `undefined` when the value is acceptable.
+ * Unknown object keys are always allowed: receivers ignore them.
+ */
+
+import { channelKindOf } from '../common/channels.js';
+import type { ChannelKind } from '../common/channel-state.js';
+
+/** Returns a message naming `path` when `value` is unacceptable, else `undefined`. */
+export type Check = (value: unknown, path: string) => string | undefined;
+
+/** The outcome of validating an inbound message part. */
+export type Validation<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** Runs `check` on `value` at `path` and wraps the outcome; the value is passed through untouched. */
+export function run<T>(check: Check, value: unknown, path: string): Validation<T> {
+  const message = check(value, path);
+  return message === undefined ? { ok: true, value: value as T } : { ok: false, message };
+}
+
+/** Whether `value` is a plain JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A string with at least one character. */
+export const nonEmptyString: Check = (value, path) =>
+  typeof value === 'string' && value.length > 0 ? undefined : `${path} must be a non-empty string`;
+
+/** Any string, including the empty one. */
+export const string: Check = (value, path) => (typeof value === 'string' ? undefined : `${path} must be a string`);
+
+/** `true` or `false`. */
+export const boolean: Check = (value, path) => (typeof value === 'boolean' ? undefined : `${path} must be a boolean`);
+
+/** A safe integer ≥ 0. */
+export const nonNegativeInteger: Check = (value, path) =>
+  Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : `${path} must be a non-negative integer`;
+
+/** A safe integer ≥ 1. */
+export const positiveInteger: Check = (value, path) =>
+  Number.isSafeInteger(value) && (value as number) >= 1 ? undefined : `${path} must be a positive integer`;
+
+/** A finite number ≥ 0. */
+export const nonNegativeNumber: Check = (value, path) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? undefined : `${path} must be a non-negative number`;
+
+/** Any JSON object, contents unchecked. */
+export const anyObject: Check = (value, path) => (isObject(value) ? undefined : `${path} must be an object`);
+
+/** Exactly one of the given string values. */
+export function oneOf(...allowed: readonly string[]): Check {
+  const list = allowed.map((a) => JSON.stringify(a)).join(', ');
+  return (value, path) =>
+    typeof value === 'string' && allowed.includes(value)
+      ? undefined
+      : allowed.length === 1
+        ? `${path} must be ${list}`
+        : `${path} must be one of ${list}`;
+}
+
+/** A `file:` URI. */
+export const fileUri: Check = (value, path) =>
+  typeof value === 'string' && value.startsWith('file:') && value.length > 'file:'.length
+    ? undefined
+    : `${path} must be a file: URI`;
+
+const channelNames: Record<ChannelKind, string> = {
+  root: 'ahp-root://',
+  session: 'ahp-session:/<id>',
+  chat: 'ahp-chat:/<id>',
+  changeset: 'ahp-changeset:/<id>',
+};
+
+/** A channel URI of one of the given kinds (any kind we serve when none are given). */
+export function channel(...kinds: ChannelKind[]): Check {
+  const accepted = kinds.length > 0 ? kinds : (Object.keys(channelNames) as ChannelKind[]);
+  const names = accepted.map((k) => channelNames[k]);
+  const expectation = names.length === 1 ? `an ${names[0]} URI` : `one of ${names.join(', ')}`;
+  return (value, path) => {
+    const missing = nonEmptyString(value, path);
+    if (missing) return missing;
+    const kind = channelKindOf(value as string);
+    return kind !== undefined && accepted.includes(kind) ? undefined : `${path} must be ${expectation}`;
+  };
+}
+
+/** An array whose every item passes `item`; `nonEmpty` also rejects `[]`. */
+export function arrayOf(item: Check, options: { nonEmpty?: boolean } = {}): Check {
+  return (value, path) => {
+    if (!Array.isArray(value)) return `${path} must be ${options.nonEmpty ? 'a non-empty array' : 'an array'}`;
+    if (options.nonEmpty && value.length === 0) return `${path} must be a non-empty array`;
+    for (let i = 0; i < value.length; i++) {
+      const problem = item(value[i], `${path}[${i}]`);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+}
+
+/** A field that may be absent (or `undefined`); when present it must pass `check`. */
+export interface OptionalField {
+  /** Marks the field optional. */
+  readonly optional: true;
+  /** The check applied when the field is present. */
+  readonly check: Check;
+}
+
+/** Marks an object field as optional. */
+export function optional(check: Check): OptionalField {
+  return { optional: true, check };
+}
+
+/** Field checks of an object, keyed by field name; fields not listed are allowed and unchecked. */
+export type Shape = Record<string, Check | OptionalField>;
+
+/** An object whose listed fields pass their checks, in declaration order; extra keys are allowed. */
+export function object(shape: Shape): Check {
+  return (value, path) => {
+    if (!isObject(value)) return `${path} must be an object`;
+    for (const [key, field] of Object.entries(shape)) {
+      const fieldPath = `${path}.${key}`;
+      const fieldValue = value[key];
+      if (typeof field === 'function') {
+        const problem = field(fieldValue, fieldPath);
+        if (problem) return problem;
+      } else if (fieldValue !== undefined) {
+        const problem = field.check(fieldValue, fieldPath);
+        if (problem) return problem;
+      }
+    }
+    return undefined;
+  };
+}
+
+/** Runs checks in order and reports the first problem. */
+export function all(...checks: Check[]): Check {
+  return (value, path) => {
+    for (const check of checks) {
+      const problem = check(value, path);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+}
+
+/**
+ * An object discriminated by `key`: the value must be one of the listed
+ * variants, and then pass that variant's check.
+ */
+export function discriminated(key: string, variants: Record<string, Check>): Check {
+  const kinds = Object.keys(variants);
+  const kindCheck = oneOf(...kinds);
+  return (value, path) => {
+    if (!isObject(value)) return `${path} must be an object`;
+    const problem = kindCheck(value[key], `${path}.${key}`);
+    if (problem) return problem;
+    return variants[value[key] as string]?.(value, path);
+  };
+}
