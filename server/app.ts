@@ -7,7 +7,7 @@ import { ClientConnection } from './connection/client-connection.js';
 import { registerCoreMethods } from './connection/core-methods.js';
 import type { MethodOptions, NotificationHandler, RequestHandler } from './connection/method-registry.js';
 import { MethodRegistry } from './connection/method-registry.js';
-import { checkAction, checkParams } from './connection/params.js';
+import { checkParams } from './connection/params.js';
 import { ProviderRegistry } from './connection/provider-registry.js';
 import type { ContentProvider, SessionProvider } from './connection/providers.js';
 import { HttpTransportServer, type HttpRequestHandler, type UpgradeCheck } from './transport/http-server.js';
@@ -69,7 +69,7 @@ export class ChangesetServer {
     this.store = new ChannelStore(options.replayLogSize === undefined ? {} : { replayLogSize: options.replayLogSize });
     const rootState: RootState = { agents: [] };
     this.store.createChannel(ROOT_CHANNEL, 'root', rootState);
-    registerCoreMethods(this.methods, { serverInfo: serverInfo(), providers: this.providers, checkAction });
+    registerCoreMethods(this.methods, { serverInfo: serverInfo(), providers: this.providers });
   }
 
   /** The WebSocket URL once started. */

@@ -1,6 +1,6 @@
 import type { Implementation } from '../../protocol/index.js';
 import { createSession, disposeSession, listSessions } from './catalogue.js';
-import { dispatchAction, type ActionPayloadCheck } from './dispatch-action.js';
+import { dispatchAction } from './dispatch-action.js';
 import { initialize, reconnect } from './handshake.js';
 import type { MethodRegistry } from './method-registry.js';
 import type { ProviderRegistry } from './provider-registry.js';
@@ -13,8 +13,6 @@ export interface CoreMethodDeps {
   serverInfo: Implementation;
   /** Session and content providers. */
   providers: ProviderRegistry;
-  /** Validates the payload of a client-dispatched action. */
-  checkAction: ActionPayloadCheck;
 }
 
 /**
@@ -32,7 +30,7 @@ export function registerCoreMethods(registry: MethodRegistry, deps: CoreMethodDe
   registry.registerRequest('subscribe', subscribe, { carriesSnapshots: true });
   registry.registerNotification('unsubscribe', unsubscribe);
   // Payload problems are answered with a rejection echo, so the generic check is skipped here.
-  registry.registerNotification('dispatchAction', (params: unknown, ctx) => dispatchAction(params, ctx, deps.checkAction), {
+  registry.registerNotification('dispatchAction', (params: unknown, ctx) => dispatchAction(params, ctx), {
     check: () => undefined,
   });
   registry.registerRequest('listSessions', (params: Parameters<typeof listSessions>[0], ctx) => listSessions(params, ctx, deps.providers));
