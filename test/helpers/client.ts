@@ -3,6 +3,7 @@ import {
   AHP_PROTOCOL_VERSION,
   ROOT_CHANNEL,
   channelKindOf,
+  isInboundMethod,
   type ActionEnvelope,
   type ChannelState,
   type InitializeParams,
@@ -15,6 +16,7 @@ import {
   type URI,
 } from '../../protocol/index.js';
 import { reduce } from '../../reducers/index.js';
+import { assertValidOutbound } from './schema.js';
 
 /** Checks one message received from the server; returns problems (empty when valid). */
 export type InboundMessageCheck = (message: unknown, requestMethod: string | undefined) => string[];
@@ -40,8 +42,11 @@ export class RpcResponseError extends Error {
 export interface ConnectOptions {
   /** Client id sent by `initialize`/`reconnect`; default a unique one. */
   clientId?: string;
-  /** Checks every received message (default: none); problems fail `assertValid` and every pending wait. */
-  check?: InboundMessageCheck;
+  /**
+   * Checks every received message; problems fail `assertValid`, `close` and
+   * every pending wait. Default: {@link schemaCheck}. Pass `null` to disable.
+   */
+  check?: InboundMessageCheck | null;
 }
 
 /** Options for {@link TestClient.initialize}. */
@@ -65,6 +70,31 @@ interface Mirrored {
 }
 
 let clientCounter = 0;
+
+/**
+ * The default inbound check: every message must match the AHP schemas
+ * (`test/helpers/schema.ts`). Two exceptions: a rejection echo carries the
+ * client's own action verbatim, which may be exactly what was invalid, so
+ * only the envelope around it is checked; and results of methods that are
+ * not AHP (extensions) have no schema.
+ */
+export const schemaCheck: InboundMessageCheck = (message, requestMethod) => {
+  let checked = message;
+  const m = message as Record<string, unknown>;
+  if (m['method'] === 'action' && typeof m['params'] === 'object' && m['params'] !== null) {
+    const envelope = m['params'] as Record<string, unknown>;
+    if (typeof envelope['rejectionReason'] === 'string') {
+      checked = { ...m, params: { ...envelope, action: { type: 'changeset/cleared' } } };
+    }
+  }
+  if ('result' in m && requestMethod !== undefined && !isInboundMethod(requestMethod) && requestMethod !== 'reconnect') return [];
+  try {
+    assertValidOutbound(checked, requestMethod);
+    return [];
+  } catch (err) {
+    return [(err as Error).message];
+  }
+};
 
 /**
  * A scripted AHP client over a real WebSocket. It keeps every message it
@@ -111,7 +141,8 @@ export class TestClient {
       socket.once('error', reject);
     });
     clientCounter += 1;
-    return new TestClient(socket, options.check, options.clientId ?? `test-client-${process.pid}-${clientCounter}`);
+    const check = options.check === null ? undefined : (options.check ?? schemaCheck);
+    return new TestClient(socket, check, options.clientId ?? `test-client-${process.pid}-${clientCounter}`);
   }
 
   /** True while the socket is open. */
