@@ -1,0 +1,596 @@
+/**
+ * The walk: one pass over the working directory that reuses everything the
+ * stat cache proves unchanged (directory listings by directory mtime, blob
+ * ids by file stat data, tree ids by unchanged entries) and hashes only the
+ * rest. File system calls are synchronous on purpose: on a warm cache a
+ * synchronous lstat costs a fraction of a libuv round trip (see
+ * docs/performance.md); the walk yields to the event loop every few
+ * milliseconds so the process stays responsive.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, type Dirent, type Stats } from 'node:fs';
+import type { ObjectStore, ObjectType } from '../store/types.js';
+import { compareTreeNames, encodeTree, hashObject, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE, type TreeEntryInput } from './git-objects.js';
+import { readHeadCommit, resolveDotGit } from './git-repository.js';
+import { parseIgnoreFile, type IgnoreStack } from './ignore-rules.js';
+import type { IndexSeed } from './index-file.js';
+import { isLfsPointer, lfsPointer, parseFilterRules, type AttributeStack } from './lfs-attributes.js';
+import { KIND_DIR, KIND_FILE, KIND_OTHER, KIND_SYMLINK, STATUS_IGNORED, STATUS_INCLUDED, type CachedEntry, type DirState } from './stat-cache.js';
+
+/** A path on disk: a string, or raw bytes below a name that is not valid UTF-8. */
+export type FsPath = string | Buffer;
+
+/** A problem with one path that did not stop the snapshot. */
+export interface SnapshotWarning {
+  /** Path relative to the snapshot root, '/'-separated. */
+  path: string;
+  /** What happened, for a person to read. */
+  message: string;
+}
+
+/** Test and instrumentation hooks. */
+export interface SnapshotHooks {
+  /**
+   * Called after a file was stat'ed and before its content is read, with the
+   * path relative to the root. Lets tests change a file mid-walk.
+   */
+  beforeRead?(path: string): void;
+}
+
+/** Counters of one walk. */
+export interface WalkCounters {
+  /** Files (and symlinks) whose content was read and hashed. */
+  hashed: number;
+  /** Files whose id came from the stat cache. */
+  reusedFromCache: number;
+  /** Files whose id came from the repository index. */
+  seededFromIndex: number;
+  /** Trees encoded (the others kept their previous id). */
+  treesWritten: number;
+  /** Entries whose stat data was too recent to be trusted next time. */
+  racy: number;
+  /** Directories whose listing was read (the others reused the cached one). */
+  dirsRead: number;
+}
+
+/** A nested repository met during the walk. */
+export interface NestedFound {
+  /** Path relative to the snapshot root, '/'-separated, no trailing slash. */
+  path: string;
+  /** Where it is on disk. */
+  fsPath: FsPath;
+}
+
+/** Everything a walk needs besides the directory itself. */
+export interface WalkEnv {
+  /** Where objects go. */
+  store: ObjectStore;
+  /** Racy reference of the cache being reused (entries with mtime >= it are re-hashed). */
+  prevRefTimeMs: number;
+  /** Index entries to trust on a cold cache, and the walk root's path inside the work tree. */
+  seed: IndexSeed | undefined;
+  /** Prefix of the walk root inside the repository ('' at the top, else 'dir/'). */
+  seedPrefix: string;
+  /** Files larger than this are skipped with a warning (LFS files excepted). */
+  maxFileBytes: number;
+  /** Hooks. */
+  hooks: SnapshotHooks;
+  /** Progress callback. */
+  onProgress: ((done: number, total?: number) => void) | undefined;
+  /** Total from the previous snapshot, for progress. */
+  progressTotal: number | undefined;
+}
+
+const READ_RETRIES = 3;
+const YIELD_EVERY_MS = 15;
+const MAX_PENDING_WRITES = 256;
+const MAX_PENDING_BYTES = 32 * 1024 * 1024;
+const LFS_CHUNK = 1024 * 1024;
+const RESERVED_RE = /^(?:\.git[. ]*|git~1)$/i;
+
+/** Rules in force in a directory, with the key that identifies them. */
+export interface RuleContext {
+  /** Ignore rules. */
+  ignore: IgnoreStack;
+  /** Attribute (LFS) rules. */
+  attrs: AttributeStack;
+  /** Identity of both, stored with decisions so they are redone when rules change. */
+  key: string;
+}
+
+/** Parsed rule files kept in memory between snapshots, keyed by blob id. */
+interface ParsedRuleFile {
+  oid: string;
+  text: string;
+}
+
+class RescanNeeded extends Error {}
+
+function joinPath(parent: FsPath, e: CachedEntry): FsPath {
+  if (typeof parent === 'string' && !e.raw) return parent + '/' + e.name;
+  const p = typeof parent === 'string' ? Buffer.from(parent) : parent;
+  return Buffer.concat([p, Buffer.from('/'), e.raw ?? Buffer.from(e.name)]);
+}
+
+function kindOfDirent(d: Dirent | Dirent<Buffer>): number {
+  if (d.isFile()) return KIND_FILE;
+  if (d.isDirectory()) return KIND_DIR;
+  if (d.isSymbolicLink()) return KIND_SYMLINK;
+  if (d.isFIFO() || d.isSocket() || d.isBlockDevice() || d.isCharacterDevice()) return KIND_OTHER;
+  return 0;
+}
+
+function kindOfStats(st: Stats): number {
+  if (st.isFile()) return KIND_FILE;
+  if (st.isDirectory()) return KIND_DIR;
+  if (st.isSymbolicLink()) return KIND_SYMLINK;
+  return KIND_OTHER;
+}
+
+function errCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+}
+
+function sameStat(a: Stats, b: Stats): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.mode === b.mode;
+}
+
+function newEntry(name: string, raw: Buffer | undefined, kind: number): CachedEntry {
+  return { name, raw, kind, status: STATUS_INCLUDED, mode: 0, size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1, oid: undefined, lfs: false, dir: undefined };
+}
+
+function treeNameBytes(e: CachedEntry): Buffer {
+  return e.raw ?? Buffer.from(e.name, 'utf8');
+}
+
+/** One snapshot walk over a root; create a new one per snapshot. */
+export class Walker {
+  readonly counters: WalkCounters = { hashed: 0, reusedFromCache: 0, seededFromIndex: 0, treesWritten: 0, racy: 0, dirsRead: 0 };
+  readonly warnings: SnapshotWarning[] = [];
+  readonly nested: NestedFound[] = [];
+  /** Set when anything differs from the cache loaded (the cache must be saved). */
+  changed = false;
+  private pending: Promise<void>[] = [];
+  private pendingBytes = 0;
+  private lastYield = performance.now();
+  private lastProgress = 0;
+  private done = 0;
+  private writeError: unknown;
+
+  constructor(
+    private readonly env: WalkEnv,
+    private readonly ruleFiles: Map<string, ParsedRuleFile>,
+  ) {}
+
+  /** Walks the root directory (which must exist) and returns its new state. */
+  async walkRoot(prev: DirState | undefined, fsPath: string, rules: RuleContext): Promise<DirState> {
+    const st = lstatSync(fsPath);
+    if (!st.isDirectory()) throw new Error(`${fsPath} is not a directory`);
+    let state: DirState;
+    try {
+      state = await this.walkDir(prev, fsPath, '', st, rules, false, true);
+    } catch (err) {
+      if (!(err instanceof RescanNeeded)) throw err;
+      state = await this.walkDir(prev, fsPath, '', lstatSync(fsPath), rules, true, true);
+    }
+    await this.drain();
+    return state;
+  }
+
+  /** Waits for all queued object writes. */
+  async drain(): Promise<void> {
+    const all = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    await Promise.all(all);
+    if (this.writeError) throw this.writeError;
+  }
+
+  private queueWrite(type: ObjectType, content: Uint8Array, oid: string): void {
+    const p = this.env.store.writeObject(type, content).then(
+      (got) => {
+        if (got !== oid) this.writeError ??= new Error(`object store returned ${got} for ${type} ${oid}`);
+      },
+      (err: unknown) => {
+        this.writeError ??= err;
+      },
+    );
+    this.pending.push(p);
+    this.pendingBytes += content.length;
+  }
+
+  private async maybeYield(): Promise<void> {
+    const now = performance.now();
+    if (now - this.lastYield < YIELD_EVERY_MS) return;
+    if (this.env.onProgress && now - this.lastProgress > 100) {
+      this.lastProgress = now;
+      this.env.onProgress(this.done, this.env.progressTotal);
+    }
+    await new Promise<void>((r) => setImmediate(r));
+    this.lastYield = performance.now();
+  }
+
+  private warn(path: string, message: string): void {
+    this.warnings.push({ path, message });
+  }
+
+  /** Reads a directory listing, keeping raw bytes for names that are not valid UTF-8. */
+  private readListing(fsPath: FsPath, prev: DirState | undefined): { entries: CachedEntry[]; hasDotGit: boolean } {
+    this.counters.dirsRead++;
+    let dirents: (Dirent | Dirent<Buffer>)[] = readdirSync(fsPath as string, { withFileTypes: true });
+    let raw = false;
+    for (const d of dirents as Dirent[]) {
+      if (d.name.includes('\uFFFD')) {
+        raw = true;
+        break;
+      }
+    }
+    if (raw) dirents = readdirSync(fsPath as string, { withFileTypes: true, encoding: 'buffer' });
+    let byName: Map<string, CachedEntry> | undefined;
+    if (prev && prev.entries.length > 0) {
+      byName = new Map();
+      for (const e of prev.entries) byName.set(e.raw ? 'raw:' + e.raw.toString('hex') : e.name, e);
+    }
+    const entries: CachedEntry[] = [];
+    let hasDotGit = false;
+    for (const d of dirents) {
+      let name: string;
+      let rawName: Buffer | undefined;
+      if (typeof d.name === 'string') name = d.name;
+      else {
+        const bytes = d.name;
+        name = bytes.toString('utf8');
+        if (!Buffer.from(name, 'utf8').equals(bytes)) rawName = Buffer.from(bytes);
+      }
+      if (name === '.git' && !rawName) {
+        hasDotGit = true;
+        continue;
+      }
+      let kind = kindOfDirent(d);
+      if (kind === 0) {
+        const e0 = newEntry(name, rawName, 0);
+        try {
+          kind = kindOfStats(lstatSync(joinPath(fsPath, e0)));
+        } catch {
+          continue;
+        }
+      }
+      const key = rawName ? 'raw:' + rawName.toString('hex') : name;
+      const old = byName?.get(key);
+      entries.push(old && old.kind === kind ? old : newEntry(name, rawName, kind));
+    }
+    return { entries, hasDotGit };
+  }
+
+  /** Reads (or reuses the parsed copy of) a rule file in this directory; returns its text and id. */
+  private ruleFile(fsPath: FsPath, rel: string, entry: CachedEntry | undefined): ParsedRuleFile | undefined {
+    if (!entry || entry.kind !== KIND_FILE) return undefined;
+    const path = joinPath(fsPath, entry);
+    let st: Stats;
+    try {
+      st = lstatSync(path);
+    } catch {
+      return undefined;
+    }
+    if (!st.isFile()) return undefined;
+    const key = rel + entry.name;
+    const cached = this.ruleFiles.get(key);
+    const fresh =
+      entry.oid !== undefined &&
+      entry.size === st.size &&
+      entry.mtimeMs === st.mtimeMs &&
+      entry.ctimeMs === st.ctimeMs &&
+      entry.ino === st.ino &&
+      entry.mtimeMs < this.env.prevRefTimeMs;
+    if (fresh && cached && cached.oid === entry.oid) return cached;
+    let buf: Buffer;
+    try {
+      buf = readFileSync(path);
+    } catch {
+      return undefined;
+    }
+    const parsed = { oid: hashObject('blob', buf), text: buf.toString('utf8') };
+    this.ruleFiles.set(key, parsed);
+    return parsed;
+  }
+
+  private async walkDir(
+    prev: DirState | undefined,
+    fsPath: FsPath,
+    rel: string,
+    st: Stats,
+    parentRules: RuleContext,
+    force: boolean,
+    isRoot: boolean,
+  ): Promise<DirState> {
+    const env = this.env;
+    const listingValid =
+      !force &&
+      prev !== undefined &&
+      prev.mtimeMs === st.mtimeMs &&
+      prev.ctimeMs === st.ctimeMs &&
+      prev.ino === st.ino &&
+      prev.mtimeMs < env.prevRefTimeMs;
+    if (prev && !listingValid && prev.mtimeMs === st.mtimeMs && prev.ino === st.ino && prev.mtimeMs >= env.prevRefTimeMs) this.counters.racy++;
+    let entries: CachedEntry[];
+    let hasDotGit: boolean;
+    if (listingValid) {
+      entries = prev.entries;
+      hasDotGit = prev.hasDotGit;
+    } else {
+      try {
+        ({ entries, hasDotGit } = this.readListing(fsPath, prev));
+      } catch (err) {
+        if (isRoot) throw err;
+        const code = errCode(err);
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') this.warn(rel.slice(0, -1), `cannot list directory: ${code ?? String(err)}`);
+        this.changed = true;
+        return { mtimeMs: -1, ctimeMs: -1, ino: -1, rulesKey: '', entries: [], tree: undefined, files: 0, hasDotGit: false, nestedRepo: false };
+      }
+      this.changed = true;
+    }
+
+    // A directory holding a valid .git is a nested repository: recorded as a gitlink by the caller.
+    if (hasDotGit && !isRoot) {
+      const dotGit = typeof fsPath === 'string' ? fsPath + '/.git' : Buffer.concat([fsPath, Buffer.from('/.git')]).toString();
+      if (resolveDotGit(dotGit)) {
+        return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, rulesKey: '', entries: [], tree: undefined, files: 0, hasDotGit, nestedRepo: true };
+      }
+    }
+
+    // Rule files of this directory first: they decide the fate of the other entries.
+    let rules = parentRules;
+    const ignoreEntry = entries.find((e) => e.name === '.gitignore' && !e.raw);
+    const attrEntry = entries.find((e) => e.name === '.gitattributes' && !e.raw);
+    const gi = this.ruleFile(fsPath, rel, ignoreEntry);
+    const ga = this.ruleFile(fsPath, rel, attrEntry);
+    if (gi || ga) {
+      const ignore = gi ? parentRules.ignore.push({ patterns: parseIgnoreFile(gi.text), prepend: '', strip: rel.length }) : parentRules.ignore;
+      const attrs = ga ? parentRules.attrs.push({ rules: parseFilterRules(ga.text), prepend: '', strip: rel.length }) : parentRules.attrs;
+      const key = createHash('sha1').update(`${parentRules.key}\n${gi?.oid ?? ''}\n${ga?.oid ?? ''}`).digest('hex');
+      rules = { ignore, attrs, key };
+    }
+    const decide = !listingValid || prev.rulesKey !== rules.key;
+    if (decide) this.changed = true;
+
+    let dirty = !listingValid || prev.tree === undefined;
+    let files = 0;
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      if (e.kind === KIND_OTHER) continue;
+      const path = rel + e.name;
+      if (decide) {
+        const status = rules.ignore.isIgnored(path, e.name, e.kind === KIND_DIR) ? STATUS_IGNORED : STATUS_INCLUDED;
+        if (status !== e.status) dirty = true;
+        e.status = status;
+        if (e.kind !== KIND_DIR) {
+          const lfs = e.kind === KIND_FILE && !rules.attrs.empty && rules.attrs.isLfs(path, e.name);
+          if (lfs !== e.lfs) {
+            e.lfs = lfs;
+            e.oid = undefined;
+          }
+        }
+      }
+      if (e.status !== STATUS_INCLUDED) {
+        if (e.mode !== 0) {
+          e.mode = 0;
+          dirty = true;
+        }
+        continue;
+      }
+      if (RESERVED_RE.test(e.name)) {
+        this.warn(path, 'name reserved by git; not recorded');
+        if (e.mode !== 0) dirty = true;
+        e.mode = 0;
+        continue;
+      }
+      const oldMode = e.mode;
+      const oldOid = e.oid;
+      const entryPath = joinPath(fsPath, e);
+      if (e.kind === KIND_DIR) {
+        await this.visitDir(e, entryPath, path, rules, listingValid);
+      } else {
+        this.visitFile(e, entryPath, path, listingValid);
+      }
+      if (e.mode !== 0) files += e.kind === KIND_DIR && e.mode === MODE_TREE ? e.dir!.files : 1;
+      if (e.mode !== oldMode || e.oid !== oldOid) dirty = true;
+      if (this.pending.length >= MAX_PENDING_WRITES || this.pendingBytes >= MAX_PENDING_BYTES) await this.drain();
+      if ((++this.done & 1023) === 0) await this.maybeYield();
+    }
+
+    let tree = prev?.tree;
+    if (dirty) {
+      tree = this.writeTree(entries);
+      this.changed = true;
+    }
+    return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, rulesKey: rules.key, entries, tree, files, hasDotGit, nestedRepo: false };
+  }
+
+  private async visitDir(e: CachedEntry, fsPath: FsPath, path: string, rules: RuleContext, listingValid: boolean): Promise<void> {
+    let st: Stats;
+    try {
+      st = lstatSync(fsPath);
+    } catch {
+      if (listingValid) throw new RescanNeeded();
+      e.mode = 0;
+      return;
+    }
+    if (!st.isDirectory()) {
+      if (listingValid) throw new RescanNeeded();
+      e.mode = 0;
+      return;
+    }
+    let child: DirState;
+    try {
+      child = await this.walkDir(e.dir, fsPath, path + '/', st, rules, false, false);
+    } catch (err) {
+      if (!(err instanceof RescanNeeded)) throw err;
+      child = await this.walkDir(e.dir, fsPath, path + '/', lstatSync(fsPath), rules, true, false);
+    }
+    e.dir = child;
+    if (child.nestedRepo) {
+      const dotGit = typeof fsPath === 'string' ? fsPath + '/.git' : Buffer.concat([fsPath, Buffer.from('/.git')]).toString();
+      const loc = resolveDotGit(dotGit);
+      const head = loc ? readHeadCommit(loc.gitDir, loc.commonDir) : undefined;
+      this.nested.push({ path, fsPath });
+      if (head === undefined) {
+        this.warn(path, 'nested repository does not have a commit checked out; not recorded in the parent tree');
+        e.mode = 0;
+        e.oid = undefined;
+      } else {
+        e.mode = MODE_GITLINK;
+        e.oid = head;
+      }
+      return;
+    }
+    if (child.tree === undefined) {
+      e.mode = 0;
+      e.oid = undefined;
+    } else {
+      e.mode = MODE_TREE;
+      e.oid = child.tree;
+    }
+  }
+
+  private visitFile(e: CachedEntry, fsPath: FsPath, path: string, listingValid: boolean): void {
+    const env = this.env;
+    let st: Stats;
+    try {
+      st = lstatSync(fsPath);
+    } catch (err) {
+      if (listingValid) throw new RescanNeeded();
+      if (errCode(err) !== 'ENOENT') this.warn(path, `cannot stat: ${errCode(err) ?? String(err)}`);
+      e.mode = 0;
+      return;
+    }
+    const kind = kindOfStats(st);
+    if (kind !== e.kind) {
+      if (listingValid) throw new RescanNeeded();
+      e.mode = 0;
+      return;
+    }
+    const mode = kind === KIND_SYMLINK ? MODE_SYMLINK : st.mode & 0o100 ? MODE_EXEC : MODE_FILE;
+    if (e.oid !== undefined && e.size === st.size && e.mtimeMs === st.mtimeMs && e.ctimeMs === st.ctimeMs && e.ino === st.ino && e.mode === mode) {
+      if (e.mtimeMs < env.prevRefTimeMs) {
+        this.counters.reusedFromCache++;
+        return;
+      }
+      this.counters.racy++;
+    }
+    this.changed = true;
+    if (kind === KIND_FILE && !e.lfs && st.size > env.maxFileBytes) {
+      this.warn(path, `larger than maxFileBytes (${st.size} > ${env.maxFileBytes}); not recorded`);
+      e.mode = 0;
+      e.oid = undefined;
+      return;
+    }
+    if (e.oid === undefined && env.seed) {
+      const s = env.seed.entries.get(env.seedPrefix + path);
+      if (
+        s &&
+        s.mtimeMs === st.mtimeMs &&
+        s.ctimeMs === st.ctimeMs &&
+        s.size === st.size % 0x100000000 &&
+        s.ino === st.ino % 0x100000000 &&
+        (s.mode & 0o170000) === (mode & 0o170000) &&
+        s.mtimeMs < env.seed.indexMtimeMs
+      ) {
+        this.counters.seededFromIndex++;
+        this.record(e, st, mode, s.oid);
+        return;
+      }
+    }
+    this.hashInto(e, fsPath, path, st, mode, kind);
+  }
+
+  private record(e: CachedEntry, st: Stats, mode: number, oid: string): void {
+    e.size = st.size;
+    e.mtimeMs = st.mtimeMs;
+    e.ctimeMs = st.ctimeMs;
+    e.ino = st.ino;
+    e.mode = mode;
+    e.oid = oid;
+  }
+
+  /** Reads and hashes a file or symlink, re-reading while it changes underneath. */
+  private hashInto(e: CachedEntry, fsPath: FsPath, path: string, st: Stats, mode: number, kind: number): void {
+    let content: Buffer | undefined;
+    let stable = false;
+    for (let attempt = 0; attempt <= READ_RETRIES && !stable; attempt++) {
+      this.env.hooks.beforeRead?.(path);
+      try {
+        if (kind === KIND_SYMLINK) content = readlinkSync(fsPath, { encoding: 'buffer' });
+        else if (e.lfs) content = this.lfsContent(fsPath);
+        else content = readFileSync(fsPath);
+        const after = lstatSync(fsPath);
+        stable = sameStat(st, after) && (kind !== KIND_FILE || e.lfs || content.length === after.size);
+        if (!stable) {
+          st = after;
+          if (kindOfStats(after) !== kind) break;
+          mode = kind === KIND_SYMLINK ? MODE_SYMLINK : after.mode & 0o100 ? MODE_EXEC : MODE_FILE;
+        }
+      } catch (err) {
+        const code = errCode(err);
+        if (code !== 'ENOENT') this.warn(path, code === 'EACCES' || code === 'EPERM' ? 'permission denied; not recorded' : `cannot read: ${code ?? String(err)}`);
+        e.mode = 0;
+        e.oid = undefined;
+        return;
+      }
+    }
+    if (content === undefined || kindOfStats(st) !== kind) {
+      e.mode = 0;
+      e.oid = undefined;
+      return;
+    }
+    const oid = hashObject('blob', content);
+    if (oid !== e.oid) this.queueWrite('blob', content, oid);
+    this.counters.hashed++;
+    this.record(e, st, mode, oid);
+    if (!stable) {
+      this.warn(path, 'kept changing while being read; recorded the last content read');
+      e.mtimeMs = NaN; // never matches: re-read next time
+    } else if (st.mtimeMs >= this.env.prevRefTimeMs) {
+      this.counters.racy++;
+    }
+  }
+
+  /** The LFS pointer for a file, streaming its content through SHA-256. */
+  private lfsContent(fsPath: FsPath): Buffer {
+    const fd = openSync(fsPath, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= 1024) {
+        const small = readFileSync(fd);
+        if (isLfsPointer(small)) return small;
+        return lfsPointer(createHash('sha256').update(small).digest('hex'), small.length);
+      }
+      const h = createHash('sha256');
+      const chunk = Buffer.allocUnsafe(LFS_CHUNK);
+      let total = 0;
+      for (;;) {
+        const n = readSync(fd, chunk, 0, LFS_CHUNK, null);
+        if (n === 0) break;
+        h.update(chunk.subarray(0, n));
+        total += n;
+      }
+      return lfsPointer(h.digest('hex'), total);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private writeTree(entries: CachedEntry[]): string | undefined {
+    const items: { name: Buffer; isTree: boolean; e: CachedEntry }[] = [];
+    for (const e of entries) {
+      if (e.mode !== 0 && e.oid !== undefined && e.status === STATUS_INCLUDED) items.push({ name: treeNameBytes(e), isTree: e.mode === MODE_TREE, e });
+    }
+    if (items.length === 0) return undefined;
+    items.sort((a, b) => compareTreeNames(a.name, a.isTree, b.name, b.isTree));
+    const input: TreeEntryInput[] = items.map((it) => ({ name: it.name, mode: it.e.mode, oid: it.e.oid! }));
+    const content = encodeTree(input);
+    const oid = hashObject('tree', content);
+    this.counters.treesWritten++;
+    this.queueWrite('tree', content, oid);
+    return oid;
+  }
+}

@@ -1,0 +1,348 @@
+/**
+ * `WorkspaceSnapshotter`: captures a working directory as a git tree, cheaply
+ * enough to run at the start and end of every agent turn. Reads the user's
+ * repository (index, HEAD, info/exclude) but never writes to it; objects go to
+ * the given store and the stat cache to `cacheDir`.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { ObjectStore } from '../store/types.js';
+import { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
+import { globalGitFiles, type GitEnvironment } from './git-config.js';
+import { EMPTY_TREE_ID } from './git-objects.js';
+import { findGitRepository, pathInWorkTree, type GitRepositoryLocation } from './git-repository.js';
+import { IgnoreStack, parseIgnoreFile, type IgnoreLevel } from './ignore-rules.js';
+import { readIndexSeed } from './index-file.js';
+import { AttributeStack, parseFilterRules, type AttributeLevel } from './lfs-attributes.js';
+import { loadStatCache, saveStatCache, type DirState } from './stat-cache.js';
+import { Walker, type RuleContext, type SnapshotHooks, type SnapshotWarning } from './walker.js';
+
+/** How to snapshot one workspace. */
+export interface SnapshotOptions {
+  /** The directory to capture. A repository's top, a directory inside one, or any directory. */
+  root: string;
+  /** Where blobs and trees are written. */
+  store: ObjectStore;
+  /**
+   * A directory this snapshotter owns for its stat cache (created if
+   * missing). Keep it outside the user's repository; when it is inside
+   * `root` it is excluded from snapshots automatically.
+   */
+  cacheDir: string;
+  /**
+   * Extra exclude patterns in `.gitignore` syntax, relative to `root`, with
+   * the highest precedence (a workspace `.gitignore` cannot re-include them).
+   * Applied in repositories and elsewhere. Default: none.
+   */
+  extraExcludes?: readonly string[];
+  /**
+   * Excludes for workspaces that are not git repositories, with the lowest
+   * precedence (like a global excludes file). `true` (default) uses
+   * `BUILTIN_EXCLUDES`; `false` none; a list replaces the built-in list.
+   * Never applied inside repositories, whose own ignore rules decide.
+   */
+  builtinExcludes?: boolean | readonly string[];
+  /**
+   * Files larger than this many bytes are not recorded (a warning says so).
+   * Git LFS files are exempt, their content is never stored. Default: 50 MiB
+   * outside repositories, no limit inside them.
+   */
+  maxFileBytes?: number;
+  /** Also snapshot nested repositories and submodules as roots of their own. Default: true. */
+  nested?: boolean;
+  /** Called every ~100 ms during a walk with entries visited so far and the previous total, when known. */
+  onProgress?: (done: number, total?: number) => void;
+  /** HOME and XDG_CONFIG_HOME used to find the global excludes and attributes files. Default: `process.env`. */
+  env?: GitEnvironment;
+  /** Test hooks. */
+  hooks?: SnapshotHooks;
+}
+
+/** A nested repository captured as a root of its own. */
+export interface NestedSnapshot {
+  /** Path relative to the parent root, '/'-separated. */
+  path: string;
+  /** Tree id of the nested repository's working tree. */
+  tree: string;
+  /** The nested snapshot in full. */
+  snapshot: SnapshotResult;
+}
+
+/** The outcome of one snapshot. */
+export interface SnapshotResult {
+  /** Tree id of the workspace (the empty tree when nothing is recorded). */
+  tree: string;
+  /** Number of blobs, symlinks and gitlinks recorded in the tree. */
+  files: number;
+  /** Nested repositories and submodules, each snapshotted with its own rules. */
+  nested: NestedSnapshot[];
+  /** Paths that could not be recorded, and why. */
+  warnings: SnapshotWarning[];
+  /** Wall time of this snapshot in milliseconds (nested snapshots included). */
+  ms: number;
+  /** The root is (inside) a git repository. */
+  isGitRepository: boolean;
+  /** The repository's git directory, when it is one. */
+  gitDir?: string;
+  /** Files read and hashed in this snapshot. */
+  hashed: number;
+  /** Files whose id came from the stat cache. */
+  reusedFromCache: number;
+  /** Files whose id came from the repository index (first snapshot only). */
+  seededFromIndex: number;
+  /** Trees encoded in this snapshot (unchanged directories keep their id). */
+  treesWritten: number;
+}
+
+function readText(p: string): string | undefined {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function escapeGlob(s: string): string {
+  return s.replace(/[*?[\]\\!# ]/g, (c) => '\\' + c);
+}
+
+function validate(opts: SnapshotOptions): void {
+  if (typeof opts !== 'object' || opts === null) throw new TypeError('SnapshotOptions must be an object');
+  if (typeof opts.root !== 'string' || opts.root === '') throw new TypeError('SnapshotOptions.root must be a non-empty path');
+  if (typeof opts.cacheDir !== 'string' || opts.cacheDir === '') throw new TypeError('SnapshotOptions.cacheDir must be a non-empty path');
+  const s = opts.store as Partial<ObjectStore> | undefined;
+  if (!s || typeof s.writeObject !== 'function' || typeof s.flush !== 'function') throw new TypeError('SnapshotOptions.store must be an ObjectStore');
+  const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (opts.extraExcludes !== undefined && !isStrings(opts.extraExcludes)) throw new TypeError('SnapshotOptions.extraExcludes must be an array of strings');
+  if (opts.builtinExcludes !== undefined && typeof opts.builtinExcludes !== 'boolean' && !isStrings(opts.builtinExcludes)) {
+    throw new TypeError('SnapshotOptions.builtinExcludes must be a boolean or an array of strings');
+  }
+  if (opts.maxFileBytes !== undefined && !(typeof opts.maxFileBytes === 'number' && opts.maxFileBytes >= 0 && !Number.isNaN(opts.maxFileBytes))) {
+    throw new TypeError('SnapshotOptions.maxFileBytes must be a non-negative number');
+  }
+  if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') throw new TypeError('SnapshotOptions.onProgress must be a function');
+}
+
+/** Captures one workspace as git trees, incrementally, between turns and across restarts. */
+export class WorkspaceSnapshotter {
+  private readonly root: string;
+  private readonly cacheFile: string;
+  private readonly clockFile: string;
+  private state: DirState | undefined;
+  private refTimeMs = 0;
+  private loaded = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly nestedSnapshotters = new Map<string, WorkspaceSnapshotter>();
+  private readonly ruleFiles = new Map<string, { oid: string; text: string }>();
+
+  constructor(private readonly opts: SnapshotOptions) {
+    validate(opts);
+    this.root = resolve(opts.root);
+    this.cacheFile = join(resolve(opts.cacheDir), 'stat-cache.bin');
+    this.clockFile = join(resolve(opts.cacheDir), 'clock');
+  }
+
+  /** Captures the workspace now. Calls are serialised. */
+  snapshot(): Promise<SnapshotResult> {
+    const run = this.queue.then(() => this.run());
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The filesystem's current time, read from a file we just wrote (the same clock as file mtimes). */
+  private fsNow(): number {
+    mkdirSync(dirname(this.clockFile), { recursive: true });
+    const fd = openSync(this.clockFile, 'w');
+    try {
+      writeSync(fd, 'x');
+    } finally {
+      closeSync(fd);
+    }
+    return lstatSync(this.clockFile).mtimeMs;
+  }
+
+  private identity(repo: GitRepositoryLocation | undefined): string {
+    return JSON.stringify({
+      v: 1,
+      root: this.root,
+      repo: repo?.workTree ?? null,
+      extra: this.opts.extraExcludes ?? [],
+      builtin: repo ? null : this.builtinList(),
+      max: this.maxFileBytes(repo),
+    });
+  }
+
+  private builtinList(): readonly string[] {
+    const b = this.opts.builtinExcludes ?? true;
+    return b === true ? BUILTIN_EXCLUDES : b === false ? [] : b;
+  }
+
+  private maxFileBytes(repo: GitRepositoryLocation | undefined): number {
+    return this.opts.maxFileBytes ?? (repo ? Number.MAX_SAFE_INTEGER : DEFAULT_NON_REPO_MAX_FILE_BYTES);
+  }
+
+  /** Ignore and attribute rules that apply at the root, from sources outside the walk. */
+  private rootRules(repo: GitRepositoryLocation | undefined): RuleContext {
+    const keyParts: string[] = [];
+    const first: IgnoreLevel[] = [];
+    const last: IgnoreLevel[] = [];
+    const extra = [...(this.opts.extraExcludes ?? [])];
+    const cacheRel = relative(this.root, resolve(this.opts.cacheDir));
+    if (cacheRel === '' || (!cacheRel.startsWith('..') && !isAbsolute(cacheRel))) {
+      extra.push('/' + escapeGlob(cacheRel.split(sep).join('/')) + '/');
+    }
+    if (extra.length) first.push({ patterns: parseIgnoreFile(extra.join('\n')), prepend: '', strip: 0 });
+
+    const prefix = repo ? pathInWorkTree(repo.workTree, this.root) : '';
+    const global = globalGitFiles(this.opts.env ?? process.env, repo ? join(repo.commonDir, 'config') : undefined);
+    const ancestorIgnores: IgnoreLevel[] = [];
+    const ancestorAttrs: AttributeLevel[] = [];
+    if (repo && prefix !== '') {
+      // .gitignore/.gitattributes between the work tree top and the root apply too.
+      const parts = prefix.slice(0, -1).split('/');
+      for (let i = 0; i < parts.length; i++) {
+        const dir = join(repo.workTree, ...parts.slice(0, i));
+        const below = parts.slice(i).join('/') + '/';
+        const gi = readText(join(dir, '.gitignore'));
+        if (gi !== undefined) {
+          ancestorIgnores.push({ patterns: parseIgnoreFile(gi), prepend: below, strip: 0 });
+          keyParts.push('a-ignore:' + dir + '\n' + gi);
+        }
+        const ga = readText(join(dir, '.gitattributes'));
+        if (ga !== undefined) {
+          ancestorAttrs.push({ rules: parseFilterRules(ga), prepend: below, strip: 0 });
+          keyParts.push('a-attr:' + dir + '\n' + ga);
+        }
+      }
+    }
+    if (repo) {
+      const ex = readText(join(repo.commonDir, 'info', 'exclude'));
+      if (ex !== undefined) {
+        last.push({ patterns: parseIgnoreFile(ex), prepend: prefix, strip: 0 });
+        keyParts.push('exclude\n' + ex);
+      }
+    }
+    const gx = global.excludesFile ? readText(global.excludesFile) : undefined;
+    if (gx !== undefined) {
+      last.push({ patterns: parseIgnoreFile(gx), prepend: prefix, strip: 0 });
+      keyParts.push('global\n' + gx);
+    }
+    if (!repo) {
+      const builtin = this.builtinList();
+      if (builtin.length) last.push({ patterns: parseIgnoreFile(builtin.join('\n')), prepend: '', strip: 0 });
+    }
+
+    const attrFirst: AttributeLevel[] = [];
+    const attrLast: AttributeLevel[] = [];
+    if (repo) {
+      const ia = readText(join(repo.commonDir, 'info', 'attributes'));
+      if (ia !== undefined) {
+        attrFirst.push({ rules: parseFilterRules(ia), prepend: prefix, strip: 0 });
+        keyParts.push('info-attr\n' + ia);
+      }
+    }
+    const gattr = global.attributesFile ? readText(global.attributesFile) : undefined;
+    if (gattr !== undefined) {
+      attrLast.push({ rules: parseFilterRules(gattr), prepend: prefix, strip: 0 });
+      keyParts.push('global-attr\n' + gattr);
+    }
+    let ignore = IgnoreStack.create(first, last);
+    for (const l of ancestorIgnores) ignore = ignore.push(l);
+    let attrs = AttributeStack.create(attrFirst, attrLast);
+    for (const l of ancestorAttrs) attrs = attrs.push(l);
+    const key = createHash('sha1').update(keyParts.join('\0')).digest('hex');
+    return { ignore, attrs, key };
+  }
+
+  private async run(): Promise<SnapshotResult> {
+    const t0 = performance.now();
+    const st = lstatSync(this.root, { throwIfNoEntry: false });
+    if (!st || !st.isDirectory()) throw new Error(`snapshot root ${this.root} is not a directory`);
+    const repo = findGitRepository(this.root);
+    const identity = this.identity(repo);
+    let cold = false;
+    if (!this.loaded) {
+      const c = loadStatCache(this.cacheFile, identity);
+      this.state = c?.root;
+      this.refTimeMs = c?.refTimeMs ?? 0;
+      this.loaded = true;
+      cold = c === undefined;
+    }
+    const seed = cold && repo ? readIndexSeed(repo.indexFile) : undefined;
+    const now = this.fsNow();
+    const walker = new Walker(
+      {
+        store: this.opts.store,
+        prevRefTimeMs: this.refTimeMs,
+        seed,
+        seedPrefix: repo ? pathInWorkTree(repo.workTree, this.root) : '',
+        maxFileBytes: this.maxFileBytes(repo),
+        hooks: this.opts.hooks ?? {},
+        onProgress: this.opts.onProgress,
+        progressTotal: this.state?.files,
+      },
+      this.ruleFiles,
+    );
+    let root: DirState;
+    try {
+      root = await walker.walkRoot(this.state, this.root, this.rootRules(repo));
+      let tree = root.tree;
+      if (tree === undefined) {
+        tree = await this.opts.store.writeObject('tree', new Uint8Array(0));
+        if (tree !== EMPTY_TREE_ID) throw new Error(`object store returned ${tree} for the empty tree`);
+      }
+      // Objects first, then the cache that refers to them.
+      await this.opts.store.flush();
+      if (walker.changed || walker.counters.racy > 0 || cold) {
+        saveStatCache(this.cacheFile, identity, now, root, 96 * (root.files + 64));
+        this.refTimeMs = now;
+      }
+      this.state = root;
+      const nested = this.opts.nested === false ? [] : await this.snapshotNested(walker.nested.map((n) => ({ path: n.path, fsPath: n.fsPath })));
+      const c = walker.counters;
+      const result: SnapshotResult = {
+        tree,
+        files: root.files,
+        nested,
+        warnings: walker.warnings,
+        ms: performance.now() - t0,
+        isGitRepository: repo !== undefined,
+        hashed: c.hashed,
+        reusedFromCache: c.reusedFromCache,
+        seededFromIndex: c.seededFromIndex,
+        treesWritten: c.treesWritten,
+      };
+      if (repo) result.gitDir = repo.gitDir;
+      return result;
+    } catch (err) {
+      // The in-memory state may be half-updated: start again from the saved cache.
+      this.state = undefined;
+      this.loaded = false;
+      throw err;
+    }
+  }
+
+  private async snapshotNested(found: { path: string; fsPath: string | Buffer }[]): Promise<NestedSnapshot[]> {
+    const out: NestedSnapshot[] = [];
+    const seen = new Set<string>();
+    for (const n of found) {
+      if (typeof n.fsPath !== 'string') continue;
+      seen.add(n.path);
+      let s = this.nestedSnapshotters.get(n.path);
+      if (!s) {
+        const id = createHash('sha1').update(n.path).digest('hex').slice(0, 16);
+        const opts: SnapshotOptions = { root: n.fsPath, store: this.opts.store, cacheDir: join(this.opts.cacheDir, 'nested', id) };
+        if (this.opts.maxFileBytes !== undefined) opts.maxFileBytes = this.opts.maxFileBytes;
+        if (this.opts.env) opts.env = this.opts.env;
+        if (this.opts.hooks) opts.hooks = this.opts.hooks;
+        s = new WorkspaceSnapshotter(opts);
+        this.nestedSnapshotters.set(n.path, s);
+      }
+      const snap = await s.snapshot();
+      out.push({ path: n.path, tree: snap.tree, snapshot: snap });
+    }
+    for (const k of [...this.nestedSnapshotters.keys()]) if (!seen.has(k)) this.nestedSnapshotters.delete(k);
+    return out;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Trees are byte-identical to `git add -A && git write-tree` on the same
+ * files: git itself is the oracle.
+ */
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EMPTY_TREE_ID, WorkspaceSnapshotter } from '../../server/snapshot/index.js';
+import { gitEnv, gitTree, initRepo, removeDir, tempDir } from './helpers.js';
+import { MemoryObjectStore } from './memory-store.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length) removeDir(dirs.pop()!);
+});
+
+function workspace(): { root: string; cacheDir: string } {
+  const base = tempDir();
+  dirs.push(base);
+  const root = join(base, 'ws');
+  initRepo(root);
+  return { root, cacheDir: join(base, 'cache') };
+}
+
+function snapshotter(root: string, cacheDir: string, store = new MemoryObjectStore()): WorkspaceSnapshotter {
+  return new WorkspaceSnapshotter({ root, cacheDir, store, env: { HOME: gitEnv.HOME, XDG_CONFIG_HOME: gitEnv.XDG_CONFIG_HOME } });
+}
+
+function write(root: string, rel: string, content: string | Buffer): void {
+  const p = join(root, rel);
+  mkdirSync(join(p, '..'), { recursive: true });
+  writeFileSync(p, content);
+}
+
+describe('tree identity with git', () => {
+  it('matches git for nested directories, odd names, modes, symlinks and binary content', async () => {
+    const { root, cacheDir } = workspace();
+    write(root, 'README.md', '# hello\n');
+    write(root, 'src/index.ts', 'export {};\n');
+    write(root, 'src/deep/er/still/file.txt', 'deep\n');
+    write(root, 'a.b', '1');
+    write(root, 'a/x', '2');
+    write(root, 'a0', '3');
+    write(root, 'a-', '4');
+    write(root, 'with space.txt', 'space');
+    write(root, '#hash', 'hash');
+    write(root, '-leading-dash', 'dash');
+    write(root, 'ünïcödé/日本語.txt', 'unicode');
+    write(root, 'emoji-😀.md', 'emoji');
+    write(root, '\uE000private', 'bmp private use sorts after astral in UTF-16 but not in UTF-8');
+    write(root, 'empty', '');
+    write(root, 'binary.bin', Buffer.from([0, 1, 2, 255, 254, 0, 10, 13]));
+    write(root, 'crlf.txt', 'line1\r\nline2\r\n');
+    write(root, 'tab\there', 'tab');
+    write(root, 'script.sh', '#!/bin/sh\necho hi\n');
+    chmodSync(join(root, 'script.sh'), 0o755);
+    write(root, 'group-exec', 'x');
+    chmodSync(join(root, 'group-exec'), 0o654);
+    symlinkSync('README.md', join(root, 'link-to-readme'));
+    symlinkSync('does/not/exist', join(root, 'dangling'));
+    symlinkSync('/etc/hostname', join(root, 'absolute'));
+    symlinkSync('src', join(root, 'link-to-dir'));
+    mkdirSync(join(root, 'empty-dir/nested-empty'), { recursive: true });
+
+    const snap = await snapshotter(root, cacheDir).snapshot();
+    expect(snap.tree).toBe(gitTree(root));
+    expect(snap.isGitRepository).toBe(true);
+    expect(snap.warnings).toEqual([]);
+    expect(snap.files).toBe(23);
+  });
+
+  it('gives the empty tree for an empty workspace and keeps .git out', async () => {
+    const { root, cacheDir } = workspace();
+    mkdirSync(join(root, 'only-empty-dirs/a/b'), { recursive: true });
+    const store = new MemoryObjectStore();
+    const snap = await snapshotter(root, cacheDir, store).snapshot();
+    expect(snap.tree).toBe(EMPTY_TREE_ID);
+    expect(store.objects.has(EMPTY_TREE_ID)).toBe(true);
+    expect(snap.files).toBe(0);
+  });
+
+  it('writes every blob and tree it references into the store', async () => {
+    const { root, cacheDir } = workspace();
+    write(root, 'a/b/c.txt', 'c');
+    write(root, 'd.txt', 'd');
+    const store = new MemoryObjectStore();
+    const snap = await snapshotter(root, cacheDir, store).snapshot();
+    const { parseTree } = await import('../../server/snapshot/index.js');
+    const visit = async (oid: string): Promise<number> => {
+      const o = await store.readObject(oid);
+      if (o.type !== 'tree') return 1;
+      let n = 0;
+      for (const e of parseTree(o.content)) n += await visit(e.oid);
+      return n;
+    };
+    expect(await visit(snap.tree)).toBe(2);
+  });
+
+  it('tracks edits, deletions, type changes and mode changes between snapshots', async () => {
+    const { root, cacheDir } = workspace();
+    write(root, 'keep.txt', 'keep');
+    write(root, 'dir/f.txt', 'f');
+    write(root, 'becomes-dir', 'file');
+    write(root, 'becomes-link', 'file');
+    const s = snapshotter(root, cacheDir);
+    expect((await s.snapshot()).tree).toBe(gitTree(root));
+    const { rmSync, unlinkSync } = await import('node:fs');
+    write(root, 'dir/f.txt', 'changed content');
+    write(root, 'dir/new.txt', 'new');
+    unlinkSync(join(root, 'becomes-dir'));
+    write(root, 'becomes-dir/inner', 'inner');
+    unlinkSync(join(root, 'becomes-link'));
+    symlinkSync('keep.txt', join(root, 'becomes-link'));
+    chmodSync(join(root, 'keep.txt'), 0o755);
+    expect((await s.snapshot()).tree).toBe(gitTree(root));
+    rmSync(join(root, 'dir'), { recursive: true });
+    expect((await s.snapshot()).tree).toBe(gitTree(root));
+  });
+});
