@@ -26,7 +26,16 @@ export interface PackedLocation {
   position: number;
 }
 
+/** A cached listing of one loose fan-out directory (`objects/ab/`). */
+interface LooseListing {
+  names: Set<string>;
+  mtimeMs: number;
+  checkedAt: number;
+  listedAt?: number;
+}
+
 export class ObjectDirectory {
+  private readonly looseListings = new Map<string, LooseListing>();
   private packList: PackFile[] = [];
   private stamp = '';
   private checkedAt = 0;
@@ -52,14 +61,42 @@ export class ObjectDirectory {
     return undefined;
   }
 
-  /** True when a loose object file exists (one stat). */
+  /**
+   * True when a loose object file exists. A stat per lookup costs ~50 µs on
+   * the thread pool, too slow for hundreds of thousands of misses, so each
+   * fan-out directory's listing is cached and re-validated (one stat of the
+   * directory) at most once per second. A file added within that second may
+   * be missed; the caller then stores a duplicate, which is harmless.
+   */
   async hasLoose(oid: string): Promise<boolean> {
-    try {
-      await stat(this.loosePath(oid));
-      return true;
-    } catch {
-      return false;
+    const fan = oid.slice(0, 2);
+    let listing = this.looseListings.get(fan);
+    const now = Date.now();
+    if (!listing || now - listing.checkedAt >= PACK_RECHECK_MS) {
+      listing = await this.listLooseDir(fan, listing, now);
+      this.looseListings.set(fan, listing);
     }
+    return listing.names.has(oid.slice(2));
+  }
+
+  private async listLooseDir(fan: string, previous: LooseListing | undefined, now: number): Promise<LooseListing> {
+    const dir = join(this.objectsDir, fan);
+    let mtimeMs: number;
+    try {
+      mtimeMs = (await stat(dir)).mtimeMs;
+    } catch {
+      return { names: new Set(), mtimeMs: -1, checkedAt: now };
+    }
+    // A listing taken in the same clock tick as a change may have missed it ("racy"), so relist then.
+    const racy = previous !== undefined && previous.listedAt !== undefined && previous.listedAt - mtimeMs < 2000;
+    if (previous && previous.mtimeMs === mtimeMs && !racy) return { ...previous, checkedAt: now };
+    let names: string[] = [];
+    try {
+      names = await readdir(dir);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    return { names: new Set(names), mtimeMs, checkedAt: now, listedAt: Date.now() };
   }
 
   /** Reads a loose object, or undefined when there is no such file. */
