@@ -28,8 +28,8 @@ export interface CompactSide {
   ids: Int32Array;
   /** Changed marks, line `i` at index `i + 1`. */
   changed: Uint8Array;
-  /** Line texts, for the indent heuristic. */
-  lines: readonly string[];
+  /** Indentation width of line `i` (-1 when blank), for the indent heuristic. */
+  indentOf: (i: number) => number;
 }
 
 interface Group {
@@ -101,7 +101,7 @@ export function compactChanges(side: CompactSide, other: CompactSide, indentHeur
   const indentOf = (i: number): number => {
     let v = indents[i] as number;
     if (v === -2) {
-      v = lineIndent(side.lines[i] as string);
+      v = side.indentOf(i);
       indents[i] = v;
     }
     return v;

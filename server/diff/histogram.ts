@@ -12,6 +12,16 @@ import { myersDiff } from './myers.js';
 /** Lines occurring more often than this in a region never serve as anchors. */
 const MAX_CHAIN_LENGTH = 64;
 
+/**
+ * Work allowance per input line. Histogram diff rescans a region for every
+ * anchor it takes, which is quadratic when anchors are dense and each one
+ * splits off a sliver (every other line changed: git needs seconds on 50,000
+ * lines). Real edits use a few units per line; past the allowance the
+ * remaining regions go to Myers, whose cost is bounded.
+ */
+const WORK_PER_LINE = 24;
+const WORK_MIN = 1 << 16;
+
 /** Per-diff scratch space for the region index; sized once, reused by every region. */
 interface HistogramScratch {
   /** Record number of each line id in the current region, or -1. */
@@ -24,6 +34,8 @@ interface HistogramScratch {
   nextSame: Int32Array;
   /** Record number of each old-side line in the region. */
   lineRecord: Int32Array;
+  /** Scan and extension steps spent so far. */
+  work: number;
 }
 
 /** Marks the changed lines of the whole of both sides in the context. */
@@ -35,7 +47,9 @@ export function histogramDiff(ctx: DiffContext): void {
     recordCount: new Int32Array(n1),
     nextSame: new Int32Array(n1),
     lineRecord: new Int32Array(n1),
+    work: 0,
   };
+  const budget = WORK_MIN + WORK_PER_LINE * (n1 + ctx.b.length);
   const lcs = { begin1: -1, end1: -1, begin2: -1, end2: -1 };
   const stack: number[] = [0, n1, 0, ctx.b.length];
   while (stack.length > 0) {
@@ -51,6 +65,10 @@ export function histogramDiff(ctx: DiffContext): void {
       }
       if (b0 >= b1) {
         markChanged(ctx.changedA, a0, a1);
+        break;
+      }
+      if (scratch.work > budget) {
+        myersDiff(ctx, a0, a1, b0, b1);
         break;
       }
       const found = findLcs(ctx, scratch, a0, a1, b0, b1, lcs);
@@ -114,6 +132,7 @@ function findLcs(
   let hasCommon = false;
   const last1 = a1 - 1;
   const last2 = b1 - 1;
+  let work = (a1 - a0) + (b1 - b0);
 
   for (let bPtr = b0; bPtr < b1; ) {
     let bNext = bPtr + 1;
@@ -138,6 +157,7 @@ function findLcs(
             be++;
             if (1 < rc) rc = Math.min(rc, recordCount[lineRecord[ae] as number] as number);
           }
+          work += ae - as;
           if (bNext <= be) bNext = be + 1;
           if (lcs.end1 - lcs.begin1 < ae - as || rc < bestCount) {
             lcs.begin1 = as;
@@ -157,6 +177,7 @@ function findLcs(
   }
 
   for (let ptr = a0; ptr < a1; ptr++) recordOf[a[ptr] as number] = -1;
+  s.work += work;
 
   if (hasCommon && MAX_CHAIN_LENGTH < bestCount) return 'fallback';
   return lcs.begin1 < 0 ? 'none' : 'lcs';

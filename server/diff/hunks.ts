@@ -3,7 +3,8 @@
  * a change keeps `context` lines on each side, and two changes separated by
  * at most `2 * context` equal lines share one hunk.
  */
-import type { LineChange } from './line-diff.js';
+import { ByteLines } from './byte-lines.js';
+import type { LineChange, LineSource } from './line-diff.js';
 import { hasNewline } from './lines.js';
 
 /** The marker git prints after a line that has no trailing newline. */
@@ -28,8 +29,8 @@ export interface DiffHunk {
 
 /** Builds the hunks of an edit script with `context` lines of context (default 3, as git). */
 export function buildHunks(
-  oldLines: readonly string[],
-  newLines: readonly string[],
+  oldLines: LineSource,
+  newLines: LineSource,
   changes: readonly LineChange[],
   context = 3,
 ): DiffHunk[] {
@@ -56,19 +57,26 @@ export function buildHunks(
       if (hasNewline(line)) lines.push(prefix + line.slice(0, -1));
       else lines.push(prefix + line, NO_NEWLINE_MARKER);
     };
+    const oldText = textsOf(oldLines, first.oldStart, last.oldEnd);
+    const newText = textsOf(newLines, s2, e2);
     let j = s2;
     for (let c = k; c < end; c++) {
       const ch = changes[c] as LineChange;
-      // Context before the change comes from the new side, as git prints it.
-      for (; j < ch.newStart; j++) emit(' ', newLines[j] as string);
-      for (let i = ch.oldStart; i < ch.oldEnd; i++) emit('-', oldLines[i] as string);
-      for (; j < ch.newEnd; j++) emit('+', newLines[j] as string);
+      // Context comes from the new side, as git prints it.
+      for (; j < ch.newStart; j++) emit(' ', newText[j - s2] as string);
+      for (let i = ch.oldStart; i < ch.oldEnd; i++) emit('-', oldText[i - first.oldStart] as string);
+      for (; j < ch.newEnd; j++) emit('+', newText[j - s2] as string);
     }
-    for (; j < e2; j++) emit(' ', newLines[j] as string);
+    for (; j < e2; j++) emit(' ', newText[j - s2] as string);
     hunks.push({ oldStart: s1 + 1, oldLines: e1 - s1, newStart: s2 + 1, newLines: e2 - s2, lines });
     k = end;
   }
   return hunks;
+}
+
+/** Texts of lines `[from, to)`, decoding byte lines once per hunk. */
+function textsOf(source: LineSource, from: number, to: number): readonly string[] {
+  return source instanceof ByteLines ? source.texts(from, to) : source.slice(from, to);
 }
 
 /** The `@@ -a,b +c,d @@` line of a hunk, printed as git prints it (",1" omitted). */

@@ -4,7 +4,8 @@
  * regions without anchors, then git's change compaction with the indent
  * heuristic), so our hunks are the hunks git prints.
  */
-import { compactChanges } from './compact.js';
+import { ByteLines, internByteLines } from './byte-lines.js';
+import { compactChanges, lineIndent } from './compact.js';
 import { createDiffContext } from './diff-context.js';
 import { histogramDiff } from './histogram.js';
 import { internLines, splitLines } from './lines.js';
@@ -47,15 +48,31 @@ export interface TextLineDiff {
   changes: LineChange[];
 }
 
-/** Diffs two line sequences (lines as produced by `splitLines`). */
-export function diffLines(a: readonly string[], b: readonly string[], options: LineDiffOptions = {}): LineChange[] {
-  const interned = internLines(a, b);
+/** Lines to diff: strings as produced by `splitLines`, or a file's byte lines. */
+export type LineSource = readonly string[] | ByteLines;
+
+/** Diffs two line sequences; both must be of the same kind. */
+export function diffLines(a: LineSource, b: LineSource, options: LineDiffOptions = {}): LineChange[] {
+  let interned: { a: Int32Array; b: Int32Array; idCount: number };
+  let indentA: (i: number) => number;
+  let indentB: (i: number) => number;
+  if (a instanceof ByteLines && b instanceof ByteLines) {
+    interned = internByteLines(a, b);
+    indentA = (i) => a.indent(i);
+    indentB = (i) => b.indent(i);
+  } else if (!(a instanceof ByteLines) && !(b instanceof ByteLines)) {
+    interned = internLines(a, b);
+    indentA = (i) => lineIndent(a[i] as string);
+    indentB = (i) => lineIndent(b[i] as string);
+  } else {
+    throw new TypeError('diffLines needs two string arrays or two ByteLines, not a mix');
+  }
   const ctx = createDiffContext(interned.a, interned.b, interned.idCount);
   if ((options.algorithm ?? 'histogram') === 'histogram') histogramDiff(ctx);
   else myersDiff(ctx, 0, a.length, 0, b.length);
   const indent = options.indentHeuristic ?? true;
-  const sideA = { ids: ctx.a, changed: ctx.changedA, lines: a };
-  const sideB = { ids: ctx.b, changed: ctx.changedB, lines: b };
+  const sideA = { ids: ctx.a, changed: ctx.changedA, indentOf: indentA };
+  const sideB = { ids: ctx.b, changed: ctx.changedB, indentOf: indentB };
   compactChanges(sideA, sideB, indent);
   compactChanges(sideB, sideA, indent);
   return collectChanges(ctx.changedA, a.length, ctx.changedB, b.length);

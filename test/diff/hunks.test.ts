@@ -1,13 +1,20 @@
 import { applyPatch, formatPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
 import { buildHunks, countHunkLines, formatHunkHeader, type DiffHunk } from '../../server/diff/hunks.js';
-import { countChanges, diffTextLines } from '../../server/diff/line-diff.js';
+import { ByteLines } from '../../server/diff/byte-lines.js';
+import { countChanges, diffLines, diffTextLines } from '../../server/diff/line-diff.js';
 import { gitDiffPairs, prng, randomEdit, randomText } from './git-oracle.js';
 import { codeLikeCorpus } from './corpus.js';
 
+/** Diffs through both the string path and the byte path, which must agree. */
 function ourDiff(x: string, y: string, algorithm: 'histogram' | 'myers' = 'histogram', context = 3) {
   const d = diffTextLines(x, y, { algorithm });
   const hunks = buildHunks(d.oldLines, d.newLines, d.changes, context);
+  const a = new ByteLines(Buffer.from(x, 'latin1'), 'latin1');
+  const b = new ByteLines(Buffer.from(y, 'latin1'), 'latin1');
+  const byteChanges = diffLines(a, b, { algorithm });
+  expect(byteChanges).toEqual(d.changes);
+  expect(buildHunks(a, b, byteChanges, context)).toEqual(hunks);
   return { hunks, counts: countChanges(d.changes) };
 }
 

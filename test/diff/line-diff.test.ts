@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffLines, diffTextLines, applyLineChanges, countChanges, type LineChange } from '../../server/diff/line-diff.js';
 import { splitLines } from '../../server/diff/lines.js';
+import { ByteLines } from '../../server/diff/byte-lines.js';
 import { prng, randomEdit, randomText } from './git-oracle.js';
 
 /** Checks an edit script fully: regions ordered, equal lines really equal, applying it to A gives B. */
@@ -71,8 +72,49 @@ describe('diffLines', () => {
     }
   });
 
+  it('stays valid when dense anchors exhaust the histogram work allowance', () => {
+    const a = Array.from({ length: 10000 }, (_, i) => `line ${i}\n`);
+    const b = a.map((l, i) => (i % 2 ? `changed ${i}\n` : l));
+    const changes = diffLines(a, b);
+    expectValidScript(a, b, changes);
+    expect(countChanges(changes)).toEqual({ added: 5000, removed: 5000 });
+  });
+
   it('counts added and removed lines', () => {
     const d = diffTextLines('a\nb\nc\n', 'a\nx\ny\nc\n');
     expect(countChanges(d.changes)).toEqual({ added: 2, removed: 1 });
+  });
+});
+
+describe('ByteLines', () => {
+  it('splits bytes into lines with the same boundaries as splitLines', () => {
+    for (const text of ['', 'a', 'a\n', 'a\nb', 'a\r\nb\r\n', '\n\n', 'é\nü\n€']) {
+      const lines = new ByteLines(new TextEncoder().encode(text));
+      expect(lines.texts(0, lines.length)).toEqual(splitLines(text));
+      expect(lines.length).toBe(splitLines(text).length);
+    }
+  });
+
+  it('decodes non-UTF-8 content one char per byte so it round-trips', () => {
+    const bytes = Uint8Array.from([0x80, 0x9f, 0xff, 0x0a, 0x41]);
+    const lines = new ByteLines(bytes, 'latin1');
+    const texts = lines.texts(0, 2);
+    expect(Uint8Array.from(texts.join(''), (c) => c.charCodeAt(0))).toEqual(bytes);
+  });
+
+  it('diffs byte lines exactly like string lines', () => {
+    const rand = prng(17);
+    const alphabet = ['a', 'b', 'abcd', 'abcdefgh', '', ' x'];
+    for (let t = 0; t < 300; t++) {
+      const x = randomText(rand, alphabet, 50);
+      const y = randomEdit(rand, x, alphabet);
+      const enc = new TextEncoder();
+      const bytes = diffLines(new ByteLines(enc.encode(x)), new ByteLines(enc.encode(y)));
+      expect(bytes).toEqual(diffTextLines(x, y).changes);
+    }
+  });
+
+  it('refuses to mix string and byte lines', () => {
+    expect(() => diffLines(['a\n'], new ByteLines(new Uint8Array()))).toThrow(TypeError);
   });
 });
