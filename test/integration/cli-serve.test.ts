@@ -1,0 +1,92 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TestClient } from '../helpers/client.js';
+
+// Runs the built binary (`npm test` builds first; run `npm run build` before running this file alone).
+const BIN = 'bin/changeset-server.js';
+const run = promisify(execFile);
+
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => {
+      lines.close();
+      resolve(line);
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before printing a line`)));
+  });
+}
+
+function exitCode(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+}
+
+describe('changeset-server serve', () => {
+  let workspace: string;
+  let child: ChildProcess | undefined;
+
+  beforeEach(async () => {
+    workspace = await mkdtemp(join(tmpdir(), 'changeset-server-cli-'));
+  });
+
+  afterEach(async () => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    child = undefined;
+    await rm(workspace, { recursive: true, force: true });
+  });
+
+  it('prints one JSON ready line, serves AHP, and exits 0 on SIGTERM', async () => {
+    child = spawn(process.execPath, [BIN, 'serve', workspace, '--json', '--port', '0', '--state-dir', join(workspace, 'state'), '--auto-turns'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const ready = JSON.parse(await firstLine(child)) as { url: string; sessions: string[] };
+    expect(ready.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(ready.sessions).toEqual([]);
+
+    const client = await TestClient.connect(ready.url);
+    expect((await client.initialize()).protocolVersion).toBe('0.6.0');
+
+    const closed = client.waitForClose();
+    child.kill('SIGTERM');
+    expect(await exitCode(child)).toBe(0);
+    expect((await closed).code).toBe(1001);
+    client.assertValid();
+    expect(stderr).toBe('');
+  });
+
+  it('prints a short human line without --json and exits 0 on SIGINT', async () => {
+    child = spawn(process.execPath, [BIN, 'serve', workspace, '--port=0', '--auto-turns=500'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const line = await firstLine(child);
+    expect(line).toMatch(/^changeset-server listening on ws:\/\/127\.0\.0\.1:\d+\/ /);
+    child.kill('SIGINT');
+    expect(await exitCode(child)).toBe(0);
+  });
+
+  it('rejects an unknown flag with exit code 2 and the usage', async () => {
+    const failure = await run(process.execPath, [BIN, 'serve', '--bogus']).catch((err: { code: number; stderr: string }) => err);
+    expect(failure).toMatchObject({ code: 2 });
+    expect((failure as { stderr: string }).stderr).toContain('unknown option --bogus');
+  });
+
+  it('rejects a bad port with exit code 2', async () => {
+    for (const port of ['70000', 'abc', '-1']) {
+      const failure = await run(process.execPath, [BIN, 'serve', '--port', port]).catch((err: { code: number; stderr: string }) => err);
+      expect(failure).toMatchObject({ code: 2 });
+    }
+  });
+
+  it('rejects a directory that does not exist with exit code 2', async () => {
+    const failure = await run(process.execPath, [BIN, 'serve', join(workspace, 'missing')]).catch((err: { code: number }) => err);
+    expect(failure).toMatchObject({ code: 2 });
+  });
+});
