@@ -1,0 +1,176 @@
+/**
+ * The diff of one file between two versions, as the changeset producers and
+ * the viewer consume it: text hunks with counts, or why there are none
+ * (binary, oversized).
+ */
+import { isUtf8 } from 'node:buffer';
+import { ByteLines, type LineEncoding } from './byte-lines.js';
+import { buildHunks, NO_NEWLINE_MARKER, type DiffHunk } from './hunks.js';
+import { countChanges, diffLines, type DiffAlgorithm } from './line-diff.js';
+
+/** git looks for a NUL byte in this many leading bytes to call a file binary. */
+export const BINARY_SNIFF_BYTES = 8000;
+/** Default size above which a file is not diffed at all. */
+export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+/** Files up to this size are always diffed exactly, never replaced wholesale. */
+export const EXACT_DIFF_BYTES = 1024 * 1024;
+/** Default bound on the lines between the common prefix and suffix of a file above `EXACT_DIFF_BYTES`. */
+export const DEFAULT_MAX_MIDDLE_LINES = 200_000;
+
+/** The diff of one file, shaped like the DeepSeek workspace-changes plugin's `WorkspaceFileDiff`. */
+export type WorkspaceFileDiff = TextFileDiff | BinaryFileDiff | OversizedFileDiff;
+
+/** A file diffed line by line. */
+export interface TextFileDiff {
+  /** Discriminant. */
+  kind: 'text';
+  /** Whether the file exists in the old version. */
+  before: boolean;
+  /** Whether the file exists in the new version. */
+  after: boolean;
+  /** True only when a safety bound replaced the whole file instead of diffing it (never for files up to 1 MiB). */
+  coarse: boolean;
+  /** Lines added; equals `git diff --numstat` unless `coarse`. */
+  added: number;
+  /** Lines removed; equals `git diff --numstat` unless `coarse`. */
+  removed: number;
+  /** Unified hunks with the requested context, in file order. */
+  hunks: DiffHunk[];
+  /** How line bytes were decoded: UTF-8, or one char per byte when either side is not valid UTF-8. */
+  encoding: LineEncoding;
+}
+
+/** A file with a NUL byte near its start on either side; no hunks. */
+export interface BinaryFileDiff {
+  /** Discriminant. */
+  kind: 'binary';
+  /** Whether the file exists in the old version. */
+  before: boolean;
+  /** Whether the file exists in the new version. */
+  after: boolean;
+  /** Old size in bytes, when the file exists in the old version. */
+  beforeSize?: number;
+  /** New size in bytes, when the file exists in the new version. */
+  afterSize?: number;
+}
+
+/** A file larger than the configured limit on either side; no hunks. */
+export interface OversizedFileDiff {
+  /** Discriminant. */
+  kind: 'oversized';
+  /** Whether the file exists in the old version. */
+  before: boolean;
+  /** Whether the file exists in the new version. */
+  after: boolean;
+  /** Old size in bytes, when the file exists in the old version. */
+  beforeSize?: number;
+  /** New size in bytes, when the file exists in the new version. */
+  afterSize?: number;
+  /** The size limit in bytes that was exceeded. */
+  limit: number;
+}
+
+/** Options of `diffFile`. */
+export interface FileDiffOptions {
+  /** Context lines around each change (default 3). */
+  context?: number;
+  /** Sides larger than this many bytes make the result `oversized` (default 8 MiB). */
+  maxBytes?: number;
+  /** Core algorithm (default `histogram`). */
+  algorithm?: DiffAlgorithm;
+  /** For files above 1 MiB only: more changed-region lines than this (both sides together) give a coarse replacement (default 200,000). */
+  maxMiddleLines?: number;
+}
+
+/** Whether content looks binary the way git decides it: a NUL byte in the first 8000 bytes. */
+export function isBinary(content: Uint8Array): boolean {
+  return content.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+}
+
+/** Diffs one file between two versions; `undefined` means the file does not exist on that side. */
+export function diffFile(
+  before: Uint8Array | undefined,
+  after: Uint8Array | undefined,
+  options: FileDiffOptions = {},
+): WorkspaceFileDiff {
+  checkSide('before', before);
+  checkSide('after', after);
+  if (before === undefined && after === undefined) throw new TypeError('diffFile: the file must exist on at least one side');
+  const context = checkCount('context', options.context ?? 3);
+  const maxBytes = checkCount('maxBytes', options.maxBytes ?? DEFAULT_MAX_BYTES);
+  const maxMiddleLines = checkCount('maxMiddleLines', options.maxMiddleLines ?? DEFAULT_MAX_MIDDLE_LINES);
+  const algorithm = options.algorithm ?? 'histogram';
+  if (algorithm !== 'histogram' && algorithm !== 'myers') {
+    throw new TypeError(`diffFile: algorithm must be 'histogram' or 'myers', got ${String(algorithm)}`);
+  }
+
+  const exists = { before: before !== undefined, after: after !== undefined };
+  const sizes = {
+    ...(before !== undefined ? { beforeSize: before.length } : {}),
+    ...(after !== undefined ? { afterSize: after.length } : {}),
+  };
+  if ((before && isBinary(before)) || (after && isBinary(after))) return { kind: 'binary', ...exists, ...sizes };
+  if ((before?.length ?? 0) > maxBytes || (after?.length ?? 0) > maxBytes) {
+    return { kind: 'oversized', ...exists, ...sizes, limit: maxBytes };
+  }
+
+  const oldBytes = before ?? new Uint8Array(0);
+  const newBytes = after ?? new Uint8Array(0);
+  const encoding: LineEncoding = isUtf8(oldBytes) && isUtf8(newBytes) ? 'utf-8' : 'latin1';
+  const oldLines = new ByteLines(oldBytes, encoding);
+  const newLines = new ByteLines(newBytes, encoding);
+
+  const large = Math.max(oldBytes.length, newBytes.length) > EXACT_DIFF_BYTES;
+  if (large && middleLineCount(oldLines, newLines) > maxMiddleLines) {
+    return { kind: 'text', ...exists, coarse: true, ...coarseReplacement(oldLines, newLines), encoding };
+  }
+  const changes = diffLines(oldLines, newLines, { algorithm });
+  const { added, removed } = countChanges(changes);
+  return { kind: 'text', ...exists, coarse: false, added, removed, hunks: buildHunks(oldLines, newLines, changes, context), encoding };
+}
+
+function checkSide(name: string, value: unknown): void {
+  if (value !== undefined && !(value instanceof Uint8Array)) {
+    throw new TypeError(`diffFile: ${name} must be a Uint8Array or undefined`);
+  }
+}
+
+function checkCount(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`diffFile: ${name} must be a non-negative integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Lines left on both sides after removing the common leading and trailing lines (compared as bytes). */
+function middleLineCount(a: ByteLines, b: ByteLines): number {
+  const same = (i: number, j: number): boolean => {
+    const s1 = a.starts[i] as number;
+    const s2 = b.starts[j] as number;
+    const n = (a.starts[i + 1] as number) - s1;
+    if ((b.starts[j + 1] as number) - s2 !== n) return false;
+    for (let k = 0; k < n; k++) if (a.bytes[s1 + k] !== b.bytes[s2 + k]) return false;
+    return true;
+  };
+  const lim = Math.min(a.length, b.length);
+  let pre = 0;
+  while (pre < lim && same(pre, pre)) pre++;
+  let suf = 0;
+  while (suf < lim - pre && same(a.length - 1 - suf, b.length - 1 - suf)) suf++;
+  return a.length + b.length - 2 * (pre + suf);
+}
+
+/** One hunk replacing every old line with every new line. */
+function coarseReplacement(a: ByteLines, b: ByteLines): { added: number; removed: number; hunks: DiffHunk[] } {
+  const lines: string[] = [];
+  const push = (prefix: string, texts: string[]): void => {
+    for (const t of texts) {
+      if (t.endsWith('\n')) lines.push(prefix + t.slice(0, -1));
+      else lines.push(prefix + t, NO_NEWLINE_MARKER);
+    }
+  };
+  push('-', a.texts(0, a.length));
+  push('+', b.texts(0, b.length));
+  const hunks = a.length + b.length === 0 ? [] : [{ oldStart: 1, oldLines: a.length, newStart: 1, newLines: b.length, lines }];
+  return { added: b.length, removed: a.length, hunks };
+}
