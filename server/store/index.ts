@@ -10,10 +10,17 @@ import { initShadowRepo, lockShadowRepo, shadowTmpDir, type ShadowLock } from '.
 import { ShadowStore } from './shadow-store.js';
 import { defaultStateDir, workspaceLayout, type WorkspaceLayout } from './state-dir.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
+import { TreeReader, type TreeEntry } from './tree.js';
+import { diffTrees, type TreeChange } from './tree-diff.js';
 import { findWorkspaceGitDir, objectDirsWithAlternates, primaryObjectsDir } from './workspace-repo.js';
 
 export { defaultStateDir } from './state-dir.js';
 export type { ObjectStore, ObjectType, StoredObject } from './types.js';
+export type { TreeEntry, NewTreeEntry } from './tree.js';
+export type { TreeChange, TreeChangeSide } from './tree-diff.js';
+export { parseTree, serializeTree, TreeReader } from './tree.js';
+export { diffTrees } from './tree-diff.js';
+export * from './errors.js';
 
 /** Options of {@link openWorkspaceStore}. */
 export interface OpenWorkspaceStoreOptions {
@@ -51,6 +58,10 @@ export interface WorkspaceStore extends ObjectStore {
   readonly gitDir: string | undefined;
   /** Paths of this store on disk. */
   readonly layout: WorkspaceLayout;
+  /** Parsed entries of a tree, in git order (cached). */
+  readTree(oid: string): Promise<readonly TreeEntry[]>;
+  /** Changed paths between two trees (undefined = empty tree), sorted by path; see {@link diffTrees}. */
+  diffTrees(treeA: string | undefined, treeB: string | undefined): Promise<TreeChange[]>;
   /** Flushes buffered objects and releases the store's lock. */
   close(): Promise<void>;
 }
@@ -112,6 +123,8 @@ async function recordWorkspace(layout: WorkspaceLayout, record: WorkspaceRecord)
 }
 
 class OpenStore implements WorkspaceStore {
+  private readonly trees: TreeReader;
+
   constructor(
     readonly workspaceDir: string,
     readonly gitDir: string | undefined,
@@ -119,7 +132,17 @@ class OpenStore implements WorkspaceStore {
     private readonly objects: ShadowStore,
     private readonly lock: ShadowLock,
     readonly budgetBytes: number,
-  ) {}
+  ) {
+    this.trees = new TreeReader(objects);
+  }
+
+  readTree(oid: string): Promise<readonly TreeEntry[]> {
+    return this.trees.read(oid);
+  }
+
+  diffTrees(treeA: string | undefined, treeB: string | undefined): Promise<TreeChange[]> {
+    return diffTrees(this.trees, treeA, treeB);
+  }
 
   writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
     return this.objects.writeObject(type, content);

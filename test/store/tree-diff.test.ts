@@ -1,0 +1,131 @@
+import { mkdir, rm, symlink, writeFile, chmod } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
+import { parseTree, serializeTree, TreeReader } from '../../server/store/tree.js';
+import { diffTrees, type TreeChange } from '../../server/store/tree-diff.js';
+import { git, gitBytes, initRepo, tempDir } from './git-fixture.js';
+
+/** `git diff-tree -r` as TreeChange[], the oracle. */
+function gitDiffTree(cwd: string, a: string, b: string): TreeChange[] {
+  const out = gitBytes(cwd, ['diff-tree', '-r', '-z', '--no-renames', a, b]).toString('utf8');
+  const parts = out.split('\0').filter((p) => p !== '');
+  const changes: TreeChange[] = [];
+  for (let i = 0; i < parts.length; i += 2) {
+    const [srcMode, dstMode, srcOid, dstOid] = parts[i]!.slice(1).split(' ');
+    const change: TreeChange = { path: parts[i + 1]! };
+    if (srcMode !== '000000') change.before = { oid: srcOid!, mode: srcMode! };
+    if (dstMode !== '000000') change.after = { oid: dstOid!, mode: dstMode! };
+    changes.push(change);
+  }
+  return changes;
+}
+
+describe('tree parsing and tree diff', () => {
+  let root: { path: string; cleanup: () => Promise<void> };
+  let ws: string;
+  let store: WorkspaceStore | undefined;
+
+  beforeEach(async () => {
+    root = await tempDir();
+    ws = join(root.path, 'ws');
+    await mkdir(ws);
+  });
+
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await root.cleanup();
+  });
+
+  it('parses trees like git ls-tree and serialises them like git mktree', async () => {
+    initRepo(ws, { 'b.txt': 'b\n', 'a-b': 'x\n', 'a/inner.txt': 'i\n', 'a.txt': 'y\n', 'ünï.txt': 'u\n' });
+    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
+    const tree = git(ws, ['rev-parse', 'HEAD^{tree}']).trim();
+    const entries = parseTree((await store.readObject(tree)).content);
+    const lsTree = git(ws, ['-c', 'core.quotepath=false', 'ls-tree', tree]).trim().split('\n');
+    expect(entries.map((e) => `${e.mode} ${e.kind} ${e.oid}\t${e.name}`)).toEqual(lsTree);
+    const rebuilt = serializeTree([...entries].reverse());
+    expect(Buffer.from((await store.readObject(tree)).content).equals(rebuilt)).toBe(true);
+  });
+
+  it('matches git diff-tree -r for adds, deletes, edits, mode and type changes, symlinks and gitlinks', async () => {
+    initRepo(ws, {
+      'keep.txt': 'same\n',
+      'edit.txt': 'old\n',
+      'gone.txt': 'bye\n',
+      'becomes-dir': 'file first\n',
+      'dir-becomes-file/x.txt': 'x\n',
+      'deep/a/b/c.txt': 'c\n',
+      'deep/a/b/unchanged.txt': 'u\n',
+      'a-b': '1\n',
+      'a.txt': '2\n',
+      'a/z.txt': '3\n',
+      'exec.sh': 'echo\n',
+      'space name.txt': 'sp\n',
+    });
+    await symlink('keep.txt', join(ws, 'link'));
+    git(ws, ['add', '-A']);
+    git(ws, ['update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},sub`]);
+    git(ws, ['commit', '-q', '-m', 'before']);
+    const before = git(ws, ['rev-parse', 'HEAD^{tree}']).trim();
+
+    await writeFile(join(ws, 'edit.txt'), 'new\n');
+    await rm(join(ws, 'gone.txt'));
+    await rm(join(ws, 'becomes-dir'));
+    await mkdir(join(ws, 'becomes-dir'));
+    await writeFile(join(ws, 'becomes-dir', 'inside.txt'), 'now a dir\n');
+    await rm(join(ws, 'dir-becomes-file'), { recursive: true });
+    await writeFile(join(ws, 'dir-becomes-file'), 'now a file\n');
+    await writeFile(join(ws, 'deep/a/b/c.txt'), 'c2\n');
+    await writeFile(join(ws, 'new.txt'), 'added\n');
+    await writeFile(join(ws, 'a/new.txt'), 'added in a\n');
+    await chmod(join(ws, 'exec.sh'), 0o755);
+    await rm(join(ws, 'link'));
+    await writeFile(join(ws, 'link'), 'link became a file\n');
+    git(ws, ['add', '-A']);
+    git(ws, ['update-index', '--add', '--cacheinfo', `160000,${'2'.repeat(40)},sub`]);
+    git(ws, ['commit', '-q', '-m', 'after']);
+    const after = git(ws, ['rev-parse', 'HEAD^{tree}']).trim();
+
+    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
+    const expected = gitDiffTree(ws, before, after);
+    expect(expected.length).toBeGreaterThan(10);
+    expect(await diffTrees(store, before, after)).toEqual(expected);
+    expect(await diffTrees(store, after, before)).toEqual(gitDiffTree(ws, after, before));
+    expect(await diffTrees(store, before, before)).toEqual([]);
+    const all = await diffTrees(store, undefined, after);
+    expect(all.every((c) => c.after && !c.before)).toBe(true);
+    expect(all.map((c) => c.path)).toEqual(
+      git(ws, ['-c', 'core.quotepath=false', 'ls-tree', '-r', '--name-only', after]).trim().split('\n'),
+    );
+  });
+
+  it('diffs trees written to the shadow store and reuses a TreeReader cache', async () => {
+    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
+    const blob = (s: string) => store!.writeObject('blob', Buffer.from(s));
+    const dir = async (files: Record<string, string>) =>
+      store!.writeObject(
+        'tree',
+        serializeTree(await Promise.all(Object.entries(files).map(async ([name, c]) => ({ mode: '100644', name, oid: await blob(c) })))),
+      );
+    const sub1 = await dir({ 'x.txt': 'x1', 'y.txt': 'y' });
+    const sub2 = await dir({ 'x.txt': 'x2', 'y.txt': 'y' });
+    const t1 = await store.writeObject('tree', serializeTree([{ mode: '040000', name: 'sub', oid: sub1 }]));
+    const t2 = await store.writeObject('tree', serializeTree([{ mode: '040000', name: 'sub', oid: sub2 }]));
+    const reader = new TreeReader(store);
+    const changes = await diffTrees(reader, t1, t2);
+    expect(changes).toEqual([
+      { path: 'sub/x.txt', before: { oid: await blob('x1'), mode: '100644' }, after: { oid: await blob('x2'), mode: '100644' } },
+    ]);
+    await store.flush();
+    expect(gitDiffTree(store.layout.shadowDir, t1, t2)).toEqual(changes);
+  });
+
+  it('rejects ids that are not trees', async () => {
+    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
+    const blob = await store.writeObject('blob', Buffer.from('not a tree'));
+    await expect(diffTrees(store, blob, undefined)).rejects.toThrow(/not a tree/);
+    await expect(diffTrees(store, 'nope', undefined)).rejects.toThrow(/treeA must be 40 lowercase hex/);
+  });
+});
