@@ -4,12 +4,13 @@
  * (binary, oversized).
  */
 import { isUtf8 } from 'node:buffer';
+import { isBinary } from './binary.js';
 import { ByteLines, type LineEncoding } from './byte-lines.js';
 import { buildHunks, NO_NEWLINE_MARKER, type DiffHunk } from './hunks.js';
 import { countChanges, diffLines, type DiffAlgorithm } from './line-diff.js';
 
-/** git looks for a NUL byte in this many leading bytes to call a file binary. */
-export const BINARY_SNIFF_BYTES = 8000;
+export { BINARY_SNIFF_BYTES, isBinary } from './binary.js';
+
 /** Default size above which a file is not diffed at all. */
 export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 /** Files up to this size are always diffed exactly, never replaced wholesale. */
@@ -80,11 +81,6 @@ export interface FileDiffOptions {
   algorithm?: DiffAlgorithm;
   /** For files above 1 MiB only: more changed-region lines than this (both sides together) give a coarse replacement (default 200,000). */
   maxMiddleLines?: number;
-}
-
-/** Whether content looks binary the way git decides it: a NUL byte in the first 8000 bytes. */
-export function isBinary(content: Uint8Array): boolean {
-  return content.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
 /** Diffs one file between two versions; `undefined` means the file does not exist on that side. */
