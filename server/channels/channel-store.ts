@@ -105,8 +105,10 @@ export class ChannelStore {
    * `serverSeq`, records the envelope for replay and sends it to every
    * subscriber. Server-originated actions carry no `origin`.
    * Throws (changing nothing) if the channel does not exist or the reducer throws.
+   * `firstRecipient` (the dispatching client's connection) gets the
+   * envelope before the other subscribers, shortening its echo latency.
    */
-  dispatch(uri: URI, action: StateAction, origin?: ActionOrigin): ActionEnvelope {
+  dispatch(uri: URI, action: StateAction, origin?: ActionOrigin, firstRecipient?: ChannelSubscriber): ActionEnvelope {
     const channel = this.channels.get(uri);
     if (!channel) throw new Error(`no such channel: ${uri}`);
     const next = reduce(channel.kind, channel.state, action);
@@ -116,7 +118,7 @@ export class ChannelStore {
       ? { channel: uri, action, serverSeq: this.seq, origin }
       : ({ channel: uri, action, serverSeq: this.seq } as ActionEnvelope);
     this.log.append(envelope);
-    this.fanOut(channel, envelope);
+    this.fanOut(channel, envelope, firstRecipient);
     for (const listener of this.listeners) listener(envelope, channel.kind);
     return envelope;
   }
@@ -224,11 +226,13 @@ export class ChannelStore {
     return () => this.listeners.delete(listener);
   }
 
-  private fanOut(channel: Channel, envelope: ActionEnvelope): void {
+  private fanOut(channel: Channel, envelope: ActionEnvelope, first: ChannelSubscriber | undefined): void {
     if (channel.subscribers.size === 0) return;
     // Serialized once; every subscriber gets the same string.
     const frame = notificationFrame('action', envelope);
-    for (const subscriber of channel.subscribers) subscriber.sendFrame(frame);
+    const leader = first && channel.subscribers.has(first) ? first : undefined;
+    if (leader) leader.sendFrame(frame);
+    for (const subscriber of channel.subscribers) if (subscriber !== leader) subscriber.sendFrame(frame);
   }
 }
 

@@ -37,7 +37,7 @@ export function dispatchAction(params: unknown, ctx: MethodContext): void {
     return;
   }
   try {
-    store.dispatch(channel, action as StateAction, origin);
+    store.dispatch(channel, action as StateAction, origin, connection);
   } catch (err) {
     reject(`action could not be applied: ${err instanceof Error ? err.message : String(err)}`);
   }
