@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import { diffTrees, type TreeChange, type TreeChangeSide } from '../store/tree-diff.js';
+import type { TreeReader } from '../store/tree.js';
+import type { ObjectStore } from '../store/types.js';
+import { classify, type BlobRef, type FileChange, type GitMode } from './file-change.js';
+
+/** A recorded state of one working directory: its tree and its nested repositories' trees. */
+export interface RootTrees {
+  /** Tree id of the working directory. */
+  tree: string;
+  /** Nested repositories, by path relative to the working directory. */
+  nested: { path: string; tree: string }[];
+}
+
+/** Where one working directory's objects are read. */
+export interface RootSource {
+  /** Absolute path of the working directory. */
+  dir: string;
+  store: ObjectStore;
+  reader: TreeReader;
+}
+
+/**
+ * Every file that differs between two recorded states of the session's
+ * working directories. Changes inside nested repositories are listed with
+ * their full path instead of the gitlink that git alone would show.
+ */
+export async function collectTreeChanges(
+  roots: readonly RootSource[],
+  before: readonly (RootTrees | undefined)[],
+  after: readonly (RootTrees | undefined)[],
+): Promise<FileChange[]> {
+  const out: FileChange[] = [];
+  for (let i = 0; i < roots.length; i++) {
+    const root = roots[i]!;
+    const a = before[i];
+    const b = after[i];
+    const nestedA = new Map((a?.nested ?? []).map((n) => [n.path, n.tree]));
+    const nestedB = new Map((b?.nested ?? []).map((n) => [n.path, n.tree]));
+    const nestedPaths = new Set([...nestedA.keys(), ...nestedB.keys()]);
+    const inBoth = [...nestedPaths].filter((p) => nestedA.has(p) && nestedB.has(p));
+    const covered = (path: string): boolean =>
+      nestedPaths.has(path) || inBoth.some((n) => path.startsWith(`${n}/`));
+
+    for (const change of await diffTrees(root.reader, a?.tree, b?.tree)) {
+      if (covered(change.path)) continue;
+      push(out, i, root, change, '');
+    }
+    for (const path of [...nestedPaths].sort()) {
+      const ta = nestedA.get(path);
+      const tb = nestedB.get(path);
+      if (ta === tb) continue;
+      for (const change of await diffTrees(root.reader, ta, tb)) push(out, i, root, change, `${path}/`);
+    }
+  }
+  return out;
+}
+
+function push(out: FileChange[], rootIndex: number, root: RootSource, change: TreeChange, prefix: string): void {
+  const before = side(change.before, root.store);
+  const after = side(change.after, root.store);
+  const kind = classify(before, after);
+  if (!kind) return;
+  const path = prefix + change.path;
+  const fc: FileChange = { kind, root: rootIndex, path, absPath: join(root.dir, path) };
+  if (before) fc.before = before;
+  if (after) fc.after = after;
+  out.push(fc);
+}
+
+function side(s: TreeChangeSide | undefined, store: ObjectStore): BlobRef | undefined {
+  return s ? { oid: s.oid, mode: s.mode as GitMode, store } : undefined;
+}

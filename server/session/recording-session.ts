@@ -1,0 +1,492 @@
+import { EventEmitter } from 'node:events';
+import { tmpdir } from 'node:os';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { chatUri as toChatUri, sessionUri as toSessionUri, type ChatState, type SessionState, type StateAction } from '../../protocol/index.js';
+import type { ChannelStore } from '../channels/index.js';
+import { captureFile, DEFAULT_CAPTURE_MAX_BYTES } from '../changes/capture.js';
+import { countChanges, recordChangeEntries } from '../changes/change-entries.js';
+import { collectTreeChanges, type RootSource, type RootTrees } from '../changes/collect-changes.js';
+import { classify, type FileChange } from '../changes/file-change.js';
+import { statsOf, type FileStats } from '../changes/file-stats.js';
+import { detectRenames } from '../changes/renames.js';
+import { lookupPath } from '../changes/tree-lookup.js';
+import { similarity } from '../diff/similarity.js';
+import { TreeReader } from '../store/tree.js';
+import { displayPath } from './display-path.js';
+import { SerialQueue } from './serial-queue.js';
+import { chatSummaryOf, initialChatState, initialSessionState } from './session-state.js';
+import type { CaptureRecord, TurnEndState, TurnRecord } from './turn-record.js';
+import { DEFAULT_MAX_FILES, summarizeTurn, type ChangedFileSummary, type TurnSummary } from './turn-summary.js';
+import { ulid } from './ulid.js';
+import { WorkspaceRoot } from './workspace-root.js';
+
+/** How to create a recording session. */
+export interface RecordingSessionOptions {
+  /** Session id (the path of `ahp-session:/<id>`); a ULID when omitted. */
+  id?: string;
+  /** Working directories, the first being the session's default. */
+  workingDirectories: readonly string[];
+  /** State directory holding the stores. */
+  stateDir: string;
+  /** The channel store the session's state lives in. */
+  channels: ChannelStore;
+  /** Session title; the first directory's name by default. */
+  title?: string;
+  /** Most files listed in a turn summary (default 500). */
+  maxFiles?: number;
+  /** Captured files above this size are listed as oversized (default 2 MiB). */
+  captureMaxBytes?: number;
+  /** Extra exclude patterns for snapshots. */
+  extraExcludes?: readonly string[];
+  /** Built-in excludes for non-repository workspaces. */
+  builtinExcludes?: boolean | readonly string[];
+  /** Called with snapshot progress during long walks. */
+  onProgress?: (done: number, total?: number) => void;
+}
+
+/** Options of {@link RecordingSession.startTurn}. */
+export interface StartTurnOptions {
+  /** Turn id; a ULID when omitted. Must be unique within the session. */
+  id?: string;
+  /** The prompt or description of the turn. */
+  message?: string;
+}
+
+/** Options of {@link RecordingSession.endTurn}. */
+export interface EndTurnOptions {
+  /** How the turn ended (default `complete`). */
+  state?: TurnEndState;
+  /** Error text for `state: 'error'`. */
+  error?: string;
+}
+
+/** Errors a harness can act on; `code` maps onto JSON-RPC error codes. */
+export class SessionError extends Error {
+  constructor(
+    readonly code: 'invalid' | 'not-found' | 'conflict',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A handle on the active turn. */
+export interface TurnHandle {
+  readonly id: string;
+  /** Captures the named paths before a tool edits them; resolves with the paths captured. */
+  beforeEdit(paths: readonly string[], opts?: { tool?: string }): Promise<string[]>;
+  /** Ends the turn and resolves with its summary. */
+  end(opts?: EndTurnOptions): Promise<TurnSummary>;
+}
+
+/** Events a recording session emits. */
+export interface RecordingSessionEvents {
+  /** A turn ended and its record is complete. */
+  turnEnded: [TurnRecord];
+  /** The session was disposed. */
+  disposed: [];
+  /** A step failed and was abandoned; the session goes on. */
+  warning: [string];
+}
+
+/**
+ * One recorded session over one or more working directories: a serial queue
+ * of turns (baseline snapshot, captures, end snapshot, summary), its session
+ * and chat channels, and the trees everything else is derived from.
+ */
+export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
+  readonly uri: string;
+  readonly chatUri: string;
+  readonly createdAt: string;
+  /** Trees of every working directory when the session began. */
+  startTrees: RootTrees[] = [];
+  /** Turns in order, ended and active. */
+  readonly turns: TurnRecord[] = [];
+  private active: TurnRecord | undefined;
+  private readonly queue = new SerialQueue();
+  private readonly statsCache = new Map<string, FileStats>();
+  private disposed = false;
+
+  private constructor(
+    readonly id: string,
+    readonly roots: readonly WorkspaceRoot[],
+    readonly sources: readonly RootSource[],
+    private readonly opts: RecordingSessionOptions,
+  ) {
+    super();
+    this.uri = toSessionUri(id);
+    this.chatUri = toChatUri(id);
+    this.createdAt = new Date().toISOString();
+  }
+
+  /** Opens the stores, publishes the session's channels and records the starting state. */
+  static async create(opts: RecordingSessionOptions): Promise<RecordingSession> {
+    if (opts.workingDirectories.length === 0) throw new SessionError('invalid', 'a session needs at least one working directory');
+    const id = opts.id ?? ulid();
+    const roots: WorkspaceRoot[] = [];
+    try {
+      for (const dir of opts.workingDirectories) {
+        roots.push(await WorkspaceRoot.open({ dir, stateDir: opts.stateDir, ...snapshotOptions(opts) }));
+      }
+    } catch (error) {
+      await Promise.allSettled(roots.map((r) => r.close()));
+      throw error;
+    }
+    const sources = roots.map((r) => ({ dir: r.dir, store: r.store, reader: new TreeReader(r.store) }));
+    const session = new RecordingSession(id, roots, sources, opts);
+    const init = {
+      sessionUri: session.uri,
+      chatUri: session.chatUri,
+      title: opts.title ?? (basename(roots[0]!.dir) || roots[0]!.dir),
+      workingDirectories: roots.map((r) => r.dir),
+      createdAt: session.createdAt,
+    };
+    opts.channels.createChannel(session.uri, 'session', initialSessionState(init));
+    opts.channels.createChannel(session.chatUri, 'chat', initialChatState(init));
+    try {
+      session.startTrees = await session.snapshotAll();
+    } catch (error) {
+      session.dispatchSession({ type: 'session/creationFailed', error: { errorType: 'SnapshotFailed', message: (error as Error).message } });
+      await session.dispose();
+      throw error;
+    }
+    session.dispatchSession({ type: 'session/ready' });
+    return session;
+  }
+
+  /** The working directories, as real paths. */
+  get workingDirectories(): string[] {
+    return this.roots.map((r) => r.dir);
+  }
+
+  /** The active turn's id, if one is being recorded. */
+  get activeTurnId(): string | undefined {
+    return this.active?.id;
+  }
+
+  get sessionState(): SessionState {
+    return this.opts.channels.getState(this.uri) as SessionState;
+  }
+
+  get chatState(): ChatState {
+    return this.opts.channels.getState(this.chatUri) as ChatState;
+  }
+
+  /** The recorded turn with this id (ended or active). */
+  turn(id: string): TurnRecord | undefined {
+    return this.turns.find((t) => t.id === id);
+  }
+
+  /**
+   * Starts a turn once its baseline snapshot is recorded. A turn still
+   * active is first ended as cancelled.
+   */
+  startTurn(opts: StartTurnOptions = {}): Promise<TurnHandle> {
+    this.assertLive();
+    if (opts.id !== undefined && (typeof opts.id !== 'string' || opts.id.length === 0)) {
+      return Promise.reject(new SessionError('invalid', 'turnId must be a non-empty string'));
+    }
+    return this.queue.run(async () => {
+      if (this.active) await this.finishTurn(this.active, { state: 'cancelled' });
+      const id = opts.id ?? ulid();
+      if (this.turn(id)) throw new SessionError('conflict', `turn "${id}" already exists in this session`);
+      const record: TurnRecord = {
+        id,
+        index: this.turns.length + 1,
+        startedAt: new Date().toISOString(),
+        before: await this.snapshotAll(),
+        captures: new Map(),
+        tools: new Map(),
+      };
+      if (opts.message !== undefined) record.message = opts.message;
+      this.turns.push(record);
+      this.active = record;
+      this.dispatchChat({
+        type: 'chat/turnStarted',
+        turnId: id,
+        startedAt: record.startedAt,
+        message: { text: opts.message ?? '', origin: { kind: 'user' } },
+      });
+      this.syncChatSummary();
+      return this.handle(id);
+    });
+  }
+
+  /** Captures paths before a tool edits them (see {@link TurnHandle.beforeEdit}). */
+  beforeEdit(turnId: string, paths: readonly string[], opts: { tool?: string } = {}): Promise<string[]> {
+    this.assertLive();
+    const invalid = validatePaths(paths);
+    if (invalid) return Promise.reject(new SessionError('invalid', invalid));
+    return this.queue.run(async () => {
+      const turn = this.requireActive(turnId);
+      const captured: string[] = [];
+      for (const p of paths) {
+        const absPath = this.resolvePath(p);
+        if (opts.tool) turn.tools.set(absPath, opts.tool);
+        if (this.isExcludedTemp(absPath)) continue;
+        if (!turn.captures.has(absPath)) {
+          const root = this.rootIndexOf(absPath);
+          const store = this.roots[Math.max(root, 0)]!.store;
+          const before = await captureFile(absPath, store, this.opts.captureMaxBytes ?? DEFAULT_CAPTURE_MAX_BYTES);
+          turn.captures.set(absPath, { absPath, root, before });
+        }
+        captured.push(absPath);
+      }
+      await Promise.all(this.roots.map((r) => r.store.flush()));
+      return captured;
+    });
+  }
+
+  /** Ends the active turn (see {@link TurnHandle.end}). */
+  endTurn(turnId: string, opts: EndTurnOptions = {}): Promise<TurnSummary> {
+    this.assertLive();
+    if (opts.state !== undefined && !['complete', 'cancelled', 'error'].includes(opts.state)) {
+      return Promise.reject(new SessionError('invalid', `state must be complete, cancelled or error, got ${JSON.stringify(opts.state)}`));
+    }
+    return this.queue.run(async () => this.finishTurn(this.requireActive(turnId), opts));
+  }
+
+  /** Snapshots every working directory now (queued behind turns). */
+  currentTrees(): Promise<RootTrees[]> {
+    return this.queue.run(() => this.snapshotAll());
+  }
+
+  /** Runs a task in the session's serial queue, after every turn step queued before it. */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    return this.queue.run(task);
+  }
+
+  /** The file changes between two recorded states, with renames paired. */
+  async changesBetween(before: readonly (RootTrees | undefined)[], after: readonly (RootTrees | undefined)[]): Promise<FileChange[]> {
+    const changes = await collectTreeChanges(this.sources, before, after);
+    return detectRenames(changes, { similarity });
+  }
+
+  /** Line counts of a change, cached by content. */
+  stats(change: FileChange): Promise<FileStats> {
+    return statsOf(change, this.statsCache);
+  }
+
+  /** The label a reviewer sees for a changed file. */
+  display(change: { absPath: string; root: number; path: string }): string {
+    if (this.roots.length > 1 && change.root >= 0) {
+      return `${basename(this.roots[change.root]!.dir)}/${change.path}`;
+    }
+    const first = this.roots[0]!;
+    return displayPath(change.absPath, {
+      workingDirectory: first.dir,
+      ...(first.repository ? { repositoryRoot: first.repository.workTree } : {}),
+    });
+  }
+
+  /** Ends an active turn as cancelled, closes the stores and removes the session's channels. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    await this.queue
+      .run(async () => {
+        if (this.active) await this.finishTurn(this.active, { state: 'cancelled' });
+      })
+      .catch((error: unknown) => this.emit('warning', `ending the active turn failed: ${(error as Error).message}`));
+    this.disposed = true;
+    await Promise.allSettled(this.roots.map((r) => r.close()));
+    this.opts.channels.removeChannel(this.chatUri);
+    this.opts.channels.removeChannel(this.uri);
+    this.emit('disposed');
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  private handle(id: string): TurnHandle {
+    return {
+      id,
+      beforeEdit: (paths, opts) => this.beforeEdit(id, paths, opts),
+      end: (opts) => this.endTurn(id, opts),
+    };
+  }
+
+  private async finishTurn(turn: TurnRecord, opts: EndTurnOptions): Promise<TurnSummary> {
+    const state = opts.state ?? 'complete';
+    this.active = undefined;
+    const durationMs = Math.max(0, Date.now() - Date.parse(turn.startedAt));
+    turn.durationMs = durationMs;
+    turn.state = state;
+    if (opts.error) turn.error = opts.error;
+    try {
+      turn.after = await this.snapshotAll();
+      for (const capture of turn.captures.values()) {
+        const store = this.roots[Math.max(capture.root, 0)]!.store;
+        capture.after = await captureFile(capture.absPath, store, this.opts.captureMaxBytes ?? DEFAULT_CAPTURE_MAX_BYTES);
+      }
+      await Promise.all(this.roots.map((r) => r.store.flush()));
+      const changes = await this.turnChanges(turn);
+      turn.summary = await this.summarize(turn, changes);
+      turn.entries = await recordChangeEntries(changes, {
+        turnId: turn.id,
+        pathRoots: this.roots.map((r) => r.repository?.workTree ?? r.dir),
+        tools: turn.tools,
+      });
+      turn.counts = countChanges(turn.entries);
+    } catch (error) {
+      // The record of this turn is lost, but the session and the next turn go on.
+      const message = `recording turn "${turn.id}" failed: ${(error as Error).message}`;
+      this.emit('warning', message);
+      turn.state = 'error';
+      turn.error = message;
+      turn.summary = summarizeTurn([], { turn: turn.id, cwd: this.roots[0]!.dir });
+    }
+    this.dispatchChatEnd(turn, durationMs);
+    this.syncChatSummary();
+    this.emit('turnEnded', turn);
+    return turn.summary;
+  }
+
+  /** The changes of one ended turn: tree changes plus captured paths the trees do not cover. */
+  async turnChanges(turn: TurnRecord): Promise<FileChange[]> {
+    if (!turn.after) return [];
+    const changes = await collectTreeChanges(this.sources, turn.before, turn.after);
+    for (const capture of turn.captures.values()) {
+      if (await this.coveredBySnapshot(capture, turn)) continue;
+      const kind = classify(capture.before, capture.after);
+      if (!kind) continue;
+      const root = capture.root;
+      const change: FileChange = {
+        kind,
+        root,
+        path: root >= 0 ? toSlash(relative(this.roots[root]!.dir, capture.absPath)) : capture.absPath,
+        absPath: capture.absPath,
+        captured: true,
+      };
+      if (capture.before) change.before = capture.before;
+      if (capture.after) change.after = capture.after;
+      changes.push(change);
+    }
+    return detectRenames(changes, { similarity });
+  }
+
+  private async summarize(turn: TurnRecord, changes: readonly FileChange[]): Promise<TurnSummary> {
+    const files: ChangedFileSummary[] = [];
+    for (const change of changes) {
+      const stats = await this.stats(change);
+      const file: ChangedFileSummary = { path: change.path, display: this.display(change), added: stats.added, deleted: stats.deleted };
+      if (stats.binary) file.binary = true;
+      if (stats.oversized) {
+        file.oversized = true;
+        file.added = 0;
+        file.deleted = 0;
+      }
+      files.push(file);
+    }
+    const summary = summarizeTurn(files, {
+      turn: turn.id,
+      cwd: this.roots[0]!.dir,
+      maxFiles: this.opts.maxFiles ?? DEFAULT_MAX_FILES,
+      snapshot: { before: turn.before[0]!.tree, after: turn.after![0]!.tree },
+    });
+    return summary;
+  }
+
+  private async coveredBySnapshot(capture: CaptureRecord, turn: TurnRecord): Promise<boolean> {
+    if (capture.root < 0) return false;
+    const source = this.sources[capture.root]!;
+    const rel = toSlash(relative(source.dir, capture.absPath));
+    for (const trees of [turn.before[capture.root], turn.after?.[capture.root]]) {
+      if (!trees) continue;
+      const nested = trees.nested.find((n) => rel.startsWith(`${n.path}/`));
+      const hit = nested
+        ? await lookupPath(source.reader, nested.tree, rel.slice(nested.path.length + 1))
+        : await lookupPath(source.reader, trees.tree, rel);
+      if (hit) return true;
+    }
+    return false;
+  }
+
+  private async snapshotAll(): Promise<RootTrees[]> {
+    const out: RootTrees[] = [];
+    for (const root of this.roots) {
+      const result = await root.snapshot(this.opts.onProgress);
+      for (const warning of result.warnings) this.emit('warning', `${warning.path}: ${warning.message}`);
+      out.push({ tree: result.tree, nested: result.nested.map((n) => ({ path: n.path, tree: n.tree })) });
+    }
+    return out;
+  }
+
+  private dispatchChatEnd(turn: TurnRecord, duration: number): void {
+    const meta = turn.summary ? { summary: turn.summary as unknown as Record<string, unknown> } : undefined;
+    const base = { turnId: turn.id, duration, ...(meta ? { _meta: meta } : {}) };
+    if (turn.state === 'error') {
+      this.dispatchChat({ type: 'chat/error', ...base, error: { errorType: 'TurnError', message: turn.error ?? 'The turn ended with an error' } });
+    } else if (turn.state === 'cancelled') {
+      this.dispatchChat({ type: 'chat/turnCancelled', ...base });
+    } else {
+      this.dispatchChat({ type: 'chat/turnComplete', ...base });
+    }
+  }
+
+  private syncChatSummary(): void {
+    this.dispatchSession({ type: 'session/chatUpdated', chat: this.chatUri, changes: chatSummaryOf(this.chatState) });
+  }
+
+  dispatchSession(action: StateAction): void {
+    this.opts.channels.dispatch(this.uri, action);
+  }
+
+  dispatchChat(action: StateAction): void {
+    this.opts.channels.dispatch(this.chatUri, action);
+  }
+
+  private requireActive(turnId: string): TurnRecord {
+    if (typeof turnId !== 'string' || turnId.length === 0) throw new SessionError('invalid', 'turnId must be a non-empty string');
+    if (!this.active) throw new SessionError('invalid', `no turn is active in this session (got turnId "${turnId}")`);
+    if (this.active.id !== turnId) {
+      throw new SessionError('invalid', `turnId "${turnId}" does not match the active turn "${this.active.id}"`);
+    }
+    return this.active;
+  }
+
+  private assertLive(): void {
+    if (this.disposed) throw new SessionError('not-found', `session ${this.id} is disposed`);
+  }
+
+  /** Resolves a harness path: absolute as given, relative to the first working directory. */
+  resolvePath(p: string): string {
+    return isAbsolute(p) ? resolve(p) : resolve(this.roots[0]!.dir, p);
+  }
+
+  /** Index of the working directory containing an absolute path, or -1. */
+  rootIndexOf(absPath: string): number {
+    return this.roots.findIndex((r) => isInside(r.dir, absPath));
+  }
+
+  private isExcludedTemp(absPath: string): boolean {
+    if (this.rootIndexOf(absPath) >= 0) return false;
+    return [tmpdir(), '/tmp'].some((t) => isInside(resolve(t), absPath));
+  }
+}
+
+function snapshotOptions(opts: RecordingSessionOptions) {
+  return {
+    ...(opts.extraExcludes ? { extraExcludes: opts.extraExcludes } : {}),
+    ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
+  };
+}
+
+function validatePaths(paths: unknown): string | undefined {
+  if (!Array.isArray(paths)) return 'paths must be an array of strings';
+  for (let i = 0; i < paths.length; i++) {
+    const p: unknown = paths[i];
+    if (typeof p !== 'string' || p.length === 0) return `paths[${i}] must be a non-empty string`;
+    if (p.includes('\0')) return `paths[${i}] must not contain NUL`;
+  }
+  return undefined;
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+function toSlash(p: string): string {
+  return sep === '/' ? p : p.split(sep).join('/');
+}

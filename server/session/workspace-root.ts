@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
+import { findGitRepository, WorkspaceSnapshotter, type GitRepositoryLocation, type SnapshotResult } from '../snapshot/index.js';
+
+/** Options for opening one working directory of a session. */
+export interface WorkspaceRootOptions {
+  /** Real path of the working directory. */
+  dir: string;
+  /** State directory holding the stores. */
+  stateDir: string;
+  /** Extra exclude patterns (`.gitignore` syntax) for snapshots. */
+  extraExcludes?: readonly string[];
+  /** Built-in excludes for non-repository workspaces: `true` (default), `false`, or a replacement list. */
+  builtinExcludes?: boolean | readonly string[];
+  /** Byte budget of the shadow store. */
+  budgetBytes?: number;
+}
+
+/**
+ * One working directory of a session: its shadow store and its snapshotter.
+ * Snapshots are flushed to the store before they are reported, so a tree id
+ * handed out is always readable after a crash.
+ */
+export class WorkspaceRoot {
+  private progress: ((done: number, total?: number) => void) | undefined;
+
+  private constructor(
+    readonly dir: string,
+    readonly store: WorkspaceStore,
+    readonly snapshotter: WorkspaceSnapshotter,
+    readonly repository: GitRepositoryLocation | undefined,
+  ) {}
+
+  static async open(opts: WorkspaceRootOptions): Promise<WorkspaceRoot> {
+    const store = await openWorkspaceStore({
+      stateDir: opts.stateDir,
+      workspaceDir: opts.dir,
+      ...(opts.budgetBytes !== undefined ? { budgetBytes: opts.budgetBytes } : {}),
+    });
+    try {
+      let root: WorkspaceRoot | undefined;
+      const snapshotter = new WorkspaceSnapshotter({
+        onProgress: (done, total) => root?.progress?.(done, total),
+        root: store.workspaceDir,
+        store,
+        cacheDir: join(store.layout.root, 'stat-cache'),
+        ...(opts.extraExcludes ? { extraExcludes: opts.extraExcludes } : {}),
+        ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
+      });
+      root = new WorkspaceRoot(store.workspaceDir, store, snapshotter, findGitRepository(store.workspaceDir));
+      return root;
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  /** Captures the working directory and makes the new objects durable. */
+  async snapshot(onProgress?: (done: number, total?: number) => void): Promise<SnapshotResult> {
+    this.progress = onProgress;
+    try {
+      const result = await this.snapshotter.snapshot();
+      await this.store.flush();
+      return result;
+    } finally {
+      this.progress = undefined;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}

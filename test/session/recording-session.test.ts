@@ -1,0 +1,90 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChatState } from '../../protocol/index.js';
+import { ChannelStore } from '../../server/channels/index.js';
+import { RecordingSession } from '../../server/session/recording-session.js';
+import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+
+const temp = new TempDirs();
+const sessions: RecordingSession[] = [];
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((s) => s.dispose()));
+  temp.cleanup();
+});
+
+async function open(dirs: string[]): Promise<{ session: RecordingSession; channels: ChannelStore }> {
+  const channels = new ChannelStore();
+  const session = await RecordingSession.create({ workingDirectories: dirs, stateDir: temp.make('state-'), channels });
+  sessions.push(session);
+  return { session, channels };
+}
+
+describe('RecordingSession', () => {
+  it('records a turn: summary, change entries and the chat turn list', async () => {
+    const repo = makeRepo(temp.make(), {
+      'src/a.ts': 'one\ntwo\nthree\n',
+      'src/b.ts': 'keep\n',
+      'old.txt': 'a file that will be renamed\nwith some lines\nof content\n',
+      '.gitignore': 'secret.env\n',
+    });
+    writeFiles(repo, { 'secret.env': 'TOKEN=1\n' });
+    const { session } = await open([repo]);
+
+    const turn = await session.startTurn({ id: 'turn/1 ?é', message: 'Refactor a' });
+    expect(await turn.beforeEdit(['src/a.ts', 'secret.env'], { tool: 'Edit' })).toEqual([join(repo, 'src/a.ts'), join(repo, 'secret.env')]);
+    writeFiles(repo, { 'src/a.ts': 'one\n2\nthree\nfour\n', 'src/new.ts': 'x\n', 'secret.env': 'TOKEN=2\n' });
+    rmSync(join(repo, 'src/b.ts'));
+    writeFileSync(join(repo, 'renamed.txt'), readFileSync(join(repo, 'old.txt')));
+    rmSync(join(repo, 'old.txt'));
+    const summary = await turn.end();
+
+    expect(summary.files.map((f) => [f.display, f.added, f.deleted])).toEqual([
+      ['renamed.txt', 0, 0],
+      ['secret.env', 1, 1],
+      ['src/a.ts', 2, 1],
+      ['src/b.ts', 0, 1],
+      ['src/new.ts', 1, 0],
+    ]);
+    expect(summary.total).toBe(5);
+    expect(summary.added).toBe(4);
+    expect(summary.deleted).toBe(3);
+    expect(summary.snapshot?.before).toMatch(/^[0-9a-f]{40}$/);
+
+    const record = session.turn('turn/1 ?é')!;
+    const byPath = new Map(record.entries!.map((e) => [e.path, e]));
+    expect(byPath.get('src/a.ts')).toMatchObject({ tool: 'Edit', operation: 'modify', modeBefore: '100644', modeAfter: '100644' });
+    expect(byPath.get('src/new.ts')).toMatchObject({ tool: 'shell', operation: 'create' });
+    expect(byPath.get('renamed.txt')).toMatchObject({ operation: 'rename', oldPath: 'old.txt' });
+    expect(byPath.get('secret.env')?.sha256Before).toMatch(/^[0-9a-f]{64}$/);
+    expect(record.counts).toMatchObject({ creates: 1, modifies: 2, deletes: 1, renames: 1 });
+
+    const chat = session.chatState as ChatState;
+    expect(chat.turns.map((t) => [t.id, t.state, t.message.text])).toEqual([['turn/1 ?é', 'complete', 'Refactor a']]);
+  });
+
+  it('records a turn started over an active one as cancelled, and rejects a mismatched turn id', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
+    const { session } = await open([repo]);
+    await session.startTurn({ id: 't1' });
+    writeFiles(repo, { 'a.txt': 'b\n' });
+    await session.startTurn({ id: 't2' });
+    await expect(session.endTurn('t1')).rejects.toThrow(/does not match the active turn "t2"/);
+    await session.endTurn('t2');
+    expect(session.chatState.turns.map((t) => [t.id, t.state])).toEqual([
+      ['t1', 'cancelled'],
+      ['t2', 'complete'],
+    ]);
+    expect(session.turn('t1')!.summary!.files.map((f) => f.display)).toEqual(['a.txt']);
+  });
+
+  it('does not list a path whose content is back to what it was', async () => {
+    const dir = temp.make();
+    writeFiles(dir, { 'a.txt': 'same\n' });
+    const { session } = await open([dir]);
+    const turn = await session.startTurn();
+    writeFiles(dir, { 'a.txt': 'changed\n' });
+    writeFiles(dir, { 'a.txt': 'same\n' });
+    expect((await turn.end()).files).toEqual([]);
+  });
+});
