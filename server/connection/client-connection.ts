@@ -37,6 +37,7 @@ export class ClientConnection implements ChannelSubscriber {
   private readonly rpc: MessageConnection;
   private readonly ctx: MethodContext;
   private handshake: { clientId: string; protocolVersion: string } | undefined;
+  private handshakeClaimed = false;
 
   constructor(private readonly peer: WsPeer, private readonly deps: ConnectionDeps) {
     this.ctx = { connection: this, store: deps.store };
@@ -65,6 +66,16 @@ export class ClientConnection implements ChannelSubscriber {
   /** True until the socket closes. */
   get isOpen(): boolean {
     return this.peer.isOpen;
+  }
+
+  /**
+   * Claims the connection's one `initialize`. False when an `initialize`
+   * already ran or is in flight (handlers may run concurrently).
+   */
+  claimInitialize(): boolean {
+    if (this.handshakeClaimed || this.handshake) return false;
+    this.handshakeClaimed = true;
+    return true;
   }
 
   /** Records a completed handshake. */

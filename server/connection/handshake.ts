@@ -32,7 +32,7 @@ export async function initialize(
   serverInfo: Implementation,
 ): Promise<InitializeResult> {
   const { connection } = ctx;
-  if (connection.isInitialized) throw invalidRequest('"initialize" was already sent on this connection');
+  if (!connection.claimInitialize()) throw invalidRequest('"initialize" was already sent on this connection');
   const version = negotiateVersion(params.protocolVersions);
   if (!version) {
     const data: UnsupportedProtocolVersionErrorData = { supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS] };
