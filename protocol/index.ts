@@ -26,6 +26,7 @@ export * from './chat/commands.js';
 export * from './changeset/state.js';
 export * from './changeset/actions.js';
 export * from './changeset/commands.js';
+export * from './changeset/uris.js';
 
 export {
   validateParams,

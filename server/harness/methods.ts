@@ -1,0 +1,86 @@
+import { AhpErrorCodes } from '../../protocol/index.js';
+import type { ChangesetServer } from '../app.js';
+import { invalidParams, RpcError } from '../connection/errors.js';
+import { SessionError } from '../session/recording-session.js';
+import type { SessionManager } from '../session/session-manager.js';
+import type { TurnSummary } from '../session/turn-summary.js';
+import { checkBeforeEdit, checkTurnEnded, checkTurnStarted, type BeforeEditParams, type TurnEndedParams, type TurnStartedParams } from './params.js';
+
+/** Result of `harness/turnStarted`. */
+export interface TurnStartedResult {
+  /** The turn id (the one given, or one the server picked). */
+  turnId: string;
+  /** The chat channel whose `turns` list the session's turns. */
+  chat: string;
+}
+
+/** Result of `harness/beforeEdit`. */
+export interface BeforeEditResult {
+  /** Absolute paths whose content is now safe (temporary-directory paths outside the workspace are skipped). */
+  captured: string[];
+}
+
+/** Result of `harness/turnEnded`. */
+export interface TurnEndedResult {
+  /** What the turn changed. */
+  summary: TurnSummary;
+}
+
+/** Optional hook run after a turn has ended and before `harness/turnEnded` answers (changesets update there). */
+export type AfterTurnEnded = (sessionUri: string, turnId: string) => Promise<void>;
+
+/**
+ * Registers the harness methods an agent in another process uses to record
+ * turns: `harness/turnStarted`, `harness/beforeEdit`, `harness/turnEnded`.
+ */
+export function registerHarnessMethods(server: ChangesetServer, sessions: SessionManager, afterTurnEnded?: () => AfterTurnEnded | undefined): void {
+  server.registerRequest<TurnStartedParams, TurnStartedResult>(
+    'harness/turnStarted',
+    async (params) => {
+      const session = sessions.require(params.channel);
+      const turn = await mapErrors(() =>
+        session.startTurn({
+          ...(params.turnId !== undefined ? { id: params.turnId } : {}),
+          ...(params.message !== undefined ? { message: params.message } : {}),
+        }),
+      );
+      return { turnId: turn.id, chat: session.chatUri };
+    },
+    { check: checkTurnStarted },
+  );
+
+  server.registerRequest<BeforeEditParams, BeforeEditResult>(
+    'harness/beforeEdit',
+    async (params) => {
+      const session = sessions.require(params.channel);
+      const captured = await mapErrors(() =>
+        session.beforeEdit(params.turnId, params.paths, params.tool !== undefined ? { tool: params.tool } : {}),
+      );
+      return { captured };
+    },
+    { check: checkBeforeEdit },
+  );
+
+  server.registerRequest<TurnEndedParams, TurnEndedResult>(
+    'harness/turnEnded',
+    async (params) => {
+      const session = sessions.require(params.channel);
+      const summary = await mapErrors(() => session.endTurn(params.turnId, params.state !== undefined ? { state: params.state } : {}));
+      await afterTurnEnded?.()?.(session.uri, params.turnId);
+      return { summary };
+    },
+    { check: checkTurnEnded },
+  );
+}
+
+async function mapErrors<T>(task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    if (error instanceof SessionError) {
+      if (error.code === 'not-found') throw new RpcError(AhpErrorCodes.SessionNotFound, error.message);
+      throw invalidParams(error.message);
+    }
+    throw error;
+  }
+}
