@@ -10,6 +10,13 @@ import { initShadowRepo, lockShadowRepo, shadowTmpDir, type ShadowLock } from '.
 import { ShadowStore } from './shadow-store.js';
 import { defaultStateDir, workspaceLayout, type WorkspaceLayout } from './state-dir.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
+import {
+  Checkpoints,
+  type CheckpointInfo,
+  type CheckpointInput,
+  type SessionSummary,
+  type TimeInput,
+} from './checkpoints.js';
 import { TreeReader, type TreeEntry } from './tree.js';
 import { diffTrees, type TreeChange } from './tree-diff.js';
 import { findWorkspaceGitDir, objectDirsWithAlternates, primaryObjectsDir } from './workspace-repo.js';
@@ -21,6 +28,20 @@ export type { TreeChange, TreeChangeSide } from './tree-diff.js';
 export { parseTree, serializeTree, TreeReader } from './tree.js';
 export { diffTrees } from './tree-diff.js';
 export * from './errors.js';
+export type {
+  CheckpointInfo,
+  CheckpointInput,
+  CheckpointKind,
+  CheckpointRoot,
+  CheckpointRootInput,
+  RootLayout,
+  SafetyCheckpointInput,
+  SessionSummary,
+  TimeInput,
+  TurnCheckpointInput,
+  TurnMetadata,
+  TurnState,
+} from './checkpoints.js';
 
 /** Options of {@link openWorkspaceStore}. */
 export interface OpenWorkspaceStoreOptions {
@@ -62,6 +83,18 @@ export interface WorkspaceStore extends ObjectStore {
   readTree(oid: string): Promise<readonly TreeEntry[]>;
   /** Changed paths between two trees (undefined = empty tree), sorted by path; see {@link diffTrees}. */
   diffTrees(treeA: string | undefined, treeB: string | undefined): Promise<TreeChange[]>;
+  /** Writes a turn or safety checkpoint (flushing objects first) and returns it. */
+  writeCheckpoint(input: CheckpointInput): Promise<CheckpointInfo>;
+  /** Every checkpoint of a session, in chain order. */
+  listSessionCheckpoints(sessionId: string): Promise<CheckpointInfo[]>;
+  /** The checkpoint a ref points at, or undefined when the ref does not exist. */
+  readCheckpoint(ref: string): Promise<CheckpointInfo | undefined>;
+  /** The change entries stored with a turn, or undefined. */
+  readChangeEntries(sessionId: string, turnId: string): Promise<unknown>;
+  /** Sessions present in the store, live or ended. */
+  listSessions(): Promise<SessionSummary[]>;
+  /** Marks a session ended, making it eligible for retention. */
+  markSessionEnded(sessionId: string, endedAt?: TimeInput): Promise<void>;
   /** Flushes buffered objects and releases the store's lock. */
   close(): Promise<void>;
 }
@@ -124,6 +157,7 @@ async function recordWorkspace(layout: WorkspaceLayout, record: WorkspaceRecord)
 
 class OpenStore implements WorkspaceStore {
   private readonly trees: TreeReader;
+  private readonly checkpoints: Checkpoints;
 
   constructor(
     readonly workspaceDir: string,
@@ -134,6 +168,31 @@ class OpenStore implements WorkspaceStore {
     readonly budgetBytes: number,
   ) {
     this.trees = new TreeReader(objects);
+    this.checkpoints = new Checkpoints(layout.shadowDir, objects, this.trees);
+  }
+
+  writeCheckpoint(input: CheckpointInput): Promise<CheckpointInfo> {
+    return this.checkpoints.write(input);
+  }
+
+  listSessionCheckpoints(sessionId: string): Promise<CheckpointInfo[]> {
+    return this.checkpoints.list(sessionId);
+  }
+
+  readCheckpoint(ref: string): Promise<CheckpointInfo | undefined> {
+    return this.checkpoints.read(ref);
+  }
+
+  readChangeEntries(sessionId: string, turnId: string): Promise<unknown> {
+    return this.checkpoints.readChangeEntries(sessionId, turnId);
+  }
+
+  listSessions(): Promise<SessionSummary[]> {
+    return this.checkpoints.listSessions();
+  }
+
+  markSessionEnded(sessionId: string, endedAt?: TimeInput): Promise<void> {
+    return this.checkpoints.markEnded(sessionId, endedAt);
   }
 
   readTree(oid: string): Promise<readonly TreeEntry[]> {

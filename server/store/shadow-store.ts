@@ -123,7 +123,7 @@ export class ShadowStore implements ObjectStore {
   }
 
   /** Writes every buffered object as one pack; consolidates packs when there are too many. */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
     this.assertOpen();
     return this.writes.run(async () => {
       await this.flushPending();
@@ -176,7 +176,7 @@ export class ShadowStore implements ObjectStore {
    * Replaces all shadow packs by one holding the objects `keep` accepts (all
    * when `keep` is undefined). Buffered objects are flushed first.
    */
-  rewritePacks(keep?: (oid: string) => boolean): Promise<RewriteResult> {
+  async rewritePacks(keep?: (oid: string) => boolean): Promise<RewriteResult> {
     this.assertOpen();
     return this.writes.run(async () => {
       await this.flushPending();

@@ -1,0 +1,118 @@
+/**
+ * Checkpoint commit messages and ref names. A message is a readable header
+ * line, a blank line, and one trailer line `Changeset-Server: <json>` holding
+ * the metadata (the raw ids, turn data, roots).
+ */
+import { CorruptObjectError } from './errors.js';
+import { encodeRefComponent } from './ref-names.js';
+
+/** Ref namespace holding every session's checkpoints. */
+export const SESSIONS_PREFIX = 'refs/changeset-server/sessions/';
+
+/** The trailer key that carries checkpoint metadata. */
+export const TRAILER_KEY = 'Changeset-Server';
+
+/** How a turn ended. */
+export type TurnState = 'complete' | 'cancelled' | 'error';
+
+/** What a checkpoint records: a turn's start or end, or the state before a destructive operation. */
+export type CheckpointKind = 'start' | 'end' | 'safety';
+
+/** Whether the commit tree is the single root's tree, or a tree with one subtree per root. */
+export type RootLayout = 'single' | 'multi';
+
+/** The JSON trailer of a checkpoint commit (format version 1). */
+export interface CheckpointTrailer {
+  /** Format version. */
+  v: 1;
+  /** Which kind of checkpoint this is. */
+  kind: CheckpointKind;
+  /** The session's raw id. */
+  sessionId: string;
+  /** Position in the session's checkpoint chain, starting at 1. */
+  seq: number;
+  /** When the checkpoint was written (ISO 8601). */
+  createdAt: string;
+  /** Turn number within the session (turn checkpoints). */
+  turnIndex?: number;
+  /** The turn's raw id (turn checkpoints). */
+  turnId?: string;
+  /** The turn's message, e.g. the user prompt (turn checkpoints). */
+  message?: string;
+  /** How the turn ended (end checkpoints). */
+  state?: TurnState;
+  /** When the turn started (ISO 8601). */
+  startedAt?: string;
+  /** When the turn ended (ISO 8601). */
+  endedAt?: string;
+  /** Names of the tools the turn used. */
+  tools?: string[];
+  /** Number of the safety checkpoint within the session (safety checkpoints). */
+  safetyIndex?: number;
+  /** Why the safety checkpoint was taken, e.g. `revert turn 3` (safety checkpoints). */
+  reason?: string;
+  /** Caller-defined JSON about the operation (safety checkpoints). */
+  details?: unknown;
+  /** Tree layout; see {@link RootLayout}. */
+  layout: RootLayout;
+  /** The roots, in order: entry name in a multi-root tree and the directory it snapshots. */
+  roots: { name: string; path?: string }[];
+  /** Id of the change-entries blob stored with this checkpoint, if any. */
+  entries?: string;
+}
+
+/** Pads checkpoint numbers so stock git lists refs in order. */
+export function padNumber(n: number): string {
+  return String(n).padStart(6, '0');
+}
+
+/** Ref paths of one session. */
+export function sessionRefs(sessionId: string) {
+  const prefix = `${SESSIONS_PREFIX}${encodeRefComponent(sessionId)}/`;
+  return {
+    prefix,
+    head: `${prefix}head`,
+    ended: `${prefix}ended`,
+    turns: `${prefix}turns/`,
+    safety: `${prefix}safety/`,
+    turn: (index: number, turnId: string, leaf: 'start' | 'end' | 'entries') =>
+      `${prefix}turns/${padNumber(index)}-${encodeRefComponent(turnId)}/${leaf}`,
+    safetyRef: (index: number) => `${prefix}safety/${padNumber(index)}`,
+  };
+}
+
+function summary(text: string | undefined, max = 72): string {
+  const line = (text ?? '').split('\n', 1)[0]!.trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** The readable first line of a checkpoint commit message. */
+export function headerLine(t: CheckpointTrailer): string {
+  if (t.kind === 'safety') return `safety ${t.safetyIndex}: ${summary(t.reason)}`;
+  const state = t.kind === 'end' && t.state ? ` (${t.state})` : '';
+  const text = summary(t.message);
+  return `turn ${t.turnIndex} ${t.kind}${state}${text ? `: ${text}` : ''}`;
+}
+
+/** The full commit message for a checkpoint. */
+export function checkpointMessage(t: CheckpointTrailer): string {
+  return `${headerLine(t)}\n\n${TRAILER_KEY}: ${JSON.stringify(t)}\n`;
+}
+
+/** Extracts the trailer from a commit message; throws when the commit is not a checkpoint. */
+export function parseCheckpointMessage(message: string, commit: string): CheckpointTrailer {
+  const lines = message.trimEnd().split('\n');
+  const line = [...lines].reverse().find((l) => l.startsWith(`${TRAILER_KEY}: `));
+  if (!line) throw new CorruptObjectError(`commit ${commit} is not a checkpoint (no ${TRAILER_KEY} trailer)`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line.slice(TRAILER_KEY.length + 2));
+  } catch {
+    throw new CorruptObjectError(`commit ${commit} has an unreadable ${TRAILER_KEY} trailer`);
+  }
+  const t = parsed as Partial<CheckpointTrailer>;
+  if (t?.v !== 1 || typeof t.sessionId !== 'string' || typeof t.seq !== 'number' || !Array.isArray(t.roots)) {
+    throw new CorruptObjectError(`commit ${commit} has an unsupported ${TRAILER_KEY} trailer`);
+  }
+  return t as CheckpointTrailer;
+}
