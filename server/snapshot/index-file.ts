@@ -7,28 +7,74 @@
  */
 import { readFileSync, lstatSync } from 'node:fs';
 
-/** Stat data and object id of one index entry, as trusted for seeding. */
-export interface IndexSeedEntry {
-  /** mtime in the same float form as `fs.Stats.mtimeMs`. */
-  mtimeMs: number;
-  /** ctime in the same float form as `fs.Stats.ctimeMs`. */
-  ctimeMs: number;
-  /** Inode number, truncated to 32 bits as the index stores it. */
-  ino: number;
-  /** File size, truncated to 32 bits as the index stores it. */
-  size: number;
-  /** Git mode recorded in the index. */
-  mode: number;
-  /** Blob id. */
-  oid: string;
-}
+/**
+ * Index entries by path (relative to the working tree top) plus the index
+ * file's own mtime. Stat data lives in typed arrays and object ids stay in
+ * the index bytes until asked for: a 100,000-entry index costs one string per
+ * path, not one object per entry.
+ */
+export class IndexSeed {
+  /** Entry number by '/'-separated path. */
+  private readonly byPath = new Map<string, number>();
+  private readonly mtime: Float64Array;
+  private readonly ctime: Float64Array;
+  private readonly ino: Float64Array;
+  private readonly size: Float64Array;
+  private readonly mode: Uint32Array;
+  private readonly oidAt: Uint32Array;
+  private count = 0;
 
-/** Index entries by path (relative to the working tree top) plus the index file's own mtime. */
-export interface IndexSeed {
-  /** Trusted entries keyed by '/'-separated path. */
-  entries: Map<string, IndexSeedEntry>;
-  /** mtime of the index file; entries not older than it are racy and not trusted. */
-  indexMtimeMs: number;
+  constructor(
+    private readonly buf: Buffer,
+    capacity: number,
+    /** mtime of the index file; entries not older than it are racy and not trusted. */
+    readonly indexMtimeMs: number,
+  ) {
+    this.mtime = new Float64Array(capacity);
+    this.ctime = new Float64Array(capacity);
+    this.ino = new Float64Array(capacity);
+    this.size = new Float64Array(capacity);
+    this.mode = new Uint32Array(capacity);
+    this.oidAt = new Uint32Array(capacity);
+  }
+
+  /** Number of trusted entries. */
+  get entries(): number {
+    return this.count;
+  }
+
+  add(path: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, mode: number, oidOffset: number): void {
+    const i = this.count++;
+    this.mtime[i] = mtimeMs;
+    this.ctime[i] = ctimeMs;
+    this.ino[i] = ino;
+    this.size[i] = size;
+    this.mode[i] = mode;
+    this.oidAt[i] = oidOffset;
+    this.byPath.set(path, i);
+  }
+
+  /**
+   * The blob id recorded for `path` when the index's stat data matches this
+   * lstat result exactly (mtime, ctime, inode and size as the index truncates
+   * them, same file type) and the entry is not racy; otherwise undefined.
+   */
+  match(path: string, st: { mtimeMs: number; ctimeMs: number; ino: number; size: number }, mode: number): string | undefined {
+    const i = this.byPath.get(path);
+    if (i === undefined) return undefined;
+    if (
+      this.mtime[i] !== st.mtimeMs ||
+      this.ctime[i] !== st.ctimeMs ||
+      this.size[i] !== st.size % 0x100000000 ||
+      this.ino[i] !== st.ino % 0x100000000 ||
+      (this.mode[i]! & 0o170000) !== (mode & 0o170000) ||
+      this.mtime[i]! >= this.indexMtimeMs
+    ) {
+      return undefined;
+    }
+    const at = this.oidAt[i]!;
+    return this.buf.toString('hex', at, at + 20);
+  }
 }
 
 /** Node computes `mtimeMs` as sec * 1e3 + nsec / 1e6; doing the same gives bit-equal floats. */
@@ -62,7 +108,7 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
   const version = buf.readUInt32BE(4);
   if (version < 2 || version > 4) return undefined;
   const count = buf.readUInt32BE(8);
-  const entries = new Map<string, IndexSeedEntry>();
+  const seed = new IndexSeed(buf, count, indexMtimeMs);
   let off = 12;
   let prev: Buffer = Buffer.alloc(0);
   for (let n = 0; n < count; n++) {
@@ -75,7 +121,7 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
     const ino = buf.readUInt32BE(off + 20);
     const mode = buf.readUInt32BE(off + 24);
     const size = buf.readUInt32BE(off + 36);
-    const oid = buf.toString('hex', off + 40, off + 60);
+    const oidOffset = off + 40;
     const flags = buf.readUInt16BE(off + 60);
     off += 62;
     let extended = 0;
@@ -84,7 +130,7 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
       extended = buf.readUInt16BE(off);
       off += 2;
     }
-    let name: Buffer;
+    let path: string;
     if (version === 4) {
       // Offset varint: how many bytes to drop from the previous path.
       let c = buf[off++]!;
@@ -95,35 +141,30 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
       }
       const nul = buf.indexOf(0, off);
       if (nul < 0 || strip > prev.length) return undefined;
-      name = Buffer.concat([prev.subarray(0, prev.length - strip), buf.subarray(off, nul)]);
+      prev = Buffer.concat([prev.subarray(0, prev.length - strip), buf.subarray(off, nul)]);
+      path = prev.toString('utf8');
       off = nul + 1;
     } else {
-      const nul = buf.indexOf(0, off);
+      // The flags hold the name length unless it is 0xfff or more.
+      const nameLen = flags & 0xfff;
+      const nul = buf.indexOf(0, nameLen === 0xfff ? off : off + nameLen);
       if (nul < 0) return undefined;
-      name = buf.subarray(off, nul);
+      path = buf.toString('utf8', off, nul);
       // Entries are padded with 1-8 NULs to a multiple of 8 bytes.
       off = start + ((nul - start + 8) & ~7);
     }
-    prev = name;
     const stage = (flags >> 12) & 3;
     const skipWorktree = (extended & 0x4000) !== 0;
     const intentToAdd = (extended & 0x2000) !== 0;
     const type = mode & 0o170000;
     if (stage !== 0 || skipWorktree || intentToAdd) continue;
     if (type !== 0o100000 && type !== 0o120000) continue;
-    entries.set(name.toString('utf8'), {
-      mtimeMs: ms(mtimeS, mtimeN),
-      ctimeMs: ms(ctimeS, ctimeN),
-      ino,
-      size,
-      mode,
-      oid,
-    });
+    seed.add(path, ms(mtimeS, mtimeN), ms(ctimeS, ctimeN), ino, size, mode, oidOffset);
   }
   // A split index keeps most entries in a shared file: do not seed from a partial view.
   while (off + 8 <= buf.length - 20) {
     if (buf.toString('latin1', off, off + 4) === 'link') return undefined;
     off += 8 + buf.readUInt32BE(off + 4);
   }
-  return { entries, indexMtimeMs };
+  return seed;
 }

@@ -485,18 +485,10 @@ export class Walker {
       return;
     }
     if (e.oid === undefined && env.seed) {
-      const s = env.seed.entries.get(env.seedPrefix + path);
-      if (
-        s &&
-        s.mtimeMs === st.mtimeMs &&
-        s.ctimeMs === st.ctimeMs &&
-        s.size === st.size % 0x100000000 &&
-        s.ino === st.ino % 0x100000000 &&
-        (s.mode & 0o170000) === (mode & 0o170000) &&
-        s.mtimeMs < env.seed.indexMtimeMs
-      ) {
+      const oid = env.seed.match(env.seedPrefix + path, st, mode);
+      if (oid !== undefined) {
         this.counters.seededFromIndex++;
-        this.record(e, st, mode, s.oid);
+        this.record(e, st, mode, oid);
         return;
       }
     }

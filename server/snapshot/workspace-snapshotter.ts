@@ -133,6 +133,8 @@ export class WorkspaceSnapshotter {
   private refTimeMs = 0;
   private loaded = false;
   private queue: Promise<unknown> = Promise.resolve();
+  private pendingSave: (() => void) | undefined;
+  private saveError: string | undefined;
   private readonly nestedSnapshotters = new Map<string, WorkspaceSnapshotter>();
   private readonly ruleFiles = new Map<string, { oid: string; text: string }>();
 
@@ -255,8 +257,38 @@ export class WorkspaceSnapshotter {
     return { ignore, attrs, key };
   }
 
+  /**
+   * Persists the stat cache right after the snapshot has been returned, so
+   * the caller does not wait for it; the next snapshot (or `close`) saves it
+   * first if it has not happened yet. Losing it in a crash only costs
+   * re-hashing: the saved file stays consistent on its own.
+   */
+  private scheduleSave(identity: string, refTimeMs: number, root: DirState): void {
+    const save = (): void => {
+      if (this.pendingSave !== save) return;
+      this.pendingSave = undefined;
+      try {
+        saveStatCache(this.cacheFile, identity, refTimeMs, root, 96 * (root.files + 64));
+      } catch (err) {
+        // Reported with the next snapshot; the old cache file stays valid.
+        this.saveError = err instanceof Error ? err.message : String(err);
+      }
+    };
+    this.pendingSave = save;
+    setImmediate(save);
+  }
+
+  /** Writes any stat cache update still pending (also done automatically soon after each snapshot). */
+  async close(): Promise<void> {
+    await this.queue;
+    this.pendingSave?.();
+    for (const s of this.nestedSnapshotters.values()) await s.close();
+  }
+
   private async run(): Promise<SnapshotResult> {
     const t0 = performance.now();
+    // The walk mutates the cached state in place: the previous state must be on disk first.
+    this.pendingSave?.();
     const st = lstatSync(this.root, { throwIfNoEntry: false });
     if (!st || !st.isDirectory()) throw new Error(`snapshot root ${this.root} is not a directory`);
     const repo = findGitRepository(this.root);
@@ -295,8 +327,8 @@ export class WorkspaceSnapshotter {
       // Objects first, then the cache that refers to them.
       await this.opts.store.flush();
       if (walker.changed || walker.counters.racy > 0 || cold) {
-        saveStatCache(this.cacheFile, identity, now, root, 96 * (root.files + 64));
         this.refTimeMs = now;
+        this.scheduleSave(identity, now, root);
       }
       this.state = root;
       const nested = this.opts.nested === false ? [] : await this.snapshotNested(walker.nested.map((n) => ({ path: n.path, fsPath: n.fsPath })));
@@ -314,6 +346,10 @@ export class WorkspaceSnapshotter {
         treesWritten: c.treesWritten,
       };
       if (repo) result.gitDir = repo.gitDir;
+      if (this.saveError) {
+        result.warnings.push({ path: '', message: `could not save the stat cache: ${this.saveError}` });
+        this.saveError = undefined;
+      }
       return result;
     } catch (err) {
       // The in-memory state may be half-updated: start again from the saved cache.
