@@ -93,11 +93,11 @@ export function internByteLines(a: ByteLines, b: ByteLines): { a: Int32Array; b:
   const repLine = new Int32Array(total);
   let ids = 0;
 
-  const intern = (file: ByteLines): Int32Array => {
+  const intern = (file: ByteLines, from: number, to: number): Int32Array => {
     const out = new Int32Array(file.length);
     const { bytes, starts } = file;
     const view = file.view;
-    for (let i = 0; i < file.length; i++) {
+    for (let i = from; i < to; i++) {
       const s = starts[i] as number;
       const e = starts[i + 1] as number;
       let h = 0x811c9dc5 ^ (e - s);
@@ -129,9 +129,39 @@ export function internByteLines(a: ByteLines, b: ByteLines): { a: Int32Array; b:
     }
     return out;
   };
-  const ia = intern(a);
-  const ib = intern(b);
+  const ia = intern(a, 0, a.length);
+  // Lines of the common prefix and suffix are byte-identical to the old side's: copy their ids instead of hashing them.
+  const { prefix, suffix } = commonLines(a, b);
+  const ib = intern(b, prefix, b.length - suffix);
+  ib.set(ia.subarray(0, prefix), 0);
+  ib.set(ia.subarray(a.length - suffix), b.length - suffix);
   return { a: ia, b: ib, idCount: ids };
+}
+
+/** Number of whole lines equal at the start and at the end of both files (not overlapping). */
+function commonLines(a: ByteLines, b: ByteLines): { prefix: number; suffix: number } {
+  const x = a.bytes;
+  const y = b.bytes;
+  const lim = Math.min(x.length, y.length);
+  let d = 0;
+  while (d + 4 <= lim && a.view.getInt32(d) === b.view.getInt32(d)) d += 4;
+  while (d < lim && x[d] === y[d]) d++;
+  const maxLines = Math.min(a.length, b.length);
+  let prefix = 0;
+  while (prefix < maxLines && (a.starts[prefix + 1] as number) <= d && a.starts[prefix + 1] === b.starts[prefix + 1]) prefix++;
+  let e = 0;
+  const lim2 = lim - (a.starts[prefix] as number);
+  while (e + 4 <= lim2 && a.view.getInt32(x.length - e - 4) === b.view.getInt32(y.length - e - 4)) e += 4;
+  while (e < lim2 && x[x.length - 1 - e] === y[y.length - 1 - e]) e++;
+  const shift = y.length - x.length;
+  let suffix = 0;
+  while (suffix < maxLines - prefix) {
+    const i = a.length - 1 - suffix;
+    const start = a.starts[i] as number;
+    if (x.length - start > e || (b.starts[b.length - 1 - suffix] as number) !== start + shift) break;
+    suffix++;
+  }
+  return { prefix, suffix };
 }
 
 function sameBytes(file: ByteLines, line: number, other: ByteLines, s: number, e: number): boolean {

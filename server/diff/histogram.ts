@@ -16,10 +16,10 @@ const MAX_CHAIN_LENGTH = 64;
  * Work allowance per input line. Histogram diff rescans a region for every
  * anchor it takes, which is quadratic when anchors are dense and each one
  * splits off a sliver (every other line changed: git needs seconds on 50,000
- * lines). Real edits use a few units per line; past the allowance the
- * remaining regions go to Myers, whose cost is bounded.
+ * lines). Real edits use a few units per line; past the allowance the caller
+ * diffs the whole file with Myers instead, whose cost is bounded.
  */
-const WORK_PER_LINE = 24;
+const WORK_PER_LINE = 16;
 const WORK_MIN = 1 << 16;
 
 /** Per-diff scratch space for the region index; sized once, reused by every region. */
@@ -38,8 +38,11 @@ interface HistogramScratch {
   work: number;
 }
 
-/** Marks the changed lines of the whole of both sides in the context. */
-export function histogramDiff(ctx: DiffContext): void {
+/**
+ * Marks the changed lines of the whole of both sides in the context. Returns
+ * false, with the marks incomplete, when the work allowance ran out.
+ */
+export function histogramDiff(ctx: DiffContext): boolean {
   const n1 = ctx.a.length;
   const scratch: HistogramScratch = {
     recordOf: new Int32Array(ctx.countA.length).fill(-1),
@@ -67,10 +70,7 @@ export function histogramDiff(ctx: DiffContext): void {
         markChanged(ctx.changedA, a0, a1);
         break;
       }
-      if (scratch.work > budget) {
-        myersDiff(ctx, a0, a1, b0, b1);
-        break;
-      }
+      if (scratch.work > budget) return false;
       const found = findLcs(ctx, scratch, a0, a1, b0, b1, lcs);
       if (found === 'fallback') {
         myersDiff(ctx, a0, a1, b0, b1);
@@ -86,6 +86,7 @@ export function histogramDiff(ctx: DiffContext): void {
       b0 = lcs.end2 + 1;
     }
   }
+  return true;
 }
 
 interface Lcs {

@@ -2,7 +2,9 @@
  * Line diff: the edit script between two line sequences, computed the way
  * `git diff --histogram` computes it (histogram anchors, git's Myers for
  * regions without anchors, then git's change compaction with the indent
- * heuristic), so our hunks are the hunks git prints.
+ * heuristic), so our hunks are the hunks git prints. When histogram's work
+ * allowance runs out (dense anchors make it quadratic) the whole file is
+ * diffed with git's Myers instead, which is what plain `git diff` prints.
  */
 import { ByteLines, internByteLines } from './byte-lines.js';
 import { compactChanges, lineIndent } from './compact.js';
@@ -68,8 +70,13 @@ export function diffLines(a: LineSource, b: LineSource, options: LineDiffOptions
     throw new TypeError('diffLines needs two string arrays or two ByteLines, not a mix');
   }
   const ctx = createDiffContext(interned.a, interned.b, interned.idCount);
-  if ((options.algorithm ?? 'histogram') === 'histogram') histogramDiff(ctx);
-  else myersDiff(ctx, 0, a.length, 0, b.length);
+  const histogram = (options.algorithm ?? 'histogram') === 'histogram';
+  if (!histogram || !histogramDiff(ctx)) {
+    // Myers alone, or after histogram ran out of its work allowance: start over so the result is git's Myers diff exactly.
+    ctx.changedA.fill(0);
+    ctx.changedB.fill(0);
+    myersDiff(ctx, 0, a.length, 0, b.length);
+  }
   const indent = options.indentHeuristic ?? true;
   const sideA = { ids: ctx.a, changed: ctx.changedA, indentOf: indentA };
   const sideB = { ids: ctx.b, changed: ctx.changedB, indentOf: indentB };
