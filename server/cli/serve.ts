@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ChangesetServer } from '../app.js';
+import { ChangesetService } from '../service.js';
 
 /** Parsed `serve` command line. */
 export interface ServeArgs {
@@ -155,21 +155,27 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
 
-  const server = new ChangesetServer({
+  if (args.directories.length === 0) args.directories.push(resolve('.'));
+  const service = new ChangesetService({
     host: args.host,
     port: args.port,
     ...(args.stateDir ? { stateDir: args.stateDir } : {}),
   });
   let url: string;
   try {
-    ({ url } = await server.start());
+    ({ url } = await service.start());
   } catch (err) {
     process.stderr.write(`changeset-server serve: cannot listen on ${args.host}:${args.port}: ${(err as Error).message}\n`);
     return 1;
   }
-
-  // Sessions arrive with the snapshot engine; until then the list is empty.
-  const sessions: string[] = [];
+  let sessions: string[];
+  try {
+    sessions = [(await service.sessions.create({ workingDirectories: args.directories })).uri];
+  } catch (err) {
+    process.stderr.write(`changeset-server serve: cannot record ${args.directories.join(', ')}: ${(err as Error).message}\n`);
+    await service.stop();
+    return 1;
+  }
   if (args.json) {
     process.stdout.write(`${JSON.stringify({ url, sessions })}\n`);
   } else {
@@ -178,6 +184,6 @@ export async function serve(argv: readonly string[]): Promise<number> {
   }
 
   await stopRequested;
-  await server.stop();
+  await service.stop();
   return 0;
 }

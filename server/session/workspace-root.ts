@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
 import { findGitRepository, WorkspaceSnapshotter, type GitRepositoryLocation, type SnapshotResult } from '../snapshot/index.js';
 
@@ -44,7 +44,7 @@ export class WorkspaceRoot {
         root: store.workspaceDir,
         store,
         cacheDir: join(store.layout.root, 'stat-cache'),
-        ...(opts.extraExcludes ? { extraExcludes: opts.extraExcludes } : {}),
+        extraExcludes: [...(opts.extraExcludes ?? []), ...stateDirExclude(store.workspaceDir, opts.stateDir)],
         ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
       });
       root = new WorkspaceRoot(store.workspaceDir, store, snapshotter, findGitRepository(store.workspaceDir));
@@ -70,4 +70,11 @@ export class WorkspaceRoot {
   close(): Promise<void> {
     return this.store.close();
   }
+}
+
+/** The server's own state never belongs in a snapshot, even when it lives inside the workspace. */
+function stateDirExclude(workspaceDir: string, stateDir: string): string[] {
+  const rel = relative(workspaceDir, stateDir);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return [];
+  return [`/${rel.split(sep).join('/')}/`];
 }

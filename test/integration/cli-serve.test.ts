@@ -51,7 +51,8 @@ describe('changeset-server serve', () => {
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const ready = JSON.parse(await firstLine(child)) as { url: string; sessions: string[] };
     expect(ready.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/$/);
-    expect(ready.sessions).toEqual([]);
+    expect(ready.sessions).toHaveLength(1);
+    expect(ready.sessions[0]).toMatch(/^ahp-session:\/[0-9A-Z]{26}$/);
 
     const client = await TestClient.connect(ready.url);
     expect((await client.initialize()).protocolVersion).toBe('0.6.0');
@@ -65,7 +66,10 @@ describe('changeset-server serve', () => {
   });
 
   it('prints a short human line without --json and exits 0 on SIGINT', async () => {
-    child = spawn(process.execPath, [BIN, 'serve', workspace, '--port=0', '--auto-turns=500'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [BIN, 'serve', workspace, '--port=0', '--auto-turns=500'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, XDG_STATE_HOME: join(workspace, '.state-home') },
+    });
     const line = await firstLine(child);
     expect(line).toMatch(/^changeset-server listening on ws:\/\/127\.0\.0\.1:\d+\/ /);
     child.kill('SIGINT');

@@ -1,0 +1,46 @@
+import { ChangesetServer, type ChangesetServerOptions } from './app.js';
+import { registerHarnessMethods } from './harness/methods.js';
+import { SessionManager, type SessionDefaults } from './session/session-manager.js';
+import { defaultStateDir } from './store/index.js';
+
+/** Options of {@link ChangesetService}. */
+export interface ChangesetServiceOptions extends ChangesetServerOptions {
+  /** Where stores and server data live; the user's state home by default. */
+  stateDir?: string;
+  /** Defaults for every recording session. */
+  sessionDefaults?: SessionDefaults;
+}
+
+/**
+ * The whole product in one object: the AHP server, its recording sessions,
+ * the harness methods, changesets and operations, wired together.
+ */
+export class ChangesetService {
+  readonly server: ChangesetServer;
+  readonly sessions: SessionManager;
+  readonly stateDir: string;
+
+  constructor(options: ChangesetServiceOptions = {}) {
+    this.stateDir = options.stateDir ?? defaultStateDir();
+    this.server = new ChangesetServer({ ...options, stateDir: this.stateDir });
+    const log = options.log ?? ((line: string) => process.stderr.write(`changeset-server: ${line}\n`));
+    this.sessions = new SessionManager(this.server, {
+      stateDir: this.stateDir,
+      log,
+      ...(options.sessionDefaults ? { defaults: options.sessionDefaults } : {}),
+    });
+    this.server.setSessionProvider(this.sessions);
+    registerHarnessMethods(this.server, this.sessions);
+  }
+
+  /** Starts listening; resolves with the WebSocket URL. */
+  async start(): Promise<{ url: string }> {
+    return this.server.start();
+  }
+
+  /** Ends active turns as cancelled (recorded), disposes sessions, then closes every client and stops listening. */
+  async stop(): Promise<void> {
+    await this.sessions.disposeAll();
+    await this.server.stop();
+  }
+}
