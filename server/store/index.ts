@@ -17,6 +17,8 @@ import {
   type SessionSummary,
   type TimeInput,
 } from './checkpoints.js';
+export type { EnforceBudgetOptions, RetentionReport } from './retention.js';
+import { enforceBudget, storeSize, type EnforceBudgetOptions, type RetentionReport } from './retention.js';
 import { TreeReader, type TreeEntry } from './tree.js';
 import { diffTrees, type TreeChange } from './tree-diff.js';
 import { findWorkspaceGitDir, objectDirsWithAlternates, primaryObjectsDir } from './workspace-repo.js';
@@ -95,6 +97,21 @@ export interface WorkspaceStore extends ObjectStore {
   listSessions(): Promise<SessionSummary[]>;
   /** Marks a session ended, making it eligible for retention. */
   markSessionEnded(sessionId: string, endedAt?: TimeInput): Promise<void>;
+  /** The byte budget `enforceBudget` applies by default. */
+  readonly budgetBytes: number;
+  /** Bytes on disk of the shadow repository. */
+  storeSize(): Promise<number>;
+  /**
+   * Drops the oldest ended sessions until the store fits its budget, then
+   * removes unreachable objects. Never drops a live session.
+   */
+  enforceBudget(options?: EnforceBudgetOptions): Promise<RetentionReport>;
+  /**
+   * Incremented whenever retention may have removed objects. A caller that
+   * caches object ids across turns (the snapshot engine's stat cache) must
+   * re-check them with `hasObject` when this changes.
+   */
+  readonly collectionGeneration: number;
   /** Flushes buffered objects and releases the store's lock. */
   close(): Promise<void>;
 }
@@ -193,6 +210,26 @@ class OpenStore implements WorkspaceStore {
 
   markSessionEnded(sessionId: string, endedAt?: TimeInput): Promise<void> {
     return this.checkpoints.markEnded(sessionId, endedAt);
+  }
+
+  storeSize(): Promise<number> {
+    return storeSize(this.layout.shadowDir);
+  }
+
+  async enforceBudget(options: EnforceBudgetOptions = {}): Promise<RetentionReport> {
+    if (typeof options !== 'object' || options === null) throw new StoreInputError('enforceBudget options must be an object');
+    const budget = options.budgetBytes ?? this.budgetBytes;
+    if (typeof budget !== 'number' || !Number.isFinite(budget) || budget < 0) {
+      throw new StoreInputError(`budgetBytes must be a non-negative number, got ${describeValue(budget)}`);
+    }
+    if (options.graceMs !== undefined && (typeof options.graceMs !== 'number' || !(options.graceMs >= 0))) {
+      throw new StoreInputError(`graceMs must be a non-negative number, got ${describeValue(options.graceMs)}`);
+    }
+    return enforceBudget({ shadowDir: this.layout.shadowDir, objects: this.objects, checkpoints: this.checkpoints }, budget, options);
+  }
+
+  get collectionGeneration(): number {
+    return this.objects.collectionGeneration;
   }
 
   readTree(oid: string): Promise<readonly TreeEntry[]> {

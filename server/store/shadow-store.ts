@@ -39,6 +39,17 @@ interface PendingObject {
   content: Uint8Array;
 }
 
+/**
+ * Keeps objects that came into use while a collection was running: every
+ * object written or probed since `since`, plus what `expand` says they reach.
+ */
+export interface RewriteProtection {
+  /** Epoch milliseconds when the caller started deciding what to keep. */
+  since: number;
+  /** The shadow objects reachable from the given ids (including them). */
+  expand?: (roots: string[]) => Promise<Set<string>>;
+}
+
 /** Summary of one pack rewrite. */
 export interface RewriteResult {
   /** Objects in the packs before the rewrite (duplicates across packs counted once). */
@@ -56,6 +67,7 @@ export class ShadowStore implements ObjectStore {
   private readonly writes = new SerialQueue();
   private readonly recent = new Map<string, number>();
   private closed = false;
+  private generation = 0;
 
   private constructor(
     private readonly shadowDir: string,
@@ -127,7 +139,7 @@ export class ShadowStore implements ObjectStore {
     this.assertOpen();
     return this.writes.run(async () => {
       await this.flushPending();
-      if (this.shadow.packs.length > this.maxPacks) await this.rewriteUnlocked(undefined);
+      if (this.shadow.packs.length > this.maxPacks) await this.rewriteUnlocked(undefined, undefined);
     });
   }
 
@@ -176,12 +188,19 @@ export class ShadowStore implements ObjectStore {
    * Replaces all shadow packs by one holding the objects `keep` accepts (all
    * when `keep` is undefined). Buffered objects are flushed first.
    */
-  async rewritePacks(keep?: (oid: string) => boolean): Promise<RewriteResult> {
+  async rewritePacks(keep?: (oid: string) => boolean, protect?: RewriteProtection): Promise<RewriteResult> {
     this.assertOpen();
     return this.writes.run(async () => {
       await this.flushPending();
-      return this.rewriteUnlocked(keep);
+      const result = await this.rewriteUnlocked(keep, protect);
+      if (keep) this.generation++;
+      return result;
     });
+  }
+
+  /** Incremented each time a rewrite may have removed objects; see {@link WorkspaceStore.collectionGeneration}. */
+  get collectionGeneration(): number {
+    return this.generation;
   }
 
   /** Flushes, then closes every pack file. Further calls fail with {@link StoreClosedError}. */
@@ -274,8 +293,11 @@ export class ShadowStore implements ObjectStore {
     }
   }
 
-  private async rewriteUnlocked(keep: ((oid: string) => boolean) | undefined): Promise<RewriteResult> {
-    const startedAt = Date.now();
+  private async rewriteUnlocked(
+    keep: ((oid: string) => boolean) | undefined,
+    protect: RewriteProtection | undefined,
+  ): Promise<RewriteResult> {
+    const startedAt = protect?.since ?? Date.now();
     const oldPacks = [...this.shadow.packs];
     const all = new Map<string, PackedLocation>();
     for (const pack of oldPacks) {
@@ -293,11 +315,11 @@ export class ShadowStore implements ObjectStore {
     // Objects written or probed while the pack was being written may have been
     // judged unreachable a moment earlier; they are in use now, so keep them too.
     const rescued = new Map<string, PackedLocation>();
-    for (const [oid, at] of this.recent) {
-      if (at >= startedAt && !chosen.has(oid)) {
-        const location = all.get(oid);
-        if (location) rescued.set(oid, location);
-      }
+    const inUse = [...this.recent].filter(([, at]) => at >= startedAt).map(([oid]) => oid);
+    const reached = protect?.expand && inUse.length > 0 ? await protect.expand(inUse) : new Set(inUse);
+    for (const oid of reached) {
+      const location = chosen.has(oid) ? undefined : all.get(oid);
+      if (location) rescued.set(oid, location);
     }
     if (rescued.size > 0) added.push(await this.packFrom(rescued));
     const addedPaths = new Set(added.map((p) => p.packPath));

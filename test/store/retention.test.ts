@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openWorkspaceStore, serializeTree, type WorkspaceStore } from '../../server/store/index.js';
+import { fingerprint, git, initRepo, tempDir } from './git-fixture.js';
+
+describe('budget and retention', () => {
+  let root: { path: string; cleanup: () => Promise<void> };
+  let ws: string;
+  let store: WorkspaceStore | undefined;
+  const shadowGit = (...args: string[]) => git(root.path, ['--git-dir', store!.layout.shadowDir, ...args]);
+  const exists = (oid: string) => {
+    try {
+      shadowGit('cat-file', '-e', oid);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  beforeEach(async () => {
+    root = await tempDir();
+    ws = join(root.path, 'ws');
+    await mkdir(ws);
+    initRepo(ws, { 'tracked.txt': 'tracked\n' });
+    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
+  });
+
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await root.cleanup();
+  });
+
+  /** A session with one turn whose tree holds a unique 200 kB blob, a shared blob and a workspace blob. */
+  async function session(id: string, shared: string): Promise<{ unique: string; tree: string }> {
+    const unique = await store!.writeObject('blob', randomBytes(200_000));
+    const tracked = git(ws, ['rev-parse', 'HEAD:tracked.txt']).trim();
+    const tree = await store!.writeObject(
+      'tree',
+      serializeTree([
+        { mode: '100644', name: 'big.bin', oid: unique },
+        { mode: '100644', name: 'shared.txt', oid: shared },
+        { mode: '100644', name: 'tracked.txt', oid: tracked },
+      ]),
+    );
+    await store!.writeCheckpoint({ sessionId: id, kind: 'start', turnId: 't1', tree, entries: { files: 3 } });
+    await store!.writeCheckpoint({ sessionId: id, kind: 'end', turnId: 't1', tree, turn: { state: 'complete' } });
+    return { unique, tree };
+  }
+
+  it('drops the oldest ended sessions first, never a live one, and the size goes down', async () => {
+    const shared = await store!.writeObject('blob', Buffer.from('shared by every session\n'));
+    const oldest = await session('oldest', shared);
+    const older = await session('older', shared);
+    const live = await session('live', shared);
+    await store!.markSessionEnded('older', '2024-02-01T00:00:00Z');
+    await store!.markSessionEnded('oldest', '2024-01-01T00:00:00Z');
+    const gitDirBefore = await fingerprint(join(ws, '.git'));
+
+    const report = await store!.enforceBudget({ budgetBytes: 1, graceMs: 0 });
+    expect(report.droppedSessions.map((s) => s.sessionId)).toEqual(['oldest', 'older']);
+    expect(report.sizeAfter).toBeLessThan(report.sizeBefore - 350_000);
+    expect(report.sizeAfter).toBe(await store!.storeSize());
+    expect(report.overBudget).toBe(true);
+    expect(report.objectsRemoved).toBeGreaterThanOrEqual(6);
+
+    expect((await store!.listSessions()).map((s) => s.sessionId)).toEqual(['live']);
+    expect(exists(oldest.unique)).toBe(false);
+    expect(exists(older.unique)).toBe(false);
+    expect(exists(live.unique)).toBe(true);
+    expect(exists(shared)).toBe(true);
+    expect(await store!.readChangeEntries('live', 't1')).toEqual({ files: 3 });
+    expect(shadowGit('for-each-ref', '--format=%(refname)').trim().split('\n').every((r) => r.includes('/live/'))).toBe(true);
+    shadowGit('fsck', '--no-dangling', '--full');
+    expect(shadowGit('count-objects', '-v')).toMatch(/^packs: 1$/m);
+    expect(await fingerprint(join(ws, '.git'))).toEqual(gitDirBefore);
+    expect(store!.collectionGeneration).toBe(1);
+
+    await store!.close();
+    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
+    expect((await store.listSessionCheckpoints('live')).map((c) => c.kind)).toEqual(['start', 'end']);
+  });
+
+  it('stops dropping once the store fits the budget', async () => {
+    const shared = await store!.writeObject('blob', Buffer.from('shared\n'));
+    const first = await session('first', shared);
+    const second = await session('second', shared);
+    await store!.markSessionEnded('first', '2024-01-01T00:00:00Z');
+    await store!.markSessionEnded('second', '2024-03-01T00:00:00Z');
+    const size = await store!.storeSize();
+    const report = await store!.enforceBudget({ budgetBytes: size - 100_000, graceMs: 0 });
+    expect(report.droppedSessions.map((s) => s.sessionId)).toEqual(['first']);
+    expect(report.overBudget).toBe(false);
+    expect(exists(first.unique)).toBe(false);
+    expect(exists(second.unique)).toBe(true);
+  });
+
+  it('does nothing within budget and keeps recently written objects no ref reaches yet', async () => {
+    const shared = await store!.writeObject('blob', Buffer.from('shared\n'));
+    await session('a', shared);
+    await store!.markSessionEnded('a');
+    const noop = await store!.enforceBudget();
+    expect(noop).toMatchObject({ droppedSessions: [], objectsRemoved: 0 });
+    expect(noop.sizeAfter).toBe(noop.sizeBefore);
+
+    const pendingBlob = await store!.writeObject('blob', randomBytes(1000));
+    const pendingTree = await store!.writeObject('tree', serializeTree([{ mode: '100644', name: 'x', oid: pendingBlob }]));
+    const report = await store!.enforceBudget({ budgetBytes: 1 });
+    expect(report.droppedSessions.map((s) => s.sessionId)).toEqual(['a']);
+    expect(exists(pendingTree)).toBe(true);
+    expect(exists(pendingBlob)).toBe(true);
+
+    const later = await store!.enforceBudget({ budgetBytes: 1, graceMs: 0 });
+    expect(later.objectsRemoved).toBeGreaterThan(0);
+    expect(exists(pendingTree)).toBe(false);
+  });
+
+  it('rejects bad options', async () => {
+    await expect(store!.enforceBudget({ budgetBytes: -1 })).rejects.toThrow(/budgetBytes/);
+    await expect(store!.enforceBudget({ graceMs: Number.NaN })).rejects.toThrow(/graceMs/);
+  });
+});
