@@ -210,6 +210,11 @@ export class Checkpoints {
     return this.queue.run(() => this.writeUnlocked(sessionId, input));
   }
 
+  /** Resolves once every checkpoint write queued so far has finished. */
+  async drain(): Promise<void> {
+    await this.queue.run(async () => undefined);
+  }
+
   /** Every checkpoint of a session, in chain order. */
   async list(sessionId: string): Promise<CheckpointInfo[]> {
     const refs = sessionRefs(requireString(sessionId, 'sessionId', MAX_ID));

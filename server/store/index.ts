@@ -17,16 +17,17 @@ import {
   type SessionSummary,
   type TimeInput,
 } from './checkpoints.js';
-export type { EnforceBudgetOptions, RetentionReport } from './retention.js';
 import { enforceBudget, storeSize, type EnforceBudgetOptions, type RetentionReport } from './retention.js';
 import { TreeReader, type TreeEntry } from './tree.js';
 import { diffTrees, type TreeChange } from './tree-diff.js';
 import { findWorkspaceGitDir, objectDirsWithAlternates, primaryObjectsDir } from './workspace-repo.js';
 
-export { defaultStateDir } from './state-dir.js';
+export { defaultStateDir, workspaceId, workspaceLayout, type WorkspaceLayout } from './state-dir.js';
+export { EMPTY_TREE_OID, hashObject, isOid } from './object-format.js';
 export type { ObjectStore, ObjectType, StoredObject } from './types.js';
 export type { TreeEntry, NewTreeEntry } from './tree.js';
 export type { TreeChange, TreeChangeSide } from './tree-diff.js';
+export type { EnforceBudgetOptions, RetentionReport } from './retention.js';
 export { parseTree, serializeTree, TreeReader } from './tree.js';
 export { diffTrees } from './tree-diff.js';
 export * from './errors.js';
@@ -258,6 +259,7 @@ class OpenStore implements WorkspaceStore {
 
   async close(): Promise<void> {
     try {
+      await this.checkpoints.drain();
       await this.objects.close();
     } finally {
       await this.lock.release();
