@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ObjectNotFoundError, StoreBusyError, StoreInputError } from '../../server/store/errors.js';
@@ -120,6 +120,46 @@ describe('shadow object store: writing and reading', () => {
     expect(packs).toHaveLength(1);
     for (const oid of oids) expect((await store.readObject(oid)).type).toBe('blob');
     git(root.path, ['--git-dir', store.layout.shadowDir, 'fsck', '--no-dangling']);
+  });
+
+  it('writes an index byte-identical to git index-pack', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    for (let i = 0; i < 500; i++) await store.writeObject('blob', enc.encode(`idx ${i}\n`.repeat(i)));
+    await store.flush();
+    const packDir = join(store.layout.shadowDir, 'objects', 'pack');
+    const name = (await readdir(packDir)).find((n) => n.endsWith('.pack'))!;
+    const ours = await readFile(join(packDir, name.replace(/\.pack$/, '.idx')));
+    git(root.path, ['index-pack', '-o', join(root.path, 'oracle.idx'), join(packDir, name)]);
+    expect(ours.equals(await readFile(join(root.path, 'oracle.idx')))).toBe(true);
+  });
+
+  it('keeps reads and writes consistent while a flush is in flight', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    const first = await Promise.all(Array.from({ length: 300 }, (_, i) => store!.writeObject('blob', enc.encode(`a${i}`))));
+    const flushing = store.flush();
+    const second = await Promise.all(Array.from({ length: 300 }, (_, i) => store!.writeObject('blob', enc.encode(i % 2 ? `a${i}` : `b${i}`))));
+    const reads = await Promise.all([...first, ...second].map((oid) => store!.readObject(oid)));
+    await flushing;
+    await store.flush();
+    expect(reads).toHaveLength(600);
+    await store.close();
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    for (const oid of [...first, ...second]) expect(await store.hasObject(oid)).toBe(true);
+  });
+
+  it('removes crash leftovers on open and never shows a pack without its index', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    const oid = await store.writeObject('blob', enc.encode('survivor'));
+    await store.flush();
+    await store.close();
+    store = undefined;
+    const packDir = join(stateDir, 'workspaces');
+    const shadow = join(packDir, (await readdir(packDir))[0]!, 'shadow.git', 'objects', 'pack');
+    await writeFile(join(shadow, 'tmp_pack_abc123'), 'half written');
+    await writeFile(join(shadow, `pack-${'e'.repeat(40)}.pack`), 'renamed before its index');
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
+    expect((await readdir(shadow)).filter((n) => n.startsWith('tmp_') || n.startsWith('pack-eee'))).toEqual([]);
+    expect(Buffer.from((await store.readObject(oid)).content).toString()).toBe('survivor');
   });
 
   it('rejects bad input with precise errors', async () => {
