@@ -139,7 +139,7 @@ export class ShadowStore implements ObjectStore {
     this.assertOpen();
     return this.writes.run(async () => {
       await this.flushPending();
-      if (this.shadow.packs.length > this.maxPacks) await this.rewriteUnlocked(undefined, undefined);
+      if (this.shadow.packs.length > this.maxPacks) await this.rewriteUnlocked(undefined, undefined, this.packsToConsolidate());
     });
   }
 
@@ -293,12 +293,25 @@ export class ShadowStore implements ObjectStore {
     }
   }
 
+  /**
+   * Geometric consolidation: the largest pack is left alone while it holds at
+   * least as many objects as all the others together, so big stores are not
+   * rewritten whole every time small packs pile up.
+   */
+  private packsToConsolidate(): PackFile[] {
+    const bySize = [...this.shadow.packs].sort((a, b) => b.index.count - a.index.count);
+    const largest = bySize[0];
+    const rest = bySize.slice(1).reduce((n, p) => n + p.index.count, 0);
+    return largest && largest.index.count >= rest ? bySize.slice(1) : bySize;
+  }
+
   private async rewriteUnlocked(
     keep: ((oid: string) => boolean) | undefined,
     protect: RewriteProtection | undefined,
+    packs: readonly PackFile[] = this.shadow.packs,
   ): Promise<RewriteResult> {
     const startedAt = protect?.since ?? Date.now();
-    const oldPacks = [...this.shadow.packs];
+    const oldPacks = [...packs];
     const all = new Map<string, PackedLocation>();
     for (const pack of oldPacks) {
       for (let i = 0; i < pack.index.count; i++) {

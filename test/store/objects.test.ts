@@ -122,6 +122,22 @@ describe('shadow object store: writing and reading', () => {
     git(root.path, ['--git-dir', store.layout.shadowDir, 'fsck', '--no-dangling']);
   });
 
+  it('leaves a dominant pack alone when consolidating, so big stores are not rewritten whole', async () => {
+    store = await openWorkspaceStore({ stateDir, workspaceDir: workspace, maxPacks: 5 });
+    for (let i = 0; i < 100; i++) await store.writeObject('blob', enc.encode(`bulk ${i}`));
+    await store.flush();
+    const packDir = join(store.layout.shadowDir, 'objects', 'pack');
+    const bulk = (await readdir(packDir)).find((n) => n.endsWith('.pack'))!;
+    for (let i = 0; i < 5; i++) {
+      await store.writeObject('blob', enc.encode(`small ${i}`));
+      await store.flush();
+    }
+    const packs = (await readdir(packDir)).filter((n) => n.endsWith('.pack'));
+    expect(packs).toHaveLength(2);
+    expect(packs).toContain(bulk);
+    git(root.path, ['--git-dir', store.layout.shadowDir, 'fsck', '--no-dangling']);
+  });
+
   it('writes an index byte-identical to git index-pack', async () => {
     store = await openWorkspaceStore({ stateDir, workspaceDir: workspace });
     for (let i = 0; i < 500; i++) await store.writeObject('blob', enc.encode(`idx ${i}\n`.repeat(i)));
