@@ -8,7 +8,8 @@
  * milliseconds so the process stays responsive.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
+import { liteLstat, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, type LiteStat } from './fast-lstat.js';
 import type { ObjectStore, ObjectType } from '../store/types.js';
 import { compareTreeNames, encodeTree, hashObject, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE, type TreeEntryInput } from './git-objects.js';
 import { readHeadCommit, resolveDotGit } from './git-repository.js';
@@ -120,18 +121,26 @@ function kindOfDirent(d: Dirent | Dirent<Buffer>): number {
   return 0;
 }
 
-function kindOfStats(st: Stats): number {
-  if (st.isFile()) return KIND_FILE;
-  if (st.isDirectory()) return KIND_DIR;
-  if (st.isSymbolicLink()) return KIND_SYMLINK;
+function kindOfStats(st: LiteStat): number {
+  const t = st.mode & S_IFMT;
+  if (t === S_IFREG) return KIND_FILE;
+  if (t === S_IFDIR) return KIND_DIR;
+  if (t === S_IFLNK) return KIND_SYMLINK;
   return KIND_OTHER;
+}
+
+/** lstat that throws ENOENT like the fs API, for paths expected to exist. */
+function mustLstat(path: FsPath): LiteStat {
+  const st = liteLstat(path);
+  if (st === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, lstat '${String(path)}'`), { code: 'ENOENT' });
+  return st;
 }
 
 function errCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
 }
 
-function sameStat(a: Stats, b: Stats): boolean {
+function sameStat(a: LiteStat, b: LiteStat): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.mode === b.mode;
 }
 
@@ -164,14 +173,14 @@ export class Walker {
 
   /** Walks the root directory (which must exist) and returns its new state. */
   async walkRoot(prev: DirState | undefined, fsPath: string, rules: RuleContext): Promise<DirState> {
-    const st = lstatSync(fsPath);
-    if (!st.isDirectory()) throw new Error(`${fsPath} is not a directory`);
+    const st = mustLstat(fsPath);
+    if (kindOfStats(st) !== KIND_DIR) throw new Error(`${fsPath} is not a directory`);
     let state: DirState;
     try {
       state = await this.walkDir(prev, fsPath, '', st, rules, false, true);
     } catch (err) {
       if (!(err instanceof RescanNeeded)) throw err;
-      state = await this.walkDir(prev, fsPath, '', lstatSync(fsPath), rules, true, true);
+      state = await this.walkDir(prev, fsPath, '', mustLstat(fsPath), rules, true, true);
     }
     await this.drain();
     return state;
@@ -250,7 +259,7 @@ export class Walker {
       if (kind === 0) {
         const e0 = newEntry(name, rawName, 0);
         try {
-          kind = kindOfStats(lstatSync(joinPath(fsPath, e0)));
+          kind = kindOfStats(mustLstat(joinPath(fsPath, e0)));
         } catch {
           continue;
         }
@@ -266,13 +275,13 @@ export class Walker {
   private ruleFile(fsPath: FsPath, rel: string, entry: CachedEntry | undefined): ParsedRuleFile | undefined {
     if (!entry || entry.kind !== KIND_FILE) return undefined;
     const path = joinPath(fsPath, entry);
-    let st: Stats;
+    let st: LiteStat | undefined;
     try {
-      st = lstatSync(path);
+      st = liteLstat(path);
     } catch {
       return undefined;
     }
-    if (!st.isFile()) return undefined;
+    if (!st || kindOfStats(st) !== KIND_FILE) return undefined;
     const key = rel + entry.name;
     const cached = this.ruleFiles.get(key);
     const fresh =
@@ -298,7 +307,7 @@ export class Walker {
     prev: DirState | undefined,
     fsPath: FsPath,
     rel: string,
-    st: Stats,
+    st: LiteStat,
     parentRules: RuleContext,
     force: boolean,
     isRoot: boolean,
@@ -407,15 +416,13 @@ export class Walker {
   }
 
   private async visitDir(e: CachedEntry, fsPath: FsPath, path: string, rules: RuleContext, listingValid: boolean): Promise<void> {
-    let st: Stats;
+    let st: LiteStat | undefined;
     try {
-      st = lstatSync(fsPath);
+      st = liteLstat(fsPath);
     } catch {
-      if (listingValid) throw new RescanNeeded();
-      e.mode = 0;
-      return;
+      st = undefined;
     }
-    if (!st.isDirectory()) {
+    if (!st || kindOfStats(st) !== KIND_DIR) {
       if (listingValid) throw new RescanNeeded();
       e.mode = 0;
       return;
@@ -425,7 +432,7 @@ export class Walker {
       child = await this.walkDir(e.dir, fsPath, path + '/', st, rules, false, false);
     } catch (err) {
       if (!(err instanceof RescanNeeded)) throw err;
-      child = await this.walkDir(e.dir, fsPath, path + '/', lstatSync(fsPath), rules, true, false);
+      child = await this.walkDir(e.dir, fsPath, path + '/', mustLstat(fsPath), rules, true, false);
     }
     e.dir = child;
     if (child.nestedRepo) {
@@ -454,9 +461,9 @@ export class Walker {
 
   private visitFile(e: CachedEntry, fsPath: FsPath, path: string, listingValid: boolean): void {
     const env = this.env;
-    let st: Stats;
+    let st: LiteStat;
     try {
-      st = lstatSync(fsPath);
+      st = mustLstat(fsPath);
     } catch (err) {
       if (listingValid) throw new RescanNeeded();
       if (errCode(err) !== 'ENOENT') this.warn(path, `cannot stat: ${errCode(err) ?? String(err)}`);
@@ -495,7 +502,7 @@ export class Walker {
     this.hashInto(e, fsPath, path, st, mode, kind);
   }
 
-  private record(e: CachedEntry, st: Stats, mode: number, oid: string): void {
+  private record(e: CachedEntry, st: LiteStat, mode: number, oid: string): void {
     e.size = st.size;
     e.mtimeMs = st.mtimeMs;
     e.ctimeMs = st.ctimeMs;
@@ -505,7 +512,7 @@ export class Walker {
   }
 
   /** Reads and hashes a file or symlink, re-reading while it changes underneath. */
-  private hashInto(e: CachedEntry, fsPath: FsPath, path: string, st: Stats, mode: number, kind: number): void {
+  private hashInto(e: CachedEntry, fsPath: FsPath, path: string, st: LiteStat, mode: number, kind: number): void {
     let content: Buffer | undefined;
     let stable = false;
     for (let attempt = 0; attempt <= READ_RETRIES && !stable; attempt++) {
@@ -514,7 +521,7 @@ export class Walker {
         if (kind === KIND_SYMLINK) content = readlinkSync(fsPath, { encoding: 'buffer' });
         else if (e.lfs) content = this.lfsContent(fsPath);
         else content = readFileSync(fsPath);
-        const after = lstatSync(fsPath);
+        const after = mustLstat(fsPath);
         stable = sameStat(st, after) && (kind !== KIND_FILE || e.lfs || content.length === after.size);
         if (!stable) {
           st = after;
