@@ -108,9 +108,10 @@ export interface WorkspaceStore extends ObjectStore {
    */
   enforceBudget(options?: EnforceBudgetOptions): Promise<RetentionReport>;
   /**
-   * Incremented whenever retention may have removed objects. A caller that
-   * caches object ids across turns (the snapshot engine's stat cache) must
-   * re-check them with `hasObject` when this changes.
+   * Incremented whenever retention may have removed objects; persisted, so it
+   * also changes across restarts. A caller that caches object ids across
+   * turns (the snapshot engine's stat cache) must re-check them with
+   * `hasObject` (or rewrite them) when this differs from the value it saw.
    */
   readonly collectionGeneration: number;
   /** Flushes buffered objects and releases the store's lock. */

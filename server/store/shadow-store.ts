@@ -4,9 +4,10 @@
  * tests fall back to the workspace repository's object directories, which are
  * only ever read. Objects already present anywhere are never written again.
  */
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ObjectNotFoundError, StoreClosedError, StoreInputError } from './errors.js';
+import { writeFileAtomic } from './fs-util.js';
 import { SerialQueue } from './mutex.js';
 import { ObjectDirectory, type PackedLocation } from './object-directory.js';
 import {
@@ -19,7 +20,13 @@ import {
 } from './object-format.js';
 import { createDeltaBaseCache, type DeltaBaseCache, type PackFile } from './pack-reader.js';
 import { writePack, type PackSource } from './pack-writer.js';
+import { shadowTmpDir } from './shadow-repo.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
+
+/** Where the collection generation is kept. */
+function generationFile(shadowDir: string): string {
+  return join(shadowDir, 'changeset-server-generation');
+}
 
 /** Options of {@link ShadowStore.open}. */
 export interface ShadowStoreOptions {
@@ -84,13 +91,16 @@ export class ShadowStore implements ObjectStore {
     const workspace = options.workspaceObjectDirs.map((dir) => new ObjectDirectory(dir, baseCache));
     await shadow.refresh(true);
     for (const dir of workspace) await dir.refresh(true);
-    return new ShadowStore(
+    const store = new ShadowStore(
       options.shadowDir,
       shadow,
       workspace,
       options.maxPendingBytes ?? 64 * 1024 * 1024,
       options.maxPacks ?? 50,
     );
+    const saved = Number((await readFile(generationFile(options.shadowDir), 'utf8').catch(() => '0')).trim());
+    store.generation = Number.isSafeInteger(saved) && saved > 0 ? saved : 0;
+    return store;
   }
 
   async writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
@@ -193,12 +203,18 @@ export class ShadowStore implements ObjectStore {
     return this.writes.run(async () => {
       await this.flushPending();
       const result = await this.rewriteUnlocked(keep, protect);
-      if (keep) this.generation++;
+      if (keep) {
+        this.generation++;
+        await writeFileAtomic(generationFile(this.shadowDir), `${this.generation}\n`, shadowTmpDir(this.shadowDir));
+      }
       return result;
     });
   }
 
-  /** Incremented each time a rewrite may have removed objects; see {@link WorkspaceStore.collectionGeneration}. */
+  /**
+   * Incremented (and persisted, so it survives restarts) each time a rewrite
+   * may have removed objects.
+   */
   get collectionGeneration(): number {
     return this.generation;
   }

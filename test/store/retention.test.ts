@@ -81,6 +81,7 @@ describe('budget and retention', () => {
     await store!.close();
     store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
     expect((await store.listSessionCheckpoints('live')).map((c) => c.kind)).toEqual(['start', 'end']);
+    expect(store.collectionGeneration).toBe(1);
   });
 
   it('stops dropping once the store fits the budget', async () => {
