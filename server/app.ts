@@ -10,7 +10,7 @@ import { MethodRegistry } from './connection/method-registry.js';
 import { checkParams } from './connection/params.js';
 import { ProviderRegistry } from './connection/provider-registry.js';
 import type { ContentProvider, SessionProvider } from './connection/providers.js';
-import { HttpTransportServer, type HttpRequestHandler, type UpgradeCheck } from './transport/http-server.js';
+import { HttpTransportServer, type HttpRequestHandler, type ProtocolSelector, type UpgradeCheck } from './transport/http-server.js';
 import { resolveTransportLimits, type TransportLimits } from './transport/limits.js';
 
 /** Options for {@link ChangesetServer}. */
@@ -29,6 +29,8 @@ export interface ChangesetServerOptions {
   checkUpgrade?: UpgradeCheck;
   /** Handler for plain HTTP requests; default serves a short placeholder page. */
   handleHttpRequest?: HttpRequestHandler;
+  /** Picks the WebSocket subprotocol to echo (token-carrying subprotocols); default echoes the first offered. */
+  selectProtocol?: ProtocolSelector;
   /** Receives diagnostics about unexpected handler failures; default writes to stderr. */
   log?: (line: string) => void;
 }
@@ -103,6 +105,7 @@ export class ChangesetServer {
       },
       ...(this.options.checkUpgrade ? { checkUpgrade: this.options.checkUpgrade } : {}),
       ...(this.options.handleHttpRequest ? { handleHttpRequest: this.options.handleHttpRequest } : {}),
+      ...(this.options.selectProtocol ? { selectProtocol: this.options.selectProtocol } : {}),
     });
     this.transport = transport;
     const address = await transport.listen();

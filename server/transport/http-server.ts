@@ -15,6 +15,12 @@ export type UpgradeVerdict = { ok: true } | { ok: false; status: number; reason:
  */
 export type UpgradeCheck = (req: IncomingMessage) => UpgradeVerdict | Promise<UpgradeVerdict>;
 
+/**
+ * Chooses the WebSocket subprotocol to echo from those a client offers
+ * (`false` for none); see `ws`'s `handleProtocols`.
+ */
+export type ProtocolSelector = (offered: Set<string>, req: IncomingMessage) => string | false;
+
 /** Serves plain HTTP requests (anything that is not a WebSocket upgrade). */
 export type HttpRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -30,6 +36,8 @@ export interface HttpTransportOptions {
   checkUpgrade?: UpgradeCheck;
   /** Plain HTTP handler; the default serves a short text page on `GET /`. */
   handleHttpRequest?: HttpRequestHandler;
+  /** Subprotocol selection; the default echoes the first offered one. */
+  selectProtocol?: ProtocolSelector;
   /** Request methods whose responses must precede later frames (see `WsPeerOptions`). */
   isOrderedResponseMethod?: (method: string) => boolean;
   /** Called once per accepted WebSocket with its peer. */
@@ -52,6 +60,7 @@ export class HttpTransportServer {
       noServer: true,
       maxPayload: options.limits.maxFrameBytes,
       perMessageDeflate: false,
+      ...(options.selectProtocol ? { handleProtocols: options.selectProtocol } : {}),
     });
     const handle = options.handleHttpRequest ?? placeholderPage;
     this.http = createServer((req, res) => handle(req, res));

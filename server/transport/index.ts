@@ -1,5 +1,5 @@
 export { HttpTransportServer, placeholderPage } from './http-server.js';
-export type { HttpRequestHandler, HttpTransportOptions, UpgradeCheck, UpgradeVerdict } from './http-server.js';
+export type { HttpRequestHandler, HttpTransportOptions, ProtocolSelector, UpgradeCheck, UpgradeVerdict } from './http-server.js';
 export { CloseCode, DEFAULT_TRANSPORT_LIMITS, resolveTransportLimits } from './limits.js';
 export type { TransportLimits } from './limits.js';
 export { errorResponseFrame, FramingErrorCode, notificationFrame, readFrame } from './frames.js';

@@ -47,6 +47,12 @@ export interface ConnectOptions {
    * every pending wait. Default: {@link schemaCheck}. Pass `null` to disable.
    */
   check?: InboundMessageCheck | null;
+  /** Bearer token, sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Extra HTTP headers for the upgrade request (e.g. `Origin`). */
+  headers?: Record<string, string>;
+  /** WebSocket subprotocols to offer (e.g. `bearer.<token>`). */
+  protocols?: string[];
 }
 
 /** Options for {@link TestClient.initialize}. */
@@ -135,7 +141,8 @@ export class TestClient {
 
   /** Opens a WebSocket to `url`. */
   static async connect(url: string, options: ConnectOptions = {}): Promise<TestClient> {
-    const socket = new WebSocket(url, { perMessageDeflate: false });
+    const headers = { ...options.headers, ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}) };
+    const socket = new WebSocket(url, options.protocols ?? [], { perMessageDeflate: false, headers });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);
