@@ -4,7 +4,18 @@ import { invalidParams, RpcError } from '../connection/errors.js';
 import { SessionError } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import type { TurnSummary } from '../session/turn-summary.js';
-import { checkBeforeEdit, checkTurnEnded, checkTurnStarted, type BeforeEditParams, type TurnEndedParams, type TurnStartedParams } from './params.js';
+import { harnessEvents } from './events.js';
+import {
+  checkBeforeEdit,
+  checkStatus,
+  checkTurnEnded,
+  checkTurnStarted,
+  type BeforeEditParams,
+  type StatusParams,
+  type TurnEndedParams,
+  type TurnStartedParams,
+} from './params.js';
+import { DEFAULT_STATUS_TURNS, sessionStatusOf, type StatusResult } from './status.js';
 
 /** Result of `harness/turnStarted`. */
 export interface TurnStartedResult {
@@ -31,13 +42,17 @@ export type AfterTurnEnded = (sessionUri: string, turnId: string) => Promise<voi
 
 /**
  * Registers the harness methods an agent in another process uses to record
- * turns: `harness/turnStarted`, `harness/beforeEdit`, `harness/turnEnded`.
+ * turns: `harness/turnStarted`, `harness/beforeEdit`, `harness/turnEnded`,
+ * and `harness/status` to see what is being recorded. `afterTurnEnded`
+ * supplies a step (changesets updating) that runs before `turnEnded`
+ * answers.
  */
 export function registerHarnessMethods(server: ChangesetServer, sessions: SessionManager, afterTurnEnded?: () => AfterTurnEnded | undefined): void {
   server.registerRequest<TurnStartedParams, TurnStartedResult>(
     'harness/turnStarted',
     async (params) => {
       const session = sessions.require(params.channel);
+      harnessEvents(sessions).emit('turnStarting', session);
       const turn = await mapErrors(() =>
         session.startTurn({
           ...(params.turnId !== undefined ? { id: params.turnId } : {}),
@@ -70,6 +85,16 @@ export function registerHarnessMethods(server: ChangesetServer, sessions: Sessio
       return { summary };
     },
     { check: checkTurnEnded },
+  );
+
+  server.registerRequest<StatusParams | undefined, StatusResult>(
+    'harness/status',
+    (params) => {
+      const limit = params?.turns ?? DEFAULT_STATUS_TURNS;
+      const list = params?.channel !== undefined ? [sessions.require(params.channel)] : sessions.list();
+      return { sessions: list.map((s) => sessionStatusOf(s, limit)) };
+    },
+    { check: checkStatus },
   );
 }
 

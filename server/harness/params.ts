@@ -30,6 +30,14 @@ export interface TurnEndedParams {
   state?: 'complete' | 'cancelled' | 'error';
 }
 
+/** Params of `harness/status`. */
+export interface StatusParams {
+  /** Only this session; every live session when omitted. */
+  channel?: string;
+  /** Most recent turns listed per session (default 10, at most 1000). */
+  turns?: number;
+}
+
 type Check = (params: unknown) => string | undefined;
 
 function object(params: unknown): Record<string, unknown> | string {
@@ -42,6 +50,7 @@ function nonEmpty(p: Record<string, unknown>, key: string, optional = false): st
   return typeof v === 'string' && v.length > 0 ? undefined : `params.${key} must be a non-empty string`;
 }
 
+/** Checks `harness/turnStarted` params; returns the problem or undefined. */
 export const checkTurnStarted: Check = (params) => {
   const p = object(params);
   if (typeof p === 'string') return p;
@@ -49,6 +58,7 @@ export const checkTurnStarted: Check = (params) => {
   return nonEmpty(p, 'channel') ?? nonEmpty(p, 'turnId', true);
 };
 
+/** Checks `harness/beforeEdit` params; returns the problem or undefined. */
 export const checkBeforeEdit: Check = (params) => {
   const p = object(params);
   if (typeof p === 'string') return p;
@@ -60,6 +70,7 @@ export const checkBeforeEdit: Check = (params) => {
   return bad >= 0 ? `params.paths[${bad}] must be a non-empty path` : undefined;
 };
 
+/** Checks `harness/turnEnded` params; returns the problem or undefined. */
 export const checkTurnEnded: Check = (params) => {
   const p = object(params);
   if (typeof p === 'string') return p;
@@ -68,6 +79,20 @@ export const checkTurnEnded: Check = (params) => {
   const state = p['state'];
   if (state !== undefined && state !== 'complete' && state !== 'cancelled' && state !== 'error') {
     return 'params.state must be one of complete, cancelled, error';
+  }
+  return undefined;
+};
+
+/** Checks `harness/status` params (which may be omitted); returns the problem or undefined. */
+export const checkStatus: Check = (params) => {
+  if (params === undefined || params === null) return undefined;
+  const p = object(params);
+  if (typeof p === 'string') return p;
+  const channel = nonEmpty(p, 'channel', true);
+  if (channel) return channel;
+  const turns = p['turns'];
+  if (turns !== undefined && (!Number.isInteger(turns) || (turns as number) < 0 || (turns as number) > 1000)) {
+    return 'params.turns must be an integer from 0 to 1000';
   }
   return undefined;
 };

@@ -1,0 +1,73 @@
+import type { RecordingSession } from '../session/recording-session.js';
+import type { TurnEndState, TurnRecord } from '../session/turn-record.js';
+
+/** One turn as `harness/status` reports it. */
+export interface TurnStatus {
+  /** The turn id. */
+  turnId: string;
+  /** 1-based position in the session. */
+  index: number;
+  /** The prompt or description, when one was given. */
+  message?: string;
+  /** ISO 8601 start time. */
+  startedAt: string;
+  /** How it ended; absent while it is active. */
+  state?: TurnEndState;
+  /** Milliseconds from start to end, once ended. */
+  durationMs?: number;
+  /** Changed-file and line totals, once ended. */
+  changes?: { files: number; added: number; deleted: number };
+}
+
+/** One session as `harness/status` reports it. */
+export interface SessionStatusInfo {
+  /** The session URI. */
+  channel: string;
+  /** Its chat channel. */
+  chat: string;
+  /** Its title. */
+  title: string;
+  /** Working directories (real paths). */
+  workingDirectories: string[];
+  /** ISO 8601 creation time. */
+  createdAt: string;
+  /** The turn being recorded, if any. */
+  activeTurn?: TurnStatus;
+  /** Number of turns recorded so far, the active one included. */
+  turnCount: number;
+  /** The most recent turns, oldest first (at most `limit`). */
+  turns: TurnStatus[];
+}
+
+/** Result of `harness/status`. */
+export interface StatusResult {
+  /** Live sessions in creation order (only the one asked for, when `channel` was given). */
+  sessions: SessionStatusInfo[];
+}
+
+/** Default number of recent turns listed per session. */
+export const DEFAULT_STATUS_TURNS = 10;
+
+export function turnStatusOf(turn: TurnRecord): TurnStatus {
+  const out: TurnStatus = { turnId: turn.id, index: turn.index, startedAt: turn.startedAt };
+  if (turn.message !== undefined) out.message = turn.message;
+  if (turn.state !== undefined) out.state = turn.state;
+  if (turn.durationMs !== undefined) out.durationMs = turn.durationMs;
+  if (turn.summary) out.changes = { files: turn.summary.total, added: turn.summary.added, deleted: turn.summary.deleted };
+  return out;
+}
+
+export function sessionStatusOf(session: RecordingSession, limit: number): SessionStatusInfo {
+  const active = session.activeTurnId !== undefined ? session.turn(session.activeTurnId) : undefined;
+  const out: SessionStatusInfo = {
+    channel: session.uri,
+    chat: session.chatUri,
+    title: session.sessionState.title,
+    workingDirectories: session.workingDirectories,
+    createdAt: session.createdAt,
+    turnCount: session.turns.length,
+    turns: session.turns.slice(Math.max(0, session.turns.length - limit)).map(turnStatusOf),
+  };
+  if (active) out.activeTurn = turnStatusOf(active);
+  return out;
+}
