@@ -16,10 +16,11 @@ const MAX_CHAIN_LENGTH = 64;
  * Work allowance per input line. Histogram diff rescans a region for every
  * anchor it takes, which is quadratic when anchors are dense and each one
  * splits off a sliver (every other line changed: git needs seconds on 50,000
- * lines). Real edits use a few units per line; past the allowance the caller
- * diffs the whole file with Myers instead, whose cost is bounded.
+ * lines). Real edits, rewrites included, take 3 to 40 units per line; past
+ * the allowance the caller diffs the whole file with Myers instead, whose
+ * cost is bounded.
  */
-const WORK_PER_LINE = 16;
+const WORK_PER_LINE = 64;
 const WORK_MIN = 1 << 16;
 
 /** Per-diff scratch space for the region index; sized once, reused by every region. */
