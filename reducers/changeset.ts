@@ -42,6 +42,8 @@ export function changesetReducer(state: ChangesetState, action: ChangesetAction 
         if (known.operations != null) draft.operations = known.operations;
         if (known.error != null) draft.error = known.error;
         else delete draft.error;
+        if (known._meta != null) draft._meta = known._meta;
+        else delete draft._meta;
         break;
 
       case 'changeset/operationsChanged':

@@ -1,4 +1,5 @@
 import { ChangesetServer, type ChangesetServerOptions } from './app.js';
+import { Changesets } from './changesets/changesets.js';
 import { registerHarnessMethods } from './harness/methods.js';
 import { SessionManager, type SessionDefaults } from './session/session-manager.js';
 import { defaultStateDir } from './store/index.js';
@@ -18,6 +19,7 @@ export interface ChangesetServiceOptions extends ChangesetServerOptions {
 export class ChangesetService {
   readonly server: ChangesetServer;
   readonly sessions: SessionManager;
+  readonly changesets: Changesets;
   readonly stateDir: string;
 
   constructor(options: ChangesetServiceOptions = {}) {
@@ -30,7 +32,8 @@ export class ChangesetService {
       ...(options.sessionDefaults ? { defaults: options.sessionDefaults } : {}),
     });
     this.server.setSessionProvider(this.sessions);
-    registerHarnessMethods(this.server, this.sessions);
+    this.changesets = new Changesets(this.server, this.sessions, { stateDir: this.stateDir });
+    registerHarnessMethods(this.server, this.sessions, () => (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId));
   }
 
   /** Starts listening; resolves with the WebSocket URL. */
@@ -41,6 +44,7 @@ export class ChangesetService {
   /** Ends active turns as cancelled (recorded), disposes sessions, then closes every client and stops listening. */
   async stop(): Promise<void> {
     await this.sessions.disposeAll();
+    await this.changesets.close();
     await this.server.stop();
   }
 }

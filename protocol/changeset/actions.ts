@@ -1,6 +1,6 @@
 /** Changeset channel actions (`changeset/*`). The schema defines exactly these eight. */
 
-import type { ErrorInfo } from '../common/state.js';
+import type { ErrorInfo, Meta } from '../common/state.js';
 import type {
   ChangesetFile,
   ChangesetOperation,
@@ -54,6 +54,11 @@ export interface ChangesetContentChangedAction {
   operations?: ChangesetOperation[];
   /** Error details; omitting it clears any previous error. */
   error?: ErrorInfo;
+  /**
+   * Server metadata replacing `ChangesetState._meta` (this server's extension:
+   * totals when the file list is truncated); omitting it clears it.
+   */
+  _meta?: Meta;
 }
 
 /** Full replacement of the operation list; `undefined` removes it. */

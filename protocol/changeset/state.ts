@@ -118,4 +118,10 @@ export interface ChangesetState {
   files: ChangesetFile[];
   /** Operations that can be invoked on this changeset; absent when none. */
   operations?: ChangesetOperation[];
+  /**
+   * Server metadata (this server's extension, ignored by other receivers):
+   * when the file list is cut at the server's `maxFiles`, `totalFiles`,
+   * `additions`, `deletions` over every file and `truncated: true`.
+   */
+  _meta?: Meta;
 }

@@ -50,6 +50,12 @@ export interface StartTurnOptions {
   id?: string;
   /** The prompt or description of the turn. */
   message?: string;
+  /**
+   * Where the turn's starting trees come from: `snapshot` (default) records
+   * the workspace now; `previous` reuses the end state of the last turn (or
+   * the session's start), for turns noticed only after their first change.
+   */
+  baseline?: 'snapshot' | 'previous';
 }
 
 /** Options of {@link RecordingSession.endTurn}. */
@@ -105,6 +111,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   private active: TurnRecord | undefined;
   private readonly queue = new SerialQueue();
   private readonly statsCache = new Map<string, FileStats>();
+  private readonly turnChangeCache = new WeakMap<TurnRecord, Promise<FileChange[]>>();
   private disposed = false;
 
   private constructor(
@@ -194,7 +201,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
         id,
         index: this.turns.length + 1,
         startedAt: new Date().toISOString(),
-        before: await this.snapshotAll(),
+        before: (opts.baseline === 'previous' ? this.previousTrees() : undefined) ?? (await this.snapshotAll()),
         captures: new Map(),
         tools: new Map(),
       };
@@ -342,10 +349,20 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     return turn.summary;
   }
 
-  /** The changes of one ended turn: tree changes plus captured paths the trees do not cover. */
-  async turnChanges(turn: TurnRecord): Promise<FileChange[]> {
-    if (!turn.after) return [];
-    const changes = await collectTreeChanges(this.sources, turn.before, turn.after);
+  /** The changes of one ended turn: tree changes plus captured paths the trees do not cover. Cached: a turn never changes once ended. */
+  turnChanges(turn: TurnRecord): Promise<FileChange[]> {
+    if (!turn.after) return Promise.resolve([]);
+    let cached = this.turnChangeCache.get(turn);
+    if (!cached) {
+      cached = this.computeTurnChanges(turn);
+      this.turnChangeCache.set(turn, cached);
+      cached.catch(() => this.turnChangeCache.delete(turn));
+    }
+    return cached;
+  }
+
+  private async computeTurnChanges(turn: TurnRecord): Promise<FileChange[]> {
+    const changes = await collectTreeChanges(this.sources, turn.before, turn.after ?? []);
     for (const capture of turn.captures.values()) {
       if (await this.coveredBySnapshot(capture, turn)) continue;
       const kind = classify(capture.before, capture.after);
@@ -400,6 +417,12 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       if (hit) return true;
     }
     return false;
+  }
+
+  /** The end trees of the last turn, or the session's start trees before any turn; undefined when the last turn has none. */
+  private previousTrees(): RootTrees[] | undefined {
+    const last = this.turns.at(-1);
+    return last ? last.after : this.startTrees;
   }
 
   private async snapshotAll(): Promise<RootTrees[]> {

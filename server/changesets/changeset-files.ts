@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import type { ChangesetFile } from '../../protocol/index.js';
+import type { BlobRef, FileChange } from '../changes/file-change.js';
+import type { FileStats } from '../changes/file-stats.js';
+import type { RecordingSession } from '../session/recording-session.js';
+import { contentUri } from './content-uri.js';
+
+/** What `ChangesetFile._meta` carries for each file. */
+export interface ChangesetFileMeta {
+  /** The label a reviewer sees (relative to the working directory, `../`, `~/` or absolute). */
+  path: string;
+  /** added, modified, deleted, renamed or mode (only the executable bit or file type changed). */
+  kind: FileChange['kind'];
+  /** Display path before a rename. */
+  oldPath?: string;
+  /** Rename similarity in [0, 1]. */
+  similarity?: number;
+  /** Either side is binary: no line counts, no hunks. */
+  binary?: boolean;
+  /** Either side is over the size limit: no line counts, no hunks. */
+  oversized?: boolean;
+  /** Object id (git blob id) of each side. */
+  beforeOid?: string;
+  afterOid?: string;
+  /** SHA-256 (hex) of each side's content. */
+  beforeSha256?: string;
+  afterSha256?: string;
+  /** Git mode of each side. */
+  beforeMode?: string;
+  afterMode?: string;
+  /** Index of the working directory the file belongs to (-1: outside every one). */
+  root: number;
+  /** Captured by `beforeEdit` because snapshots do not see this path (ignored or outside). */
+  captured?: boolean;
+}
+
+/** Builds `ChangesetFile`s from file changes, and remembers which content it handed out. */
+export class ChangesetFileBuilder {
+  private readonly sha256 = new Map<string, string>();
+  /** `root:oid` of every object a content URI was issued for. */
+  readonly issued = new Set<string>();
+
+  constructor(private readonly session: RecordingSession) {}
+
+  async build(change: FileChange): Promise<ChangesetFile> {
+    const stats = await this.session.stats(change);
+    const afterUri = change.after ? pathToFileURL(change.absPath).href : undefined;
+    const beforeUri = change.before ? pathToFileURL(change.oldAbsPath ?? change.absPath).href : undefined;
+    const meta: ChangesetFileMeta = { path: this.session.display(change), kind: change.kind, root: change.root };
+    if (change.oldAbsPath) meta.oldPath = this.session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
+    if (change.similarity !== undefined && change.kind === 'renamed') meta.similarity = Math.round(change.similarity * 1000) / 1000;
+    if (stats.binary) meta.binary = true;
+    if (stats.oversized) meta.oversized = true;
+    if (change.captured) meta.captured = true;
+    const edit: ChangesetFile['edit'] = { diff: { added: stats.added, removed: stats.deleted } };
+    if (change.before) {
+      edit.before = await this.side(beforeUri!, change.before, change.root, stats);
+      meta.beforeOid = change.before.oid;
+      meta.beforeMode = change.before.mode;
+      const hash = await this.hashOf(change.before);
+      if (hash) meta.beforeSha256 = hash;
+    }
+    if (change.after) {
+      edit.after = await this.side(afterUri!, change.after, change.root, stats);
+      meta.afterOid = change.after.oid;
+      meta.afterMode = change.after.mode;
+      const hash = await this.hashOf(change.after);
+      if (hash) meta.afterSha256 = hash;
+    }
+    return { id: afterUri ?? beforeUri!, edit, _meta: meta as unknown as Record<string, unknown> };
+  }
+
+  private async side(fileUri: string, ref: BlobRef, root: number, stats: FileStats) {
+    const storeRoot = Math.max(root, 0);
+    this.issued.add(`${storeRoot}:${ref.oid}`);
+    const side: { uri: string; content: string; sizeHint?: number; contentType: string } = {
+      uri: fileUri,
+      content: contentUri({ sessionId: this.session.id, root: storeRoot, oid: ref.oid }),
+      contentType: stats.binary || ref.mode === '160000' ? 'application/octet-stream' : 'text/plain; charset=utf-8',
+    };
+    const size = ref.size ?? (ref.oversized || ref.mode === '160000' ? undefined : (await ref.store.readObject(ref.oid)).content.length);
+    if (size !== undefined) side.sizeHint = size;
+    return side;
+  }
+
+  private async hashOf(ref: BlobRef): Promise<string | undefined> {
+    if (ref.oversized || ref.mode === '160000') return undefined;
+    const cached = this.sha256.get(ref.oid);
+    if (cached) return cached;
+    const { content } = await ref.store.readObject(ref.oid);
+    const hash = createHash('sha256').update(content).digest('hex');
+    this.sha256.set(ref.oid, hash);
+    return hash;
+  }
+}
+
+/** The `_meta` of a file this server built. */
+export function metaOf(file: ChangesetFile): ChangesetFileMeta {
+  return file._meta as unknown as ChangesetFileMeta;
+}

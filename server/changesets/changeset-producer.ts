@@ -1,0 +1,51 @@
+import type { ParsedChangesetUri } from '../../protocol/index.js';
+import { captureFile } from '../changes/capture.js';
+import type { RootTrees } from '../changes/collect-changes.js';
+import { classify, type FileChange } from '../changes/file-change.js';
+import type { RecordingSession } from '../session/recording-session.js';
+import { ChangesetUnavailable, resolveSides } from './changeset-sides.js';
+
+/**
+ * The file changes of one changeset. `current` is a fresh snapshot shared by
+ * every live changeset recomputed at the same moment.
+ */
+export async function produceChanges(session: RecordingSession, parsed: ParsedChangesetUri, current?: RootTrees[]): Promise<FileChange[]> {
+  const inScope = (c: FileChange) => parsed.dir === undefined || c.root === parsed.dir;
+  if (parsed.kind === 'turn') {
+    const turn = session.turn(parsed.turnId!);
+    if (!turn) throw new ChangesetUnavailable(`no turn ${JSON.stringify(parsed.turnId)} in session ${session.id}`, 'missing');
+    if (!turn.after) throw new ChangesetUnavailable(`turn ${JSON.stringify(parsed.turnId)} is still in progress`, 'pending');
+    return (await session.turnChanges(turn)).filter(inScope);
+  }
+  const sides = await resolveSides(session, parsed, current);
+  const changes = await session.changesBetween(sides.before, sides.after);
+  if (parsed.kind === 'session') changes.push(...(await capturedSinceStart(session)).filter(inScope));
+  return changes;
+}
+
+/**
+ * Paths snapshots cannot see (captured by `beforeEdit`) changed since the
+ * session began: their first captured content against what is on disk now.
+ */
+async function capturedSinceStart(session: RecordingSession): Promise<FileChange[]> {
+  const first = new Map<string, FileChange>();
+  for (const turn of session.turns) {
+    if (!turn.after) continue;
+    for (const change of await session.turnChanges(turn)) {
+      if (change.captured && !first.has(change.oldAbsPath ?? change.absPath)) first.set(change.oldAbsPath ?? change.absPath, change);
+    }
+  }
+  const out: FileChange[] = [];
+  for (const [absPath, change] of first) {
+    const store = session.roots[Math.max(change.root, 0)]!.store;
+    const now = await captureFile(absPath, store);
+    const kind = classify(change.before, now);
+    if (!kind) continue;
+    const fc: FileChange = { kind, root: change.root, path: change.oldPath ?? change.path, absPath, captured: true };
+    if (change.before) fc.before = change.before;
+    if (now) fc.after = now;
+    out.push(fc);
+  }
+  await Promise.all(session.roots.map((r) => r.store.flush()));
+  return out;
+}

@@ -1,0 +1,80 @@
+import type { ParsedChangesetUri } from '../../protocol/index.js';
+import type { RootTrees } from '../changes/collect-changes.js';
+import type { RecordingSession } from '../session/recording-session.js';
+import { commitTreeFor, findBaseBranch, mergeBase, resolveRef } from './git-base.js';
+
+/** The two recorded states a changeset compares; `undefined` entries leave a working directory out. */
+export interface ChangesetSides {
+  before: (RootTrees | undefined)[];
+  after: (RootTrees | undefined)[];
+}
+
+/** A changeset that cannot be produced (yet), with the reason. */
+export class ChangesetUnavailable extends Error {
+  constructor(
+    message: string,
+    /** `pending` while a turn is still running; `missing` for names that do not exist. */
+    readonly reason: 'pending' | 'missing',
+  ) {
+    super(message);
+  }
+}
+
+/** Live kinds follow the working tree; turn and compare-turns are fixed once computed. */
+export function isLive(kind: ParsedChangesetUri['kind']): boolean {
+  return kind === 'session' || kind === 'uncommitted' || kind === 'branch';
+}
+
+/**
+ * The states a changeset compares. Live kinds take a fresh snapshot of the
+ * working tree (`current`), so call this for each recomputation.
+ */
+export async function resolveSides(session: RecordingSession, parsed: ParsedChangesetUri, current?: RootTrees[]): Promise<ChangesetSides> {
+  const scope = <T>(list: readonly T[]): (T | undefined)[] => list.map((t, i) => (parsed.dir === undefined || parsed.dir === i ? t : undefined));
+  switch (parsed.kind) {
+    case 'session':
+      return { before: scope(session.startTrees), after: scope(current ?? (await session.currentTrees())) };
+    case 'turn': {
+      const turn = ended(session, parsed.turnId!);
+      return { before: scope(turn.before), after: scope(turn.after!) };
+    }
+    case 'compare-turns': {
+      const a = ended(session, parsed.originalTurnId!);
+      const b = ended(session, parsed.modifiedTurnId!);
+      return { before: scope(a.after!), after: scope(b.after!) };
+    }
+    case 'uncommitted':
+    case 'branch': {
+      const now = current ?? (await session.currentTrees());
+      const before: (RootTrees | undefined)[] = [];
+      const after: (RootTrees | undefined)[] = [];
+      for (let i = 0; i < session.roots.length; i++) {
+        const root = session.roots[i]!;
+        const source = session.sources[i]!;
+        if ((parsed.dir !== undefined && parsed.dir !== i) || !root.repository) {
+          before.push(undefined);
+          after.push(undefined);
+          continue;
+        }
+        const head = resolveRef(root.repository, 'HEAD');
+        let base = head;
+        if (parsed.kind === 'branch') {
+          const branch = findBaseBranch(root.repository);
+          base = branch && head ? await mergeBase(root.store, head, branch.commit) : branch?.commit;
+        }
+        const tree = base ? await commitTreeFor(root.store, source.reader, base, root.repository, root.dir) : undefined;
+        // Nested repositories' commits live outside this repository: compare their gitlinks, as git does.
+        before.push(tree ? { tree, nested: [] } : undefined);
+        after.push({ tree: now[i]!.tree, nested: [] });
+      }
+      return { before, after };
+    }
+  }
+}
+
+function ended(session: RecordingSession, turnId: string) {
+  const turn = session.turn(turnId);
+  if (!turn) throw new ChangesetUnavailable(`no turn ${JSON.stringify(turnId)} in session ${session.id}`, 'missing');
+  if (!turn.after) throw new ChangesetUnavailable(`turn ${JSON.stringify(turnId)} is still in progress`, 'pending');
+  return turn;
+}

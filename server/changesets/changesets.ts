@@ -1,0 +1,228 @@
+import { isUtf8 } from 'node:buffer';
+import {
+  AhpErrorCodes,
+  JsonRpcErrorCodes,
+  isChangesetUriError,
+  parseChangesetUri,
+  sessionUri,
+  type ChangesetFilesReviewChangedAction,
+  type ResourceReadParams,
+  type ResourceReadResult,
+} from '../../protocol/index.js';
+import type { ChangesetServer } from '../app.js';
+import type { ChannelResolveError } from '../channels/index.js';
+import { diffChange } from '../changes/file-stats.js';
+import { invalidParams, notFound, RpcError } from '../connection/errors.js';
+import { isBinary, type WorkspaceFileDiff } from '../diff/file-diff.js';
+import type { RecordingSession } from '../session/recording-session.js';
+import type { SessionManager } from '../session/session-manager.js';
+import { catalogueFor } from './catalogue.js';
+import { ChangesetUnavailable, isLive } from './changeset-sides.js';
+import { CONTENT_SCHEME, parseContentUri } from './content-uri.js';
+import { LiveWatcher } from './live-watcher.js';
+import { SessionChangesets, type ChangesetChannel, type OperationsFor } from './session-changesets.js';
+
+/** Options of {@link Changesets}. */
+export interface ChangesetsOptions {
+  stateDir: string;
+  /** Most files carried in a changeset's state (default 5000); totals in `_meta` cover the rest. */
+  maxFiles?: number;
+  /** Quiet time before live changesets follow working-tree edits (default 300 ms). */
+  watchDebounceMs?: number;
+}
+
+/** Params of the `changesetFileDiff` extension command. */
+export interface ChangesetFileDiffParams {
+  /** The changeset URI. */
+  channel: string;
+  /** The `ChangesetFile.id` to diff. */
+  fileId: string;
+  /** Context lines around each change (default 3). */
+  context?: number;
+}
+
+/**
+ * The changesets of every live session: the `ahp-changeset:` channel
+ * resolver, live updates after turns and working-tree edits, persisted
+ * review, `resourceRead` of file contents and the `changesetFileDiff`
+ * command.
+ */
+export class Changesets {
+  private readonly perSession = new Map<string, SessionChangesets>();
+  private readonly watchers = new Map<string, LiveWatcher>();
+  private readonly turnWork = new Map<string, Promise<void>>();
+  private operationsFor: OperationsFor = () => [];
+  /** Changesets of disposed sessions whose review writes may still be in flight. */
+  private readonly detached = new Set<SessionChangesets>();
+
+  constructor(
+    private readonly server: ChangesetServer,
+    private readonly sessions: SessionManager,
+    private readonly opts: ChangesetsOptions,
+  ) {
+    sessions.onSessionAdded((session) => this.attach(session));
+    sessions.changesOf = (session) => this.perSession.get(session.uri)?.totals;
+    server.store.registerResolver('ahp-changeset:', (uri) => this.resolve(uri));
+    server.store.onEnvelope((envelope, kind) => {
+      if (kind !== 'changeset' || !envelope.origin || envelope.action.type !== 'changeset/filesReviewChanged') return;
+      const action = envelope.action as ChangesetFilesReviewChangedAction;
+      this.ownerOf(envelope.channel)?.persistReview(envelope.channel, action.files, action.reviewed);
+    });
+    server.registerContentProvider(CONTENT_SCHEME, { read: (params) => this.read(params) });
+    server.registerRequest<ChangesetFileDiffParams, WorkspaceFileDiff>('changesetFileDiff', (params) => this.fileDiff(params), {
+      check: checkFileDiffParams,
+    });
+  }
+
+  /** Installs the operations each changeset advertises. */
+  setOperations(operationsFor: OperationsFor): void {
+    this.operationsFor = operationsFor;
+    for (const sc of this.perSession.values()) sc.refreshOperations();
+  }
+
+  /** Stops watching and waits for pending computations and review writes. */
+  async close(): Promise<void> {
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
+    await Promise.allSettled([...this.turnWork.values()]);
+    await Promise.allSettled([...this.perSession.values(), ...this.detached].map((sc) => sc.reviews.flushed()));
+  }
+
+  /** The changesets of a session. */
+  of(session: RecordingSession): SessionChangesets | undefined {
+    return this.perSession.get(session.uri);
+  }
+
+  /** Resolves once changesets reflect the end of this turn (what `harness/turnEnded` waits for). */
+  async afterTurnEnded(sessionUri: string, turnId: string): Promise<void> {
+    await this.turnWork.get(`${sessionUri} ${turnId}`);
+  }
+
+  /** The channel for a changeset URI, computed (for commands that need its files). */
+  async channel(uri: string): Promise<{ owner: SessionChangesets; channel: ChangesetChannel }> {
+    const error = await this.server.store.ensureChannel(uri);
+    if (error) throw new RpcError(error.code, error.message);
+    const owner = this.ownerOf(uri);
+    const channel = owner?.channels.get(uri);
+    if (!owner || !channel) throw notFound(`no changeset ${uri}`);
+    await channel.ready;
+    return { owner, channel };
+  }
+
+  private attach(session: RecordingSession): void {
+    const sc = new SessionChangesets(session, this.server.store, {
+      stateDir: this.opts.stateDir,
+      maxFiles: this.opts.maxFiles ?? 5000,
+      operationsFor: (s, p) => this.operationsFor(s, p),
+    });
+    this.perSession.set(session.uri, sc);
+    session.dispatchSession({ type: 'session/changesetsChanged', changesets: catalogueFor(session) });
+    session.on('turnEnded', (turn) => {
+      const key = `${session.uri} ${turn.id}`;
+      const work = sc
+        .afterTurn(turn.id)
+        .then(() => {
+          if (!session.isDisposed) this.sessions.publishSummaryChange(session, { ...(sc.totals ? { changes: sc.totals } : {}) });
+        })
+        .catch(() => undefined)
+        .finally(() => setTimeout(() => this.turnWork.delete(key), 60_000).unref());
+      this.turnWork.set(key, work);
+    });
+    session.on('disposed', () => {
+      this.perSession.delete(session.uri);
+      this.detached.add(sc);
+      void sc.reviews.flushed().then(() => this.detached.delete(sc));
+      this.watchers.get(session.uri)?.close();
+      this.watchers.delete(session.uri);
+      sc.closeAll();
+    });
+    void sc.refreshTotals(session.startTrees).catch(() => undefined);
+  }
+
+  private async resolve(uri: string): Promise<ChannelResolveError | void> {
+    const parsed = parseChangesetUri(uri);
+    if (isChangesetUriError(parsed)) return { code: JsonRpcErrorCodes.InvalidParams, message: `${uri}: ${parsed.message}` };
+    const sc = this.perSession.get(sessionUri(parsed.sessionId));
+    if (!sc) return { code: AhpErrorCodes.SessionNotFound, message: `no session ${JSON.stringify(parsed.sessionId)}` };
+    const session = sc.session;
+    if (parsed.dir !== undefined && parsed.dir >= session.roots.length) {
+      return { code: AhpErrorCodes.NotFound, message: `session ${parsed.sessionId} has no working directory ${parsed.dir}` };
+    }
+    if ((parsed.kind === 'uncommitted' || parsed.kind === 'branch') && !session.roots.some((r, i) => r.repository && (parsed.dir ?? i) === i)) {
+      return { code: AhpErrorCodes.NotFound, message: `${parsed.kind} changesets need a git working directory` };
+    }
+    for (const turnId of [parsed.turnId, parsed.originalTurnId, parsed.modifiedTurnId]) {
+      if (turnId !== undefined && !session.turn(turnId)) {
+        return { code: AhpErrorCodes.NotFound, message: `no turn ${JSON.stringify(turnId)} in session ${parsed.sessionId}` };
+      }
+    }
+    sc.open(parsed);
+    if (isLive(parsed.kind)) this.ensureWatcher(sc);
+  }
+
+  private ensureWatcher(sc: SessionChangesets): void {
+    const key = sc.session.uri;
+    if (this.watchers.has(key)) return;
+    const watcher = new LiveWatcher({
+      dirs: sc.session.workingDirectories,
+      debounceMs: this.opts.watchDebounceMs ?? 300,
+      ignore: [this.opts.stateDir],
+      onChange: async () => {
+        await sc.refreshLive();
+        if (!sc.hasLiveSubscribers()) {
+          watcher.close();
+          this.watchers.delete(key);
+        }
+      },
+    });
+    this.watchers.set(key, watcher);
+  }
+
+  private ownerOf(uri: string): SessionChangesets | undefined {
+    const parsed = parseChangesetUri(uri);
+    return isChangesetUriError(parsed) ? undefined : this.perSession.get(sessionUri(parsed.sessionId));
+  }
+
+  private async fileDiff(params: ChangesetFileDiffParams): Promise<WorkspaceFileDiff> {
+    const { channel } = await this.channel(params.channel);
+    const change = channel.changes.get(params.fileId);
+    if (!change) throw invalidParams(`fileId: no file ${JSON.stringify(params.fileId)} in ${params.channel}`);
+    try {
+      return await diffChange(change, params.context !== undefined ? { context: params.context } : {});
+    } catch (error) {
+      if (error instanceof ChangesetUnavailable) throw notFound(error.message);
+      throw error;
+    }
+  }
+
+  private async read(params: ResourceReadParams): Promise<ResourceReadResult> {
+    const address = parseContentUri(params.uri);
+    const sc = address && this.perSession.get(sessionUri(address.sessionId));
+    // Only content a changeset of a live session has handed out is served: a forged id gets nothing.
+    if (!address || !sc || !sc.builder.issued.has(`${address.root}:${address.oid}`)) {
+      throw new RpcError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}`);
+    }
+    const root = sc.session.roots[address.root];
+    if (!root) throw new RpcError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}`);
+    const { content } = await root.store.readObject(address.oid);
+    const text = isUtf8(content) && !isBinary(content);
+    const encoding = params.encoding === 'base64' || !text ? 'base64' : 'utf-8';
+    return {
+      data: Buffer.from(content).toString(encoding === 'base64' ? 'base64' : 'utf8'),
+      encoding,
+      contentType: text ? 'text/plain; charset=utf-8' : 'application/octet-stream',
+    };
+  }
+}
+
+function checkFileDiffParams(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return 'params must be an object';
+  const p = params as Record<string, unknown>;
+  if (typeof p['channel'] !== 'string' || p['channel'].length === 0) return 'params.channel must be a non-empty string';
+  if (typeof p['fileId'] !== 'string' || p['fileId'].length === 0) return 'params.fileId must be a non-empty string';
+  const context = p['context'];
+  if (context !== undefined && (typeof context !== 'number' || !Number.isInteger(context) || context < 0 || context > 1000)) {
+    return 'params.context must be an integer from 0 to 1000';
+  }
+  return undefined;
+}

@@ -1,0 +1,56 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../store/fs-util.js';
+
+/**
+ * Review flags that survive restarts: for each changeset URI and file id,
+ * the content the reviewer saw when they ticked it. A flag only applies while
+ * the file's content is still that content, so a changed file comes back
+ * unreviewed.
+ */
+export class ReviewStore {
+  private readonly path: string;
+  private readonly tmpDir: string;
+  private data: Record<string, Record<string, string>>;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(stateDir: string, sessionId: string) {
+    const dir = join(stateDir, 'reviews');
+    mkdirSync(dir, { recursive: true });
+    this.tmpDir = dir;
+    this.path = join(dir, `${encodeURIComponent(sessionId)}.json`);
+    this.data = load(this.path);
+  }
+
+  /** Resolves when every write issued so far is on disk. */
+  flushed(): Promise<void> {
+    return this.writing;
+  }
+
+  /** True when the file was reviewed at exactly this content. */
+  isReviewed(changeset: string, fileId: string, contentKey: string): boolean {
+    return this.data[changeset]?.[fileId] === contentKey;
+  }
+
+  /** Records (or clears) review of files at their current content, and persists. */
+  set(changeset: string, files: readonly { id: string; contentKey: string }[], reviewed: boolean): Promise<void> {
+    const entry = (this.data[changeset] ??= {});
+    for (const f of files) {
+      if (reviewed) entry[f.id] = f.contentKey;
+      else delete entry[f.id];
+    }
+    if (Object.keys(entry).length === 0) delete this.data[changeset];
+    const text = JSON.stringify(this.data);
+    this.writing = this.writing.then(() => writeFileAtomic(this.path, text, this.tmpDir)).catch(() => undefined);
+    return this.writing;
+  }
+}
+
+function load(path: string): Record<string, Record<string, string>> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, Record<string, string>>) : {};
+  } catch {
+    return {};
+  }
+}
