@@ -89,11 +89,12 @@ export function internByteLines(a: ByteLines, b: ByteLines): { a: Int32Array; b:
   const mask = size - 1;
   // Slot k holds [id, hash] at 2k, 2k+1: one cache line per probe.
   const slots = new Int32Array(2 * size).fill(-1);
-  const repFile: ByteLines[] = [];
+  // The first line seen with each id, as (side, line): side 0 is `a`, 1 is `b`.
+  const repSide = new Uint8Array(total);
   const repLine = new Int32Array(total);
   let ids = 0;
 
-  const intern = (file: ByteLines, from: number, to: number): Int32Array => {
+  const intern = (file: ByteLines, side: number, from: number, to: number): Int32Array => {
     const out = new Int32Array(file.length);
     const { bytes, starts } = file;
     const view = file.view;
@@ -115,12 +116,12 @@ export function internByteLines(a: ByteLines, b: ByteLines): { a: Int32Array; b:
         if (id < 0) {
           slots[2 * slot] = ids;
           slots[2 * slot + 1] = h;
-          repFile[ids] = file;
+          repSide[ids] = side;
           repLine[ids] = i;
           out[i] = ids++;
           break;
         }
-        if (slots[2 * slot + 1] === h && sameBytes(repFile[id] as ByteLines, repLine[id] as number, file, s, e)) {
+        if (slots[2 * slot + 1] === h && sameBytes(repSide[id] === 0 ? a : b, repLine[id] as number, file, s, e)) {
           out[i] = id;
           break;
         }
@@ -129,10 +130,10 @@ export function internByteLines(a: ByteLines, b: ByteLines): { a: Int32Array; b:
     }
     return out;
   };
-  const ia = intern(a, 0, a.length);
+  const ia = intern(a, 0, 0, a.length);
   // Lines of the common prefix and suffix are byte-identical to the old side's: copy their ids instead of hashing them.
   const { prefix, suffix } = commonLines(a, b);
-  const ib = intern(b, prefix, b.length - suffix);
+  const ib = intern(b, 1, prefix, b.length - suffix);
   ib.set(ia.subarray(0, prefix), 0);
   ib.set(ia.subarray(a.length - suffix), b.length - suffix);
   return { a: ia, b: ib, idCount: ids };
