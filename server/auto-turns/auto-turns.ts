@@ -1,0 +1,280 @@
+import { EventEmitter } from 'node:events';
+import type { RootTrees } from '../changes/collect-changes.js';
+import type { RecordingSession } from '../session/recording-session.js';
+import type { TurnSummary } from '../session/turn-summary.js';
+import { ulid } from '../session/ulid.js';
+import { sameTrees } from './trees.js';
+import { watchWorkspaces, type WorkspaceWatch } from './workspace-watcher.js';
+
+/** Options of {@link AutoTurns}. */
+export interface AutoTurnsOptions {
+  /** The session whose turns are recorded automatically. */
+  session: RecordingSession;
+  /** Milliseconds without file changes that end a turn. */
+  quietMs: number;
+  /** Directories whose file events are not workspace changes (the server's state directory). */
+  ignoreDirs?: readonly string[];
+  /** `watch` (default) uses recursive file watchers and polls only when they fail; `poll` always polls. */
+  mode?: 'watch' | 'poll';
+  /** Milliseconds between snapshots when polling; default half the quiet period, between 250 and 2000. */
+  pollIntervalMs?: number;
+  /** Message recorded on automatic turns. */
+  message?: string;
+  /** Receives diagnostics (watch failures, failed turn steps). */
+  log?: (line: string) => void;
+}
+
+/** Events of {@link AutoTurns}. */
+export interface AutoTurnsEvents {
+  /** An automatic turn started (its baseline is the state before the first change). */
+  turnStarted: [turnId: string];
+  /** An automatic turn ended after the quiet period. */
+  turnEnded: [turnId: string, summary: TurnSummary];
+  /** Watching failed and polling took over. */
+  polling: [];
+  /** A burst of file events was looked at; `changed` says whether the workspace differed from the baseline. */
+  checked: [changed: boolean];
+}
+
+type Phase = 'idle' | 'checking' | 'starting' | 'active' | 'ending' | 'stopped';
+
+/** Default message of automatic turns. */
+export const AUTO_TURN_MESSAGE = 'File changes (automatic turn)';
+
+/**
+ * Records turns without a harness: a turn starts at the first file change
+ * after a quiet period and ends after `quietMs` without changes. The turn's
+ * baseline is the state before that first change (the previous turn's end,
+ * or the session's start), so nothing the person did is missed. Events of
+ * ignored files start no turn: a change only counts once a snapshot
+ * differs from the baseline.
+ */
+export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
+  private phase: Phase = 'idle';
+  private watch: WorkspaceWatch | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private quietTimer: NodeJS.Timeout | undefined;
+  private turnId: string | undefined;
+  private changedDuringStep = false;
+  private polledTrees: RootTrees[] | undefined;
+  private polling = false;
+  private work: Promise<unknown> = Promise.resolve();
+  private readonly session: RecordingSession;
+
+  constructor(private readonly options: AutoTurnsOptions) {
+    super();
+    this.session = options.session;
+    this.session.once('disposed', () => this.stop());
+  }
+
+  /** The automatic turn being recorded, if any. */
+  get activeTurnId(): string | undefined {
+    return this.phase === 'starting' || this.phase === 'active' || this.phase === 'ending' ? this.turnId : undefined;
+  }
+
+  /** True once stopped (hand-over, disposal or {@link stop}). */
+  get isStopped(): boolean {
+    return this.phase === 'stopped';
+  }
+
+  /** Starts watching the session's working directories. */
+  start(): void {
+    if (this.phase === 'stopped' || this.watch || this.polling) return;
+    if (this.options.mode === 'poll') {
+      this.startPolling();
+      return;
+    }
+    try {
+      this.watch = watchWorkspaces({
+        directories: this.session.workingDirectories,
+        ignoreDirs: this.options.ignoreDirs ?? [],
+        onChange: () => this.noteChange(false),
+        onError: (error) => {
+          this.watch = undefined;
+          this.options.log?.(`watching ${this.session.uri} failed (${error.message}); polling instead`);
+          this.startPolling();
+        },
+      });
+    } catch (error) {
+      this.options.log?.(`cannot watch ${this.session.uri} (${(error as Error).message}); polling instead`);
+      this.startPolling();
+    }
+  }
+
+  /**
+   * A harness takes over: the automatic turn in progress ends as complete
+   * (queued now, so it ends before the harness's turn starts) and no more
+   * automatic turns are recorded for this session.
+   */
+  handOver(): void {
+    const id = this.activeTurnId;
+    const ending = this.phase === 'ending';
+    this.stop();
+    if (id !== undefined && !ending) this.track(this.endTurn(id));
+  }
+
+  /** Stops watching; an automatic turn in progress stays active (disposing the session ends it as cancelled). */
+  stop(): void {
+    this.phase = 'stopped';
+    this.watch?.close();
+    this.watch = undefined;
+    for (const timer of [this.pollTimer, this.checkTimer, this.quietTimer]) if (timer) clearTimeout(timer);
+    this.pollTimer = this.checkTimer = this.quietTimer = undefined;
+    this.polling = false;
+  }
+
+  /** Resolves once the steps started so far have finished (for orderly shutdown and tests). */
+  async idle(): Promise<void> {
+    let seen: Promise<unknown> | undefined;
+    while (seen !== this.work) {
+      seen = this.work;
+      await seen.catch(() => undefined);
+    }
+  }
+
+  private get pollIntervalMs(): number {
+    return this.options.pollIntervalMs ?? Math.min(2000, Math.max(250, Math.floor(this.options.quietMs / 2)));
+  }
+
+  private startPolling(): void {
+    if (this.phase === 'stopped') return;
+    this.polling = true;
+    this.emit('polling');
+    const tick = (): void => {
+      if (!this.polling) return;
+      this.track(
+        this.session
+          .currentTrees()
+          .then((trees) => {
+            const changed = this.polledTrees !== undefined && !sameTrees(trees, this.polledTrees);
+            const first = this.polledTrees === undefined;
+            this.polledTrees = trees;
+            // The first poll compares with the baseline: edits made before polling began still count.
+            if (changed || (first && !sameTrees(trees, this.baselineTrees()))) this.noteChange(true);
+          })
+          .catch((error: unknown) => this.options.log?.(`polling ${this.session.uri}: ${(error as Error).message}`))
+          .finally(() => {
+            if (this.polling) this.pollTimer = setTimeout(tick, this.pollIntervalMs).unref();
+          }),
+      );
+    };
+    tick();
+  }
+
+  /** A file changed. `verified`: a snapshot already showed the workspace differs. */
+  private noteChange(verified: boolean): void {
+    switch (this.phase) {
+      case 'idle':
+        if (verified) this.track(this.beginTurn());
+        else this.scheduleCheck();
+        return;
+      case 'checking':
+      case 'ending':
+        this.changedDuringStep = true;
+        return;
+      case 'starting':
+      case 'active':
+        this.armQuietTimer();
+        return;
+      case 'stopped':
+        return;
+    }
+  }
+
+  /** Events come in bursts; one snapshot looks at the burst. */
+  private scheduleCheck(): void {
+    if (this.checkTimer || this.phase !== 'idle') return;
+    this.checkTimer = setTimeout(() => {
+      this.checkTimer = undefined;
+      if (this.phase === 'idle') this.track(this.check());
+    }, Math.min(200, this.options.quietMs)).unref();
+  }
+
+  private async check(): Promise<void> {
+    this.phase = 'checking';
+    this.changedDuringStep = false;
+    let trees: RootTrees[];
+    try {
+      trees = await this.session.currentTrees();
+    } catch (error) {
+      if (this.phase === 'checking') this.phase = 'idle';
+      this.options.log?.(`checking ${this.session.uri} for changes: ${(error as Error).message}`);
+      return;
+    }
+    if (this.phase !== 'checking') return;
+    const changed = !sameTrees(trees, this.baselineTrees());
+    this.emit('checked', changed);
+    if (changed) {
+      await this.beginTurn();
+      return;
+    }
+    this.phase = 'idle';
+    if (this.changedDuringStep) this.scheduleCheck();
+  }
+
+  /** The state the next turn starts from: the end of the last turn, or the session's start. */
+  private baselineTrees(): RootTrees[] | undefined {
+    const last = this.session.turns.at(-1);
+    return last ? last.after : this.session.startTrees;
+  }
+
+  private async beginTurn(): Promise<void> {
+    const id = ulid();
+    this.turnId = id;
+    this.phase = 'starting';
+    this.armQuietTimer();
+    try {
+      await this.session.startTurn({ id, baseline: 'previous', message: this.options.message ?? AUTO_TURN_MESSAGE });
+    } catch (error) {
+      this.options.log?.(`starting an automatic turn in ${this.session.uri}: ${(error as Error).message}`);
+      if (this.phase === 'starting') {
+        this.clearQuietTimer();
+        this.phase = 'idle';
+      }
+      return;
+    }
+    if (this.phase !== 'starting') return;
+    this.phase = 'active';
+    this.emit('turnStarted', id);
+  }
+
+  private armQuietTimer(): void {
+    this.clearQuietTimer();
+    this.quietTimer = setTimeout(() => {
+      this.quietTimer = undefined;
+      if (this.phase === 'active') this.track(this.finishTurn());
+      else if (this.phase === 'starting') this.armQuietTimer();
+    }, this.options.quietMs).unref();
+  }
+
+  private clearQuietTimer(): void {
+    if (this.quietTimer) clearTimeout(this.quietTimer);
+    this.quietTimer = undefined;
+  }
+
+  private async finishTurn(): Promise<void> {
+    const id = this.turnId!;
+    this.phase = 'ending';
+    this.changedDuringStep = false;
+    await this.endTurn(id);
+    if (this.phase !== 'ending') return;
+    this.phase = 'idle';
+    if (this.changedDuringStep) this.scheduleCheck();
+  }
+
+  private async endTurn(id: string): Promise<void> {
+    try {
+      const summary = await this.session.endTurn(id, { state: 'complete' });
+      this.emit('turnEnded', id, summary);
+    } catch (error) {
+      // The turn was already ended by someone else (a harness, disposal): nothing to record.
+      this.options.log?.(`ending automatic turn ${id} in ${this.session.uri}: ${(error as Error).message}`);
+    }
+  }
+
+  private track(step: Promise<unknown>): void {
+    const previous = this.work;
+    this.work = Promise.all([previous, step.catch(() => undefined)]);
+  }
+}
