@@ -81,6 +81,8 @@ export interface SnapshotResult {
   warnings: SnapshotWarning[];
   /** Wall time of this snapshot in milliseconds (nested snapshots included). */
   ms: number;
+  /** Part of `ms` spent in the store's `flush()` (writing and syncing a pack), this root only. */
+  flushMs: number;
   /** The root is (inside) a git repository. */
   isGitRepository: boolean;
   /** The repository's git directory, when it is one. */
@@ -259,7 +261,7 @@ export class WorkspaceSnapshotter {
 
   /**
    * Persists the stat cache right after the snapshot has been returned, so
-   * the caller does not wait for it; the next snapshot (or `close`) saves it
+   * the caller does not wait for it; the next snapshot (or `saveCache`) saves it
    * first if it has not happened yet. Losing it in a crash only costs
    * re-hashing: the saved file stays consistent on its own.
    */
@@ -278,11 +280,14 @@ export class WorkspaceSnapshotter {
     setImmediate(save);
   }
 
-  /** Writes any stat cache update still pending (also done automatically soon after each snapshot). */
-  async close(): Promise<void> {
+  /**
+   * Writes the stat cache update of the last snapshot now, if it has not
+   * been written yet (it is, automatically, right after each snapshot).
+   */
+  async saveCache(): Promise<void> {
     await this.queue;
     this.pendingSave?.();
-    for (const s of this.nestedSnapshotters.values()) await s.close();
+    for (const s of this.nestedSnapshotters.values()) await s.saveCache();
   }
 
   private async run(): Promise<SnapshotResult> {
@@ -325,7 +330,9 @@ export class WorkspaceSnapshotter {
         if (tree !== EMPTY_TREE_ID) throw new Error(`object store returned ${tree} for the empty tree`);
       }
       // Objects first, then the cache that refers to them.
+      const tFlush = performance.now();
       await this.opts.store.flush();
+      const flushMs = performance.now() - tFlush;
       if (walker.changed || walker.counters.racy > 0 || cold) {
         this.refTimeMs = now;
         this.scheduleSave(identity, now, root);
@@ -339,6 +346,7 @@ export class WorkspaceSnapshotter {
         nested,
         warnings: walker.warnings,
         ms: performance.now() - t0,
+        flushMs,
         isGitRepository: repo !== undefined,
         hashed: c.hashed,
         reusedFromCache: c.reusedFromCache,
