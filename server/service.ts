@@ -1,6 +1,8 @@
 import { ChangesetServer, type ChangesetServerOptions } from './app.js';
 import { Changesets } from './changesets/changesets.js';
 import { registerHarnessMethods } from './harness/methods.js';
+import type { RecordingSession } from './session/recording-session.js';
+import { findResumableSession } from './session/resume.js';
 import { SessionManager, type SessionDefaults } from './session/session-manager.js';
 import { defaultStateDir } from './store/index.js';
 
@@ -36,14 +38,31 @@ export class ChangesetService {
     registerHarnessMethods(this.server, this.sessions, () => (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId));
   }
 
+  /**
+   * Records a session over working directories. Unless `resume` is false,
+   * the latest unended session over exactly these directories is picked up
+   * again with its turns (what a restart of `serve` does).
+   */
+  async openWorkspace(workingDirectories: readonly string[], opts: { resume?: boolean; title?: string } = {}): Promise<RecordingSession> {
+    const id = opts.resume === false ? undefined : await findResumableSession(this.stateDir, workingDirectories);
+    return this.sessions.create({
+      workingDirectories,
+      ...(id !== undefined ? { id } : {}),
+      ...(opts.title !== undefined ? { title: opts.title } : {}),
+    });
+  }
+
   /** Starts listening; resolves with the WebSocket URL. */
   async start(): Promise<{ url: string }> {
     return this.server.start();
   }
 
-  /** Ends active turns as cancelled (recorded), disposes sessions, then closes every client and stops listening. */
+  /**
+   * Records active turns as cancelled and stops recording (sessions stay
+   * resumable), then closes every client and stops listening.
+   */
   async stop(): Promise<void> {
-    await this.sessions.disposeAll();
+    await this.sessions.closeAll();
     await this.changesets.close();
     await this.server.stop();
   }

@@ -14,7 +14,8 @@ import { similarity } from '../diff/similarity.js';
 import { TreeReader } from '../store/tree.js';
 import { displayPath } from './display-path.js';
 import { SerialQueue } from './serial-queue.js';
-import { chatSummaryOf, initialChatState, initialSessionState } from './session-state.js';
+import { SessionJournal, type LoadedSession } from './session-journal.js';
+import { chatSummaryOf, initialChatState, initialSessionState, restoredChatState } from './session-state.js';
 import type { CaptureRecord, TurnEndState, TurnRecord } from './turn-record.js';
 import { DEFAULT_MAX_FILES, summarizeTurn, type ChangedFileSummary, type TurnSummary } from './turn-summary.js';
 import { ulid } from './ulid.js';
@@ -103,7 +104,9 @@ export interface RecordingSessionEvents {
 export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   readonly uri: string;
   readonly chatUri: string;
-  readonly createdAt: string;
+  createdAt: string;
+  /** The session's history in the stores: what a restart reads back. */
+  readonly journal: SessionJournal;
   /** Trees of every working directory when the session began. */
   startTrees: RootTrees[] = [];
   /** Turns in order, ended and active. */
@@ -124,9 +127,14 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     this.uri = toSessionUri(id);
     this.chatUri = toChatUri(id);
     this.createdAt = new Date().toISOString();
+    this.journal = new SessionJournal(id, roots);
   }
 
-  /** Opens the stores, publishes the session's channels and records the starting state. */
+  /**
+   * Opens the stores and publishes the session's channels. A session id the
+   * stores already hold (and that was not ended) is restored with its turns;
+   * otherwise the starting state is recorded.
+   */
   static async create(opts: RecordingSessionOptions): Promise<RecordingSession> {
     if (opts.workingDirectories.length === 0) throw new SessionError('invalid', 'a session needs at least one working directory');
     const id = opts.id ?? ulid();
@@ -141,20 +149,47 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     }
     const sources = roots.map((r) => ({ dir: r.dir, store: r.store, reader: new TreeReader(r.store) }));
     const session = new RecordingSession(id, roots, sources, opts);
+    let loaded: LoadedSession | undefined;
+    try {
+      loaded = opts.id !== undefined ? await session.journal.load() : undefined;
+    } catch (error) {
+      session.emit('warning', `could not read the stored history of session ${id}: ${(error as Error).message}`);
+    }
+    if (loaded?.ended) {
+      await Promise.allSettled(roots.map((r) => r.close()));
+      throw new SessionError('conflict', `session ${id} has ended; choose another id`);
+    }
+    if (loaded) session.createdAt = loaded.details.createdAt;
     const init = {
       sessionUri: session.uri,
       chatUri: session.chatUri,
-      title: opts.title ?? (basename(roots[0]!.dir) || roots[0]!.dir),
+      title: loaded?.details.title ?? opts.title ?? (basename(roots[0]!.dir) || roots[0]!.dir),
       workingDirectories: roots.map((r) => r.dir),
       createdAt: session.createdAt,
     };
     opts.channels.createChannel(session.uri, 'session', initialSessionState(init));
-    opts.channels.createChannel(session.chatUri, 'chat', initialChatState(init));
+    opts.channels.createChannel(session.chatUri, 'chat', restoredChatState(initialChatState(init), loaded?.turns ?? []));
     try {
-      session.startTrees = await session.snapshotAll();
+      if (loaded) {
+        session.startTrees = loaded.startTrees;
+        session.turns.push(...loaded.turns);
+        // A turn the previous run did not finish (a crash) ends now, as cancelled.
+        const unfinished = loaded.turns.find((t) => !t.after);
+        if (unfinished) {
+          session.active = unfinished;
+          await session.queue.run(() => session.finishTurn(unfinished, { state: 'cancelled' }));
+        }
+      } else {
+        session.startTrees = await session.snapshotAll();
+        await session.journal.writeSessionStart(session.startTrees, {
+          title: init.title,
+          createdAt: session.createdAt,
+          workingDirectories: init.workingDirectories,
+        });
+      }
     } catch (error) {
       session.dispatchSession({ type: 'session/creationFailed', error: { errorType: 'SnapshotFailed', message: (error as Error).message } });
-      await session.dispose();
+      await session.close();
       throw error;
     }
     session.dispatchSession({ type: 'session/ready' });
@@ -206,6 +241,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
         tools: new Map(),
       };
       if (opts.message !== undefined) record.message = opts.message;
+      await this.journal.writeTurnStart(record);
       this.turns.push(record);
       this.active = record;
       this.dispatchChat({
@@ -286,14 +322,28 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     });
   }
 
-  /** Ends an active turn as cancelled, closes the stores and removes the session's channels. */
+  /**
+   * Ends the session for good: an active turn is recorded as cancelled, the
+   * stores mark the session ended (retention may drop it later, oldest
+   * first) and its channels are removed.
+   */
   async dispose(): Promise<void> {
+    await this.close({ end: true });
+  }
+
+  /**
+   * Stops recording without ending the session (a server shutdown): an
+   * active turn is recorded as cancelled and the session is restored with
+   * its turns the next time it is opened.
+   */
+  async close(opts: { end?: boolean } = {}): Promise<void> {
     if (this.disposed) return;
     await this.queue
       .run(async () => {
         if (this.active) await this.finishTurn(this.active, { state: 'cancelled' });
+        if (opts.end) await this.journal.markEnded();
       })
-      .catch((error: unknown) => this.emit('warning', `ending the active turn failed: ${(error as Error).message}`));
+      .catch((error: unknown) => this.emit('warning', `closing the session failed: ${(error as Error).message}`));
     this.disposed = true;
     await Promise.allSettled(this.roots.map((r) => r.close()));
     this.opts.channels.removeChannel(this.chatUri);
@@ -335,6 +385,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
         tools: turn.tools,
       });
       turn.counts = countChanges(turn.entries);
+      await this.journal.writeTurnEnd(turn);
     } catch (error) {
       // The record of this turn is lost, but the session and the next turn go on.
       const message = `recording turn "${turn.id}" failed: ${(error as Error).message}`;

@@ -110,9 +110,15 @@ export class SessionManager implements SessionProvider {
     this.server.notifyRoot('root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
   }
 
-  /** Disposes every session (ending active turns as cancelled). */
-  async disposeAll(): Promise<void> {
-    await Promise.allSettled([...this.sessions.keys()].map((uri) => this.dispose(uri)));
+  /**
+   * Stops recording every session without ending them (server shutdown):
+   * active turns are stored as cancelled and the sessions resume with their
+   * turns when opened again.
+   */
+  async closeAll(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(all.map((s) => s.close()));
   }
 
   /** Sends a summary change (e.g. new `changes` counts) to root subscribers. */

@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import type { TurnRecord } from './turn-record.js';
 import { SessionStatus, type ChatState, type ChatSummary, type SessionState, type SessionSummary } from '../../protocol/index.js';
 
 /** What the initial channel states of a recording session are made from. */
@@ -27,6 +28,28 @@ export function initialChatState(init: SessionStateInit): ChatState {
     interactivity: 'read-only',
     turns: [],
   };
+}
+
+/** A chat state listing turns read back from the stores; an unfinished one becomes the active turn. */
+export function restoredChatState(chat: ChatState, turns: readonly TurnRecord[]): ChatState {
+  const message = (t: TurnRecord) => ({ text: t.message ?? '', origin: { kind: 'user' as const } });
+  const done = turns.filter((t) => t.after);
+  const next: ChatState = {
+    ...chat,
+    turns: done.map((t) => ({
+      id: t.id,
+      startedAt: t.startedAt,
+      duration: t.durationMs ?? 0,
+      message: message(t),
+      responseParts: [],
+      usage: undefined,
+      state: t.state ?? 'complete',
+      ...(t.state === 'error' ? { error: { errorType: 'TurnError', message: t.error ?? 'The turn ended with an error' } } : {}),
+    })),
+  };
+  const active = turns.find((t) => !t.after);
+  if (active) next.activeTurn = { id: active.id, startedAt: active.startedAt, message: message(active), responseParts: [], usage: undefined };
+  return next;
 }
 
 export function chatSummaryOf(chat: ChatState): ChatSummary {

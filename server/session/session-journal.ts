@@ -1,0 +1,210 @@
+import type { CapturedSide } from '../changes/capture.js';
+import type { ChangeCounts, ChangeEntry } from '../changes/change-entries.js';
+import type { RootTrees } from '../changes/collect-changes.js';
+import type { GitMode } from '../changes/file-change.js';
+import type { CheckpointInfo, CheckpointRootInput } from '../store/checkpoints.js';
+import { serializeTree, type NewTreeEntry } from '../store/tree.js';
+import type { TurnRecord } from './turn-record.js';
+import type { TurnSummary } from './turn-summary.js';
+import type { WorkspaceRoot } from './workspace-root.js';
+
+/** Reason recorded on the checkpoint that holds a session's starting state. */
+export const SESSION_START_REASON = 'session start';
+
+/** What the session-start checkpoint records besides the trees. */
+export interface SessionStartDetails {
+  title: string;
+  createdAt: string;
+  workingDirectories: string[];
+}
+
+/** A captured side as stored in the journal (the blob itself sits in the checkpoint's `captures` tree). */
+interface StoredSide {
+  oid: string;
+  mode: GitMode;
+  size?: number;
+  oversized?: boolean;
+}
+
+/** What an end checkpoint stores on its `entries` ref. */
+interface TurnJournal {
+  entries: ChangeEntry[];
+  counts?: ChangeCounts;
+  summary?: TurnSummary;
+  error?: string;
+  durationMs?: number;
+  tools: [string, string][];
+  captures: { absPath: string; root: number; before?: StoredSide; after?: StoredSide }[];
+}
+
+/** A session read back from the stores. */
+export interface LoadedSession {
+  details: SessionStartDetails;
+  startTrees: RootTrees[];
+  turns: TurnRecord[];
+  /** True when the store marked the session ended. */
+  ended: boolean;
+}
+
+/**
+ * Writes a session's history as checkpoints in every working directory's
+ * store (each store holds its own trees), and reads it back after a
+ * restart. Captured files go into a `captures` subtree of the end
+ * checkpoint, so retention keeps them as long as the turn.
+ */
+export class SessionJournal {
+  constructor(
+    private readonly sessionId: string,
+    private readonly roots: readonly WorkspaceRoot[],
+  ) {}
+
+  async writeSessionStart(trees: readonly RootTrees[], details: SessionStartDetails): Promise<void> {
+    await this.eachRoot(async (root, i) => {
+      await root.store.writeCheckpoint({
+        sessionId: this.sessionId,
+        kind: 'safety',
+        reason: SESSION_START_REASON,
+        details,
+        ...(await this.rootsOf(trees[i]!, i, [])),
+      });
+    });
+  }
+
+  async writeTurnStart(turn: TurnRecord): Promise<void> {
+    await this.eachRoot(async (root, i) => {
+      await root.store.writeCheckpoint({
+        sessionId: this.sessionId,
+        kind: 'start',
+        turnId: turn.id,
+        turn: { ...(turn.message !== undefined ? { message: turn.message } : {}), startedAt: turn.startedAt },
+        ...(await this.rootsOf(turn.before[i]!, i, [])),
+      });
+    });
+  }
+
+  async writeTurnEnd(turn: TurnRecord): Promise<void> {
+    const captures = [...turn.captures.values()];
+    const journal: TurnJournal = {
+      entries: turn.entries ?? [],
+      ...(turn.counts ? { counts: turn.counts } : {}),
+      ...(turn.summary ? { summary: turn.summary } : {}),
+      ...(turn.error ? { error: turn.error } : {}),
+      ...(turn.durationMs !== undefined ? { durationMs: turn.durationMs } : {}),
+      tools: [...turn.tools],
+      captures: captures.map((c) => ({
+        absPath: c.absPath,
+        root: c.root,
+        ...(c.before ? { before: stored(c.before) } : {}),
+        ...(c.after ? { after: stored(c.after) } : {}),
+      })),
+    };
+    await this.eachRoot(async (root, i) => {
+      const mine = captures.map((c, n) => ({ c, n })).filter(({ c }) => Math.max(c.root, 0) === i);
+      const entries: NewTreeEntry[] = [];
+      for (const { c, n } of mine) {
+        for (const [side, ref] of [['before', c.before], ['after', c.after]] as const) {
+          if (ref && !ref.oversized && ref.oid) entries.push({ name: `${n}-${side}`, mode: ref.mode, oid: ref.oid });
+        }
+      }
+      await root.store.writeCheckpoint({
+        sessionId: this.sessionId,
+        kind: 'end',
+        turnId: turn.id,
+        turn: {
+          ...(turn.message !== undefined ? { message: turn.message } : {}),
+          ...(turn.state ? { state: turn.state } : {}),
+          startedAt: turn.startedAt,
+          endedAt: new Date(Date.parse(turn.startedAt) + (turn.durationMs ?? 0)),
+          tools: [...new Set(turn.tools.values())],
+        },
+        ...(i === 0 ? { entries: journal } : {}),
+        ...(await this.rootsOf(turn.after![i]!, i, entries)),
+      });
+    });
+  }
+
+  /** Marks the session ended in every store (retention may then drop it, oldest first). */
+  async markEnded(): Promise<void> {
+    await this.eachRoot((root) => root.store.markSessionEnded(this.sessionId));
+  }
+
+  /** Reads a session back, or undefined when the stores hold nothing for it. */
+  async load(): Promise<LoadedSession | undefined> {
+    const chains = await Promise.all(this.roots.map((r) => r.store.listSessionCheckpoints(this.sessionId)));
+    const first = chains[0]!;
+    const start = first.find((c) => c.kind === 'safety' && c.reason === SESSION_START_REASON);
+    if (!start) return undefined;
+    const key = (c: CheckpointInfo) => (c.kind === 'safety' ? `safety ${c.safetyIndex}` : `${c.kind} ${c.turnId}`);
+    const byKey = chains.map((chain) => new Map(chain.map((c) => [key(c), c])));
+    const treesAt = (c: CheckpointInfo): RootTrees[] => byKey.map((m, i) => treesOf(m.get(key(c)) ?? (i === 0 ? c : undefined)));
+    const turns: TurnRecord[] = [];
+    for (const c of first) {
+      if (c.kind === 'start' && c.turnId !== undefined) {
+        const record: TurnRecord = {
+          id: c.turnId,
+          index: turns.length + 1,
+          startedAt: c.turn?.startedAt ?? c.createdAt,
+          before: treesAt(c),
+          captures: new Map(),
+          tools: new Map(),
+        };
+        if (c.turn?.message !== undefined) record.message = c.turn.message;
+        turns.push(record);
+      } else if (c.kind === 'end' && c.turnId !== undefined) {
+        const record = turns.find((t) => t.id === c.turnId);
+        if (!record) continue;
+        record.after = treesAt(c);
+        record.state = c.turn?.state ?? 'complete';
+        const journal = (await this.roots[0]!.store.readChangeEntries(this.sessionId, c.turnId)) as TurnJournal | undefined;
+        if (journal) this.applyJournal(record, journal);
+      }
+    }
+    const sessions = await this.roots[0]!.store.listSessions();
+    return {
+      details: start.details as SessionStartDetails,
+      startTrees: treesAt(start),
+      turns,
+      ended: sessions.some((s) => s.sessionId === this.sessionId && !s.live),
+    };
+  }
+
+  private applyJournal(record: TurnRecord, journal: TurnJournal): void {
+    record.entries = journal.entries;
+    if (journal.counts) record.counts = journal.counts;
+    if (journal.summary) record.summary = journal.summary;
+    if (journal.error) record.error = journal.error;
+    if (journal.durationMs !== undefined) record.durationMs = journal.durationMs;
+    record.tools = new Map(journal.tools);
+    for (const c of journal.captures) {
+      const store = this.roots[Math.max(c.root, 0)]!.store;
+      const side = (s: StoredSide | undefined): CapturedSide => (s ? { ...s, store } : undefined);
+      record.captures.set(c.absPath, { absPath: c.absPath, root: c.root, before: side(c.before), after: side(c.after) });
+    }
+  }
+
+  private async rootsOf(trees: RootTrees, rootIndex: number, captures: NewTreeEntry[]): Promise<{ roots: CheckpointRootInput[]; layout: 'single' | 'multi' }> {
+    const roots: CheckpointRootInput[] = [{ name: 'workspace', path: this.roots[rootIndex]!.dir, tree: trees.tree }];
+    trees.nested.forEach((n, k) => roots.push({ name: `nested-${k}`, path: n.path, tree: n.tree }));
+    if (captures.length > 0) {
+      roots.push({ name: 'captures', tree: await this.roots[rootIndex]!.store.writeObject('tree', serializeTree(captures)) });
+    }
+    return { roots, layout: roots.length === 1 ? 'single' : 'multi' };
+  }
+
+  private async eachRoot(task: (root: WorkspaceRoot, index: number) => Promise<void>): Promise<void> {
+    for (let i = 0; i < this.roots.length; i++) await task(this.roots[i]!, i);
+  }
+}
+
+function stored(side: NonNullable<CapturedSide>): StoredSide {
+  return { oid: side.oid, mode: side.mode, ...(side.size !== undefined ? { size: side.size } : {}), ...(side.oversized ? { oversized: true } : {}) };
+}
+
+function treesOf(c: CheckpointInfo | undefined): RootTrees {
+  if (!c) return { tree: EMPTY_TREE, nested: [] };
+  const main = c.roots.find((r) => r.name === 'workspace') ?? c.roots[0]!;
+  const nested = c.roots.filter((r) => r.name.startsWith('nested-')).map((r) => ({ path: r.path ?? '', tree: r.tree }));
+  return { tree: main.tree, nested };
+}
+
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
