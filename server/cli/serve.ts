@@ -1,128 +1,36 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { AutoTurns, startAutoTurns } from '../auto-turns/index.js';
+import { removeServerEntry, removeServerEntrySync, writeServerEntry, type ServerEntry } from '../registry/index.js';
+import { createEndpointSecurity, endpointOfUrl, TOKEN_ENV, type EndpointSecurity } from '../security/index.js';
 import { ChangesetService } from '../service.js';
+import { defaultStateDir } from '../store/index.js';
+import { defaultViewerDir } from './package-root.js';
+import { progressLine } from './progress.js';
+import { parseServeArgs, SERVE_USAGE, UsageError, type ServeArgs } from './serve-args.js';
 
-/** Parsed `serve` command line. */
-export interface ServeArgs {
-  /** Workspace directories to serve (absolute). */
-  directories: string[];
-  /** Interface to listen on. */
-  host: string;
-  /** TCP port; 0 picks a free one. */
-  port: number;
-  /** Server state directory, when given. */
-  stateDir: string | undefined;
-  /** Print the ready line as JSON. */
-  json: boolean;
-  /** Milliseconds of quiet that end an automatic turn; undefined when automatic turns are off. */
-  autoTurnsMs: number | undefined;
-  /** Print usage and exit. */
-  help: boolean;
-}
+export { DEFAULT_AUTO_TURNS_MS, parseServeArgs, SERVE_USAGE, UsageError, type ServeArgs } from './serve-args.js';
 
-/** A command-line mistake; exits with code 2 after printing the usage. */
-export class UsageError extends Error {}
-
-/** Default quiet period for `--auto-turns` without a value. */
-export const DEFAULT_AUTO_TURNS_MS = 2000;
-
-export const SERVE_USAGE = [
-  'Usage: changeset-server serve [dir...] [options]',
-  '',
-  'Serves the directories over AHP 0.6 (WebSocket).',
-  '',
-  'Options:',
-  '  --host HOST          interface to listen on (default 127.0.0.1)',
-  '  --port PORT          TCP port, 0 for a free one (default 0)',
-  '  --state-dir DIR      where the server keeps its own data',
-  '  --json               print the ready line as one JSON object: {"url", "sessions"}',
-  '  --auto-turns[=MS]    end a turn after MS milliseconds without file changes',
-  '  -h, --help           show this help',
-  '',
-].join('\n');
-
-/** Parses `serve` arguments (after the command name). Throws {@link UsageError}. */
-export function parseServeArgs(argv: readonly string[]): ServeArgs {
-  const args: ServeArgs = {
-    directories: [],
-    host: '127.0.0.1',
-    port: 0,
-    stateDir: undefined,
-    json: false,
-    autoTurnsMs: undefined,
-    help: false,
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith('-') || arg === '-') {
-      args.directories.push(resolve(arg));
-      continue;
-    }
-    if (arg === '--') {
-      for (const rest of argv.slice(i + 1)) args.directories.push(resolve(rest));
-      break;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq < 0 ? arg : arg.slice(0, eq);
-    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`${name} needs a value`);
-      i += 1;
-      return next;
-    };
-    switch (name) {
-      case '-h':
-      case '--help':
-        args.help = true;
-        break;
-      case '--json':
-        if (inline !== undefined) throw new UsageError('--json takes no value');
-        args.json = true;
-        break;
-      case '--host': {
-        const host = value();
-        if (host.length === 0) throw new UsageError('--host must not be empty');
-        args.host = host;
-        break;
-      }
-      case '--port':
-        args.port = parsePort(value());
-        break;
-      case '--state-dir': {
-        const dir = value();
-        if (dir.length === 0) throw new UsageError('--state-dir must not be empty');
-        args.stateDir = resolve(dir);
-        break;
-      }
-      case '--auto-turns':
-        args.autoTurnsMs = inline === undefined ? DEFAULT_AUTO_TURNS_MS : parseMilliseconds(inline);
-        break;
-      default:
-        throw new UsageError(`unknown option ${name}`);
-    }
-  }
-  return args;
-}
-
-function parsePort(text: string): number {
-  if (!/^\d+$/.test(text)) throw new UsageError(`--port must be an integer from 0 to 65535, got "${text}"`);
-  const port = Number(text);
-  if (port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${text}"`);
-  return port;
-}
-
-function parseMilliseconds(text: string): number {
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--auto-turns must be a positive number of milliseconds, got "${text}"`);
-  return Number(text);
+/** The facts `serve` prints once it is ready (`--json` prints exactly this object). */
+export interface ReadyInfo {
+  /** WebSocket URL. */
+  url: string;
+  /** Bearer token; null when the server runs without authentication. */
+  token: string | null;
+  /** URIs of the sessions created at start. */
+  sessions: string[];
+  /** Web viewer URL, token included. */
+  viewer: string;
 }
 
 /**
- * `changeset-server serve`: starts the server, prints one ready line and
- * runs until SIGINT or SIGTERM, then stops cleanly (exit code 0).
+ * `changeset-server serve`: starts the server over the directories, prints
+ * one ready line, registers itself for other commands to find, records
+ * turns (from a harness, or automatically with `--auto-turns`), and on
+ * SIGINT or SIGTERM ends the turns being recorded as cancelled, closes
+ * every client and exits 0.
  */
-export async function serve(argv: readonly string[]): Promise<number> {
+export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let args: ServeArgs;
   try {
     args = parseServeArgs(argv);
@@ -135,12 +43,32 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.stdout.write(SERVE_USAGE);
     return 0;
   }
+  if (args.directories.length === 0) args.directories.push(resolve('.'));
   for (const dir of args.directories) {
     const info = await stat(dir).catch(() => undefined);
     if (!info?.isDirectory()) {
       process.stderr.write(`changeset-server serve: not a directory: ${dir}\n`);
       return 2;
     }
+  }
+
+  let service: ChangesetService | undefined;
+  let security: EndpointSecurity;
+  try {
+    const envToken = env[TOKEN_ENV];
+    const token = args.token ?? (args.noAuth || !envToken ? undefined : envToken);
+    security = createEndpointSecurity({
+      host: args.host,
+      noAuth: args.noAuth,
+      allowedOrigins: args.allowedOrigins,
+      endpoint: () => endpointOfUrl(service?.server.url),
+      ...(token !== undefined ? { token } : {}),
+      ...(args.viewerDir !== undefined ? { staticDir: args.viewerDir } : withDefaultViewer()),
+    });
+  } catch (err) {
+    if (!(err instanceof Error)) throw err;
+    process.stderr.write(`changeset-server serve: ${err.message}\n`);
+    return 2;
   }
 
   // Handlers go in before anything is printed, so a signal sent right after
@@ -155,11 +83,17 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
 
-  if (args.directories.length === 0) args.directories.push(resolve('.'));
-  const service = new ChangesetService({
+  const stateDir = args.stateDir ?? defaultStateDir(env);
+  const progress = progressLine(process.stderr);
+  let showProgress = true;
+  service = new ChangesetService({
     host: args.host,
     port: args.port,
-    ...(args.stateDir ? { stateDir: args.stateDir } : {}),
+    stateDir,
+    checkUpgrade: security.checkUpgrade,
+    selectProtocol: security.selectProtocol,
+    handleHttpRequest: security.handleHttpRequest,
+    sessionDefaults: { onProgress: (done, total) => showProgress && progress.update(done, total) },
   });
   let url: string;
   try {
@@ -168,22 +102,80 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.stderr.write(`changeset-server serve: cannot listen on ${args.host}:${args.port}: ${(err as Error).message}\n`);
     return 1;
   }
-  let sessions: string[];
-  try {
-    sessions = [(await service.openWorkspace(args.directories)).uri];
-  } catch (err) {
-    process.stderr.write(`changeset-server serve: cannot record ${args.directories.join(', ')}: ${(err as Error).message}\n`);
-    await service.stop();
-    return 1;
+  const sessions: string[] = [];
+  const autoTurns: AutoTurns[] = [];
+  if (!args.noSession) {
+    try {
+      const session = await service.openWorkspace(args.directories);
+      sessions.push(session.uri);
+      if (args.autoTurnsMs !== undefined) {
+        autoTurns.push(
+          startAutoTurns(service.sessions, session, {
+            quietMs: args.autoTurnsMs,
+            ignoreDirs: [stateDir],
+            log: (line) => process.stderr.write(`changeset-server: ${line}\n`),
+          }),
+        );
+      }
+    } catch (err) {
+      progress.done();
+      process.stderr.write(`changeset-server serve: cannot record ${args.directories.join(', ')}: ${(err as Error).message}\n`);
+      await service.stop();
+      return 1;
+    }
   }
-  if (args.json) {
-    process.stdout.write(`${JSON.stringify({ url, sessions })}\n`);
-  } else {
-    const dirs = args.directories.length === 1 ? '1 directory' : `${args.directories.length} directories`;
-    process.stdout.write(`changeset-server listening on ${url} (${dirs}, ${sessions.length} sessions)\n`);
+  progress.done();
+  showProgress = false;
+
+  const ready: ReadyInfo = { url, token: security.token ?? null, sessions, viewer: viewerUrl(url, security.token) };
+  const entry: ServerEntry = {
+    pid: process.pid,
+    url,
+    viewer: ready.viewer,
+    directories: args.directories,
+    startedAt: new Date().toISOString(),
+    ...(security.token !== undefined ? { token: security.token } : {}),
+  };
+  const onExit = (): void => removeServerEntrySync(stateDir, process.pid);
+  try {
+    await writeServerEntry(stateDir, entry);
+    process.on('exit', onExit);
+  } catch (err) {
+    process.stderr.write(`changeset-server serve: cannot register in ${stateDir}: ${(err as Error).message}\n`);
   }
 
+  process.stdout.write(args.json ? `${JSON.stringify(ready)}\n` : banner(ready, args));
+
   await stopRequested;
+  for (const auto of autoTurns) auto.stop();
   await service.stop();
+  await removeServerEntry(stateDir, process.pid).catch(() => undefined);
+  process.off('exit', onExit);
   return 0;
+}
+
+function withDefaultViewer(): { staticDir?: string } {
+  const dir = defaultViewerDir();
+  return dir ? { staticDir: dir } : {};
+}
+
+/** `http://HOST:PORT/?token=…` for a server at `ws://HOST:PORT/`. */
+export function viewerUrl(wsUrl: string, token: string | undefined): string {
+  const http = wsUrl.replace(/^ws:/, 'http:');
+  return token === undefined ? http : `${http}?token=${encodeURIComponent(token)}`;
+}
+
+function banner(ready: ReadyInfo, args: ServeArgs): string {
+  const dirs = args.directories.length === 1 ? '1 directory' : `${args.directories.length} directories`;
+  const lines = [
+    `changeset-server listening on ${ready.url} (${dirs}, ${ready.sessions.length} session${ready.sessions.length === 1 ? '' : 's'})`,
+    `  viewer:     ${ready.viewer}`,
+    ready.token === null ? '  token:      none (--no-auth)' : `  token:      ${ready.token}`,
+    `  recording:  ${args.directories.join(', ')}`,
+    args.autoTurnsMs !== undefined
+      ? `  turns:      automatic, each ending after ${args.autoTurnsMs} ms without changes (a harness takes over)`
+      : '  turns:      from a harness (harness/turnStarted, `changeset-server turn start`, or the Claude Code hook)',
+    '',
+  ];
+  return `${lines.join('\n')}\n`;
 }

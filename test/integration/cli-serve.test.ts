@@ -49,12 +49,14 @@ describe('changeset-server serve', () => {
     });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const ready = JSON.parse(await firstLine(child)) as { url: string; sessions: string[] };
+    const ready = JSON.parse(await firstLine(child)) as { url: string; token: string; sessions: string[]; viewer: string };
     expect(ready.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(ready.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(ready.viewer).toBe(`${ready.url.replace('ws://', 'http://')}?token=${ready.token}`);
     expect(ready.sessions).toHaveLength(1);
     expect(ready.sessions[0]).toMatch(/^ahp-session:\/[0-9A-Z]{26}$/);
 
-    const client = await TestClient.connect(ready.url);
+    const client = await TestClient.connect(ready.url, { token: ready.token });
     expect((await client.initialize()).protocolVersion).toBe('0.6.0');
 
     const closed = client.waitForClose();

@@ -1,0 +1,157 @@
+import { resolve } from 'node:path';
+
+/** Parsed `serve` command line. */
+export interface ServeArgs {
+  /** Workspace directories to serve (absolute). */
+  directories: string[];
+  /** Interface to listen on. */
+  host: string;
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** Server state directory, when given. */
+  stateDir: string | undefined;
+  /** Print the ready line as JSON. */
+  json: boolean;
+  /** Milliseconds of quiet that end an automatic turn; undefined when automatic turns are off. */
+  autoTurnsMs: number | undefined;
+  /** Bearer token from `--token`. */
+  token: string | undefined;
+  /** Accept clients without a token (loopback hosts only). */
+  noAuth: boolean;
+  /** Origins (besides the server's own) whose pages may connect. */
+  allowedOrigins: string[];
+  /** Directory of the built web viewer, when given. */
+  viewerDir: string | undefined;
+  /** Start without a session over the directories (sessions come from `createSession`, e.g. the Claude Code hook). */
+  noSession: boolean;
+  /** Print usage and exit. */
+  help: boolean;
+}
+
+/** A command-line mistake; exits with code 2 after printing the usage. */
+export class UsageError extends Error {}
+
+/** Default quiet period for `--auto-turns` without a value. */
+export const DEFAULT_AUTO_TURNS_MS = 3000;
+
+export const SERVE_USAGE = [
+  'Usage: changeset-server serve [dir...] [options]',
+  '',
+  'Records the directories (default: the current one) turn by turn and serves',
+  'the changes over AHP 0.6 (WebSocket) and a web viewer.',
+  '',
+  'Options:',
+  '  --host HOST           interface to listen on (default 127.0.0.1)',
+  '  --port PORT           TCP port, 0 for a free one (default 0)',
+  '  --state-dir DIR       where the server keeps its data',
+  '                        (default $XDG_STATE_HOME/changeset-server or ~/.local/state/changeset-server)',
+  '  --json                print the ready line as one JSON object: {"url", "token", "sessions", "viewer"}',
+  '  --auto-turns[=MS]     without a harness, record a turn per burst of file changes,',
+  `                        ending after MS milliseconds without changes (default ${DEFAULT_AUTO_TURNS_MS})`,
+  '  --token TOKEN         bearer token clients must present (default: $CHANGESET_SERVER_TOKEN, else random)',
+  '  --no-auth             accept clients without a token (loopback hosts only)',
+  '  --allow-origin ORIGIN let pages from ORIGIN connect (repeatable), e.g. http://localhost:5173',
+  '  --viewer-dir DIR      serve the web viewer from DIR (default: the built dist/viewer)',
+  '  --no-session          start without a session; clients create them with createSession',
+  '  -h, --help            show this help',
+  '',
+].join('\n');
+
+/** Parses `serve` arguments (after the command name). Throws {@link UsageError}. */
+export function parseServeArgs(argv: readonly string[]): ServeArgs {
+  const args: ServeArgs = {
+    directories: [],
+    host: '127.0.0.1',
+    port: 0,
+    stateDir: undefined,
+    json: false,
+    autoTurnsMs: undefined,
+    token: undefined,
+    noAuth: false,
+    allowedOrigins: [],
+    viewerDir: undefined,
+    noSession: false,
+    help: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('-') || arg === '-') {
+      args.directories.push(resolve(arg));
+      continue;
+    }
+    if (arg === '--') {
+      for (const rest of argv.slice(i + 1)) args.directories.push(resolve(rest));
+      break;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`${name} needs a value`);
+      i += 1;
+      return next;
+    };
+    const flag = (): true => {
+      if (inline !== undefined) throw new UsageError(`${name} takes no value`);
+      return true;
+    };
+    const nonEmpty = (): string => {
+      const v = value();
+      if (v.length === 0) throw new UsageError(`${name} must not be empty`);
+      return v;
+    };
+    switch (name) {
+      case '-h':
+      case '--help':
+        args.help = true;
+        break;
+      case '--json':
+        args.json = flag();
+        break;
+      case '--host':
+        args.host = nonEmpty();
+        break;
+      case '--port':
+        args.port = parsePort(value());
+        break;
+      case '--state-dir':
+        args.stateDir = resolve(nonEmpty());
+        break;
+      case '--auto-turns':
+        args.autoTurnsMs = inline === undefined ? DEFAULT_AUTO_TURNS_MS : parseMilliseconds(inline);
+        break;
+      case '--token':
+        args.token = nonEmpty();
+        break;
+      case '--no-auth':
+        args.noAuth = flag();
+        break;
+      case '--allow-origin':
+        args.allowedOrigins.push(nonEmpty());
+        break;
+      case '--viewer-dir':
+        args.viewerDir = resolve(nonEmpty());
+        break;
+      case '--no-session':
+        args.noSession = flag();
+        break;
+      default:
+        throw new UsageError(`unknown option ${name}`);
+    }
+  }
+  return args;
+}
+
+function parsePort(text: string): number {
+  if (!/^\d+$/.test(text)) throw new UsageError(`--port must be an integer from 0 to 65535, got "${text}"`);
+  const port = Number(text);
+  if (port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${text}"`);
+  return port;
+}
+
+function parseMilliseconds(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--auto-turns must be a positive number of milliseconds, got "${text}"`);
+  return Number(text);
+}

@@ -1,0 +1,60 @@
+import type { StatusResult, TurnStatus } from '../harness/status.js';
+import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
+import { UsageError } from './serve-args.js';
+import { connectTarget } from './target.js';
+
+export const STATUS_USAGE = [
+  'Usage: changeset-server status [--turns N] [options]',
+  '',
+  'Shows the sessions of a running server, the turn being recorded and the last turns.',
+  '',
+  '  --turns N            recent turns to list per session (default 5)',
+  TARGET_USAGE,
+  '',
+].join('\n');
+
+/** `changeset-server status`. */
+export async function statusCommand(argv: readonly string[]): Promise<number> {
+  const { values } = parseClientArgs(argv, ['turns']);
+  if (values.help) {
+    process.stdout.write(STATUS_USAGE);
+    return 0;
+  }
+  const turns = values.turns === undefined ? 5 : Number(values.turns);
+  if (!Number.isInteger(turns) || turns < 0 || turns > 1000) throw new UsageError(`--turns must be an integer from 0 to 1000, got "${values.turns}"`);
+  const target = targetOf(values);
+  const client = await connectTarget(target);
+  try {
+    const status = await client.request<StatusResult>('harness/status', { turns, ...(target.session !== undefined ? { channel: target.session } : {}) });
+    process.stdout.write(values.json ? `${JSON.stringify(status)}\n` : formatStatus(status));
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The human-readable status listing. */
+export function formatStatus(status: StatusResult): string {
+  if (status.sessions.length === 0) return 'no sessions\n';
+  const lines: string[] = [];
+  for (const s of status.sessions) {
+    lines.push(`${s.channel}  ${s.title}`);
+    lines.push(`  directories: ${s.workingDirectories.join(', ')}`);
+    lines.push(s.activeTurn ? `  recording:   turn ${s.activeTurn.turnId}${quote(s.activeTurn.message)} since ${s.activeTurn.startedAt}` : '  recording:   no active turn');
+    const ended = s.turns.filter((t) => t.state !== undefined);
+    lines.push(`  turns:       ${s.turnCount}${ended.length > 0 ? ' (latest last)' : ''}`);
+    for (const t of ended) lines.push(`    ${formatTurn(t)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function formatTurn(t: TurnStatus): string {
+  const changes = t.changes ? `${t.changes.files} file${t.changes.files === 1 ? '' : 's'} +${t.changes.added} -${t.changes.deleted}` : '';
+  return `#${t.index} ${t.turnId} ${t.state}  ${changes}${quote(t.message)}`;
+}
+
+function quote(message: string | undefined): string {
+  if (!message) return '';
+  const oneLine = message.replace(/\s+/g, ' ').trim();
+  return ` "${oneLine.length > 60 ? `${oneLine.slice(0, 59)}…` : oneLine}"`;
+}

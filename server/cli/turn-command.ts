@@ -1,0 +1,71 @@
+import type { TurnEndedResult, TurnStartedResult } from '../harness/methods.js';
+import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
+import { UsageError } from './serve-args.js';
+import { CommandError, connectTarget, pickSession } from './target.js';
+
+export const TURN_USAGE = [
+  'Usage: changeset-server turn start [--message TEXT] [--id ID] [options]',
+  '       changeset-server turn end [--state complete|cancelled|error] [--id ID] [options]',
+  '',
+  'Marks the start and end of an agent turn for a running server, for agents',
+  'that run shell commands. "start" returns once the baseline is recorded and',
+  'prints the turn id; "end" (default: the active turn) prints what changed.',
+  '',
+  TARGET_USAGE,
+  '',
+].join('\n');
+
+/** `changeset-server turn start|end`. */
+export async function turnCommand(argv: readonly string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action === undefined || action === '--help' || action === '-h') {
+    process.stdout.write(TURN_USAGE);
+    return action === undefined ? 2 : 0;
+  }
+  if (action !== 'start' && action !== 'end') throw new UsageError(`unknown turn action "${action}" (expected start or end)`);
+  const { values } = parseClientArgs(rest, ['message', 'id', 'state']);
+  if (values.help) {
+    process.stdout.write(TURN_USAGE);
+    return 0;
+  }
+  if (values.id === '') throw new UsageError('--id must not be empty');
+  const target = targetOf(values);
+  const client = await connectTarget(target);
+  try {
+    const session = await pickSession(client, target);
+    if (action === 'start') {
+      if (values.state !== undefined) throw new UsageError('--state belongs to "turn end"');
+      const result = await client.request<TurnStartedResult>('harness/turnStarted', {
+        channel: session.channel,
+        ...(values.id !== undefined ? { turnId: values.id } : {}),
+        ...(values.message !== undefined ? { message: values.message } : {}),
+      });
+      process.stdout.write(values.json ? `${JSON.stringify({ channel: session.channel, ...result })}\n` : `${result.turnId}\n`);
+      return 0;
+    }
+    if (values.message !== undefined) throw new UsageError('--message belongs to "turn start"');
+    const state = values.state;
+    if (state !== undefined && state !== 'complete' && state !== 'cancelled' && state !== 'error') {
+      throw new UsageError(`--state must be complete, cancelled or error, got "${state}"`);
+    }
+    const turnId = values.id ?? session.activeTurn?.turnId;
+    if (turnId === undefined) throw new CommandError(`no turn is active in ${session.channel}`);
+    const { summary } = await client.request<TurnEndedResult>('harness/turnEnded', {
+      channel: session.channel,
+      turnId,
+      ...(state !== undefined ? { state } : {}),
+    });
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ channel: session.channel, summary })}\n`);
+    } else {
+      const files = summary.total === 1 ? '1 file' : `${summary.total} files`;
+      const lines = [`turn ${turnId}: ${files} changed, +${summary.added} -${summary.deleted}`];
+      for (const f of summary.files) lines.push(`  ${f.display}  ${f.binary ? 'binary' : f.oversized ? 'oversized' : `+${f.added} -${f.deleted}`}`);
+      if (summary.total > summary.files.length) lines.push(`  … and ${summary.total - summary.files.length} more`);
+      process.stdout.write(`${lines.join('\n')}\n`);
+    }
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
