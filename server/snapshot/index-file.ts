@@ -14,8 +14,14 @@ import { readFileSync, lstatSync } from 'node:fs';
  * path, not one object per entry.
  */
 export class IndexSeed {
-  /** Entry number by '/'-separated path. */
-  private readonly byPath = new Map<string, number>();
+  /**
+   * Entry number by directory ('' or 'a/b/') and then by name: the walk looks
+   * up one directory's map and then plain names, which is cheaper than
+   * hashing a freshly concatenated full path per file.
+   */
+  private readonly byDir = new Map<string, Map<string, number>>();
+  private lastDir = '\0';
+  private lastMap: Map<string, number> | undefined;
   private readonly mtime: Float64Array;
   private readonly ctime: Float64Array;
   private readonly ino: Float64Array;
@@ -51,17 +57,32 @@ export class IndexSeed {
     this.size[i] = size;
     this.mode[i] = mode;
     this.oidAt[i] = oidOffset;
-    this.byPath.set(path, i);
+    const slash = path.lastIndexOf('/');
+    const dir = slash < 0 ? '' : path.slice(0, slash + 1);
+    // Index order keeps a directory's files mostly together: reuse the last map.
+    if (dir !== this.lastDir || !this.lastMap) {
+      this.lastDir = dir;
+      this.lastMap = this.byDir.get(dir);
+      if (!this.lastMap) {
+        this.lastMap = new Map();
+        this.byDir.set(dir, this.lastMap);
+      }
+    }
+    this.lastMap.set(slash < 0 ? path : path.slice(slash + 1), i);
+  }
+
+  /** The entries of one directory ('' for the top, else 'a/b/'), by name. */
+  directory(dir: string): SeedDirectory | undefined {
+    const names = this.byDir.get(dir);
+    return names ? { seed: this, names } : undefined;
   }
 
   /**
-   * The blob id recorded for `path` when the index's stat data matches this
+   * The blob id recorded for entry `i` when the index's stat data matches this
    * lstat result exactly (mtime, ctime, inode and size as the index truncates
    * them, same file type) and the entry is not racy; otherwise undefined.
    */
-  match(path: string, st: { mtimeMs: number; ctimeMs: number; ino: number; size: number }, mode: number): string | undefined {
-    const i = this.byPath.get(path);
-    if (i === undefined) return undefined;
+  match(i: number, st: { mtimeMs: number; ctimeMs: number; ino: number; size: number }, mode: number): string | undefined {
     if (
       this.mtime[i] !== st.mtimeMs ||
       this.ctime[i] !== st.ctimeMs ||
@@ -75,6 +96,14 @@ export class IndexSeed {
     const at = this.oidAt[i]!;
     return this.buf.toString('hex', at, at + 20);
   }
+}
+
+/** One directory's slice of the seed. */
+export interface SeedDirectory {
+  /** The seed the entry numbers refer to. */
+  seed: IndexSeed;
+  /** Entry number by file name. */
+  names: Map<string, number>;
 }
 
 /** Node computes `mtimeMs` as sec * 1e3 + nsec / 1e6; doing the same gives bit-equal floats. */

@@ -14,7 +14,7 @@ import type { ObjectStore, ObjectType } from '../store/types.js';
 import { compareTreeNames, encodeTree, hashObject, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE, type TreeEntryInput } from './git-objects.js';
 import { readHeadCommit, resolveDotGit } from './git-repository.js';
 import { parseIgnoreFile, type IgnoreStack } from './ignore-rules.js';
-import type { IndexSeed } from './index-file.js';
+import type { IndexSeed, SeedDirectory } from './index-file.js';
 import { isLfsPointer, lfsPointer, parseFilterRules, type AttributeStack } from './lfs-attributes.js';
 import { KIND_DIR, KIND_FILE, KIND_OTHER, KIND_SYMLINK, STATUS_IGNORED, STATUS_INCLUDED, type CachedEntry, type DirState } from './stat-cache.js';
 
@@ -364,6 +364,7 @@ export class Walker {
 
     let dirty = !listingValid || prev.tree === undefined;
     let files = 0;
+    const seedDir = env.seed?.directory(env.seedPrefix + rel);
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
       if (e.kind === KIND_OTHER) continue;
@@ -399,7 +400,7 @@ export class Walker {
       if (e.kind === KIND_DIR) {
         await this.visitDir(e, entryPath, path, rules, listingValid);
       } else {
-        this.visitFile(e, entryPath, path, listingValid);
+        this.visitFile(e, entryPath, path, listingValid, seedDir);
       }
       if (e.mode !== 0) files += e.kind === KIND_DIR && e.mode === MODE_TREE ? e.dir!.files : 1;
       if (e.mode !== oldMode || e.oid !== oldOid) dirty = true;
@@ -459,7 +460,7 @@ export class Walker {
     }
   }
 
-  private visitFile(e: CachedEntry, fsPath: FsPath, path: string, listingValid: boolean): void {
+  private visitFile(e: CachedEntry, fsPath: FsPath, path: string, listingValid: boolean, seedDir: SeedDirectory | undefined): void {
     const env = this.env;
     let st: LiteStat;
     try {
@@ -491,8 +492,9 @@ export class Walker {
       e.oid = undefined;
       return;
     }
-    if (e.oid === undefined && env.seed) {
-      const oid = env.seed.match(env.seedPrefix + path, st, mode);
+    const seedAt = e.oid === undefined && seedDir && !e.raw ? seedDir.names.get(e.name) : undefined;
+    if (seedAt !== undefined) {
+      const oid = seedDir!.seed.match(seedAt, st, mode);
       if (oid !== undefined) {
         this.counters.seededFromIndex++;
         this.record(e, st, mode, oid);
