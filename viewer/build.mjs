@@ -1,9 +1,49 @@
 #!/usr/bin/env node
-// Builds the web viewer into dist/viewer/ (static assets served by `serve`).
-// Until the viewer's sources exist this only makes sure the folder is there.
-import { mkdirSync } from 'node:fs';
+// Builds the web viewer into dist/viewer/: index.html, one JS bundle
+// (viewer.js, the page's sources with protocol/, reducers/ and the browser-
+// safe parts of server/diff/ bundled in) and one stylesheet (viewer.css).
+// No CDN and no inline code: the page is served with a strict CSP.
+// Type errors fail the build (`--no-typecheck` skips that step).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-mkdirSync(join(root, 'dist', 'viewer'), { recursive: true });
+const out = join(root, 'dist', 'viewer');
+
+/** Builds the viewer; `typecheck` runs `tsc -p viewer/tsconfig.json` first. */
+export async function buildViewer({ typecheck = true, minify = true } = {}) {
+  if (typecheck) {
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    execFileSync(process.execPath, [tsc, '-p', join(root, 'viewer', 'tsconfig.json')], { stdio: 'inherit' });
+  }
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  await build({
+    entryPoints: { viewer: join(root, 'viewer', 'src', 'main.ts') },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['es2022'],
+    minify,
+    legalComments: 'none',
+    outdir: out,
+    logLevel: 'warning',
+  });
+  await build({
+    entryPoints: { viewer: join(root, 'viewer', 'styles.css') },
+    bundle: true,
+    minify,
+    outdir: out,
+    logLevel: 'warning',
+  });
+  copyFileSync(join(root, 'viewer', 'index.html'), join(out, 'index.html'));
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await buildViewer({ typecheck: !process.argv.includes('--no-typecheck') });
+}

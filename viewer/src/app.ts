@@ -1,0 +1,418 @@
+/**
+ * The viewer's state and the glue between the AHP client and the views:
+ * which session, changeset and file are open, the diff mode, cached turn
+ * counts. Views read from here and are re-rendered (coalesced to one frame)
+ * when what they show changes.
+ */
+import { ROOT_CHANNEL } from '../../protocol/common/channels.js';
+import { expandChangesetUri } from '../../protocol/changeset/uris.js';
+import type {
+  ActionEnvelope,
+  Changeset,
+  ChangesetFile,
+  ChangesetState,
+  ChatState,
+  ListSessionsResult,
+  SessionAddedParams,
+  SessionRemovedParams,
+  SessionState,
+  SessionSummary,
+  SessionSummaryChangedParams,
+  URI,
+} from '../../protocol/index.js';
+import type { TurnSummary } from '../../server/session/turn-summary.js';
+import type { ViewerClient } from './client.js';
+import { buildRows, countsOf, type Counts, type Row } from './files-model.js';
+
+/** How diffs are drawn. */
+export type DiffMode = 'unified' | 'split';
+
+/** The changeset shown in the main area. */
+export interface OpenChangeset {
+  /** Its expanded URI. */
+  uri: URI;
+  /** Heading shown above the file list. */
+  label: string;
+  /** The catalogue entry's `changeKind`. */
+  changeKind: string;
+  /** The catalogue entry advertises the review capability. */
+  reviewable: boolean;
+}
+
+/** Parts of the page that re-render independently. */
+export type Part = 'status' | 'sessions' | 'turns' | 'chips' | 'toolbar' | 'files' | 'diff';
+
+/** Something for the user to read: an operation's outcome, a refused review tick, a failure. */
+export interface Notice {
+  /** How to present it. */
+  tone: 'info' | 'error';
+  /** The text. */
+  text: string;
+  /** Offers the session changeset's `undo` next to the notice. */
+  offerUndo?: boolean;
+}
+
+/** Catalogue entries that need no template variables: subscribable as they are. */
+export function isStatic(entry: Changeset): boolean {
+  return !entry.uriTemplate.includes('{');
+}
+
+/** The viewer application state. */
+export class App {
+  /** Known sessions, by URI. */
+  readonly sessions = new Map<URI, SessionSummary>();
+  /** The selected session. */
+  sessionUri: URI | undefined;
+  /** The changeset in the main area. */
+  open: OpenChangeset | undefined;
+  /** The selected file's id. */
+  selectedFileId: string | undefined;
+  /** Turn ids ticked for comparison (at most two, oldest selection first). */
+  compare: string[] = [];
+  /** The turn whose changeset is open, when a single turn is. */
+  openTurnId: string | undefined;
+  /** Unified or side-by-side diffs. */
+  mode: DiffMode = 'unified';
+  /** Context lines requested around each change. */
+  context = 3;
+  /** The latest notice. */
+  notice: Notice | undefined;
+  /** Per-turn counts: from the turn-end summary, or from the turn changeset once it was opened. */
+  readonly turnCounts = new Map<string, Counts>();
+
+  private rowsCache: { files: readonly ChangesetFile[]; rows: Row[] } | undefined;
+  private readonly renderers = new Map<Part, () => void>();
+  private readonly dirty = new Set<Part>();
+  private frame = 0;
+
+  constructor(readonly client: ViewerClient) {
+    client.on('status', () => this.invalidate('status'));
+    client.on('channel', (uri) => this.onChannel(uri));
+    client.on('envelope', (envelope) => this.onEnvelope(envelope));
+    client.on('notification', ({ method, params }) => this.onNotification(method, params));
+    client.on('resynced', () => void this.loadSessions());
+    client.on('rejected', ({ action, reason }) => {
+      const what = action.type === 'changeset/filesReviewChanged' ? `Could not change "Viewed": ${reason}` : reason;
+      this.say({ tone: 'error', text: what });
+    });
+    client.on('gone', (uri) => {
+      if (uri === this.open?.uri) this.say({ tone: 'error', text: 'This changeset is no longer available.' });
+      this.invalidate('chips', 'files', 'toolbar', 'diff');
+    });
+  }
+
+  /** Registers the function that draws one part of the page. */
+  renderer(part: Part, render: () => void): void {
+    this.renderers.set(part, render);
+  }
+
+  /** Schedules parts for re-rendering on the next animation frame. */
+  invalidate(...parts: Part[]): void {
+    for (const p of parts) this.dirty.add(p);
+    if (this.frame === 0) {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        const parts = [...this.dirty];
+        this.dirty.clear();
+        for (const p of parts) this.renderers.get(p)?.();
+      });
+    }
+  }
+
+  /** Shows a notice. */
+  say(notice: Notice): void {
+    this.notice = notice;
+    this.invalidate('status');
+  }
+
+  /** The selected session's state, when mirrored. */
+  get session(): SessionState | undefined {
+    return this.sessionUri ? this.client.mirror.state(this.sessionUri, 'session') : undefined;
+  }
+
+  /** The selected session's default chat URI. */
+  get chatUri(): URI | undefined {
+    const session = this.session;
+    return session?.defaultChat ?? session?.chats[0]?.resource;
+  }
+
+  /** The default chat's state, when mirrored. */
+  get chat(): ChatState | undefined {
+    const uri = this.chatUri;
+    return uri ? this.client.mirror.state(uri, 'chat') : undefined;
+  }
+
+  /** The catalogue entries of the selected session. */
+  get catalogue(): Changeset[] {
+    return this.session?.changesets ?? [];
+  }
+
+  /** The open changeset's state, when mirrored. */
+  get changeset(): ChangesetState | undefined {
+    return this.open ? this.client.mirror.state(this.open.uri, 'changeset') : undefined;
+  }
+
+  /** The URI of the selected session's session-wide changeset (where `undo` lives). */
+  get sessionChangesetUri(): URI | undefined {
+    const entry = this.catalogue.find((c) => c.changeKind === 'session' && isStatic(c));
+    return entry?.uriTemplate;
+  }
+
+  /** Rows of the open changeset's file list (memoised on the files array, which the reducers keep immutable). */
+  get rows(): Row[] {
+    const files = this.changeset?.files ?? [];
+    if (this.rowsCache?.files !== files) this.rowsCache = { files, rows: buildRows(files) };
+    return this.rowsCache.rows;
+  }
+
+  /** The selected file, when it is in the open changeset. */
+  get selectedFile(): ChangesetFile | undefined {
+    const id = this.selectedFileId;
+    return id === undefined ? undefined : this.changeset?.files.find((f) => f.id === id);
+  }
+
+  /** Connects and loads the session list. */
+  async start(): Promise<void> {
+    await this.client.start();
+    await this.loadSessions();
+  }
+
+  /** Re-fetches every page of `listSessions` (notifications are not replayed after a drop). */
+  async loadSessions(): Promise<void> {
+    const all: SessionSummary[] = [];
+    let cursor: string | undefined;
+    do {
+      const page: ListSessionsResult = await this.client.request('listSessions', { channel: ROOT_CHANNEL, ...(cursor ? { cursor } : {}) });
+      all.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    this.sessions.clear();
+    for (const s of all) this.sessions.set(s.resource, s);
+    this.invalidate('sessions');
+    if (this.sessionUri === undefined && all.length > 0) await this.selectSession(this.sortedSessions()[0]!.resource);
+  }
+
+  /** Sessions, most recently modified first. */
+  sortedSessions(): SessionSummary[] {
+    return [...this.sessions.values()].sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : a.modifiedAt > b.modifiedAt ? -1 : 0));
+  }
+
+  /** Opens a session: subscribes to it, its chat and its static changesets (for the chip counts). */
+  async selectSession(uri: URI): Promise<void> {
+    if (uri === this.sessionUri) return;
+    this.leaveSession();
+    this.sessionUri = uri;
+    this.invalidate('sessions', 'turns', 'chips', 'toolbar', 'files', 'diff');
+    try {
+      await this.client.subscribe(uri);
+    } catch (error) {
+      this.say({ tone: 'error', text: `Could not open the session: ${(error as Error).message}` });
+      return;
+    }
+    await this.syncSessionChannels();
+    // Start on the session-wide changeset: it is live and shows everything so far.
+    const sessionEntry = this.catalogue.find((c) => c.changeKind === 'session' && isStatic(c)) ?? this.catalogue.find(isStatic);
+    if (sessionEntry && !this.open) await this.openEntry(sessionEntry);
+  }
+
+  private leaveSession(): void {
+    if (!this.sessionUri) return;
+    for (const uri of this.client.mirror.uris()) if (uri !== ROOT_CHANNEL) this.client.unsubscribe(uri);
+    this.sessionUri = undefined;
+    this.open = undefined;
+    this.openTurnId = undefined;
+    this.selectedFileId = undefined;
+    this.compare = [];
+    this.turnCounts.clear();
+  }
+
+  /** Subscribes to the chat and static changesets the session's state names (after it changed). */
+  private async syncSessionChannels(): Promise<void> {
+    const wanted: URI[] = [];
+    if (this.chatUri) wanted.push(this.chatUri);
+    for (const entry of this.catalogue) if (isStatic(entry)) wanted.push(entry.uriTemplate);
+    await Promise.all(
+      wanted.filter((uri) => !this.client.isSubscribed(uri)).map((uri) => this.client.subscribe(uri).catch(() => undefined)),
+    );
+  }
+
+  /** Opens a static catalogue entry. */
+  async openEntry(entry: Changeset): Promise<void> {
+    this.openTurnId = undefined;
+    this.compare = [];
+    await this.openChangeset({ uri: entry.uriTemplate, label: entry.label, changeKind: entry.changeKind, reviewable: entry.capabilities?.review !== undefined });
+  }
+
+  /** Opens one turn's changeset. */
+  async openTurn(turnId: string): Promise<void> {
+    const entry = this.catalogue.find((c) => c.changeKind === 'turn');
+    if (!entry) return;
+    const turn = this.chat?.turns.find((t) => t.id === turnId);
+    this.openTurnId = turnId;
+    this.compare = [];
+    await this.openChangeset({
+      uri: expandChangesetUri(entry.uriTemplate, { turnId }),
+      label: `Turn: ${firstLine(turn?.message.text) || turnId}`,
+      changeKind: 'turn',
+      reviewable: entry.capabilities?.review !== undefined,
+    });
+  }
+
+  /** Ticks or unticks a turn for comparison; two ticked turns open their comparison. */
+  async toggleCompare(turnId: string): Promise<void> {
+    this.compare = this.compare.includes(turnId) ? this.compare.filter((t) => t !== turnId) : [...this.compare, turnId].slice(-2);
+    this.invalidate('turns');
+    if (this.compare.length !== 2) return;
+    const entry = this.catalogue.find((c) => c.changeKind === 'compare-turns');
+    if (!entry) return;
+    const order = (this.chat?.turns ?? []).map((t) => t.id);
+    const [original, modified] = [...this.compare].sort((a, b) => order.indexOf(a) - order.indexOf(b)) as [string, string];
+    this.openTurnId = undefined;
+    await this.openChangeset({
+      uri: expandChangesetUri(entry.uriTemplate, { originalTurnId: original, modifiedTurnId: modified }),
+      label: `Compare: turn ${order.indexOf(original) + 1} → turn ${order.indexOf(modified) + 1}`,
+      changeKind: 'compare-turns',
+      reviewable: entry.capabilities?.review !== undefined,
+    });
+  }
+
+  private async openChangeset(open: OpenChangeset): Promise<void> {
+    const previous = this.open;
+    this.open = open;
+    this.selectedFileId = undefined;
+    this.invalidate('turns', 'chips', 'toolbar', 'files', 'diff');
+    // Static changesets stay subscribed for their chip counts; per-turn ones are dropped when left.
+    if (previous && previous.uri !== open.uri && !this.isStaticUri(previous.uri)) this.client.unsubscribe(previous.uri);
+    if (this.client.isSubscribed(open.uri) && this.client.mirror.has(open.uri)) return;
+    try {
+      await this.client.subscribe(open.uri);
+    } catch (error) {
+      if (this.open?.uri === open.uri) this.say({ tone: 'error', text: `Could not open ${open.label}: ${(error as Error).message}` });
+    }
+  }
+
+  private isStaticUri(uri: URI): boolean {
+    return this.catalogue.some((c) => isStatic(c) && c.uriTemplate === uri);
+  }
+
+  /** Selects a file by id (and re-renders the list and diff). */
+  selectFile(id: string | undefined): void {
+    if (id === this.selectedFileId) return;
+    this.selectedFileId = id;
+    this.invalidate('files', 'diff');
+  }
+
+  /** Selects the next (`+1`) or previous (`-1`) file in list order. */
+  step(delta: 1 | -1): void {
+    const files = this.rows.filter((r) => r.type === 'file');
+    if (files.length === 0) return;
+    const at = files.findIndex((r) => r.file.id === this.selectedFileId);
+    const next = at < 0 ? (delta > 0 ? 0 : files.length - 1) : Math.min(files.length - 1, Math.max(0, at + delta));
+    this.selectFile(files[next]!.file.id);
+  }
+
+  /** Sets a file's "Viewed" flag write-ahead: shown at once, reconciled with the server's echo. */
+  setViewed(fileId: string, reviewed: boolean): void {
+    if (!this.open?.reviewable) return;
+    this.client.dispatch(this.open.uri, { type: 'changeset/filesReviewChanged', files: [fileId], reviewed });
+  }
+
+  /** Switches between unified and side-by-side diffs. */
+  setMode(mode: DiffMode): void {
+    if (mode === this.mode) return;
+    this.mode = mode;
+    this.invalidate('toolbar', 'diff');
+  }
+
+  /** Changes the context lines requested around changes. */
+  setContext(context: number): void {
+    if (context === this.context) return;
+    this.context = context;
+    this.invalidate('toolbar', 'diff');
+  }
+
+  private onChannel(uri: URI): void {
+    if (uri === this.sessionUri) {
+      this.invalidate('chips', 'turns', 'toolbar');
+      void this.syncSessionChannels();
+    }
+    if (uri === this.chatUri) this.invalidate('turns');
+    if (this.isStaticUri(uri)) this.invalidate('chips');
+    if (uri === this.sessionChangesetUri) this.invalidate('status');
+    const state = this.client.mirror.state(uri, 'changeset');
+    const turnId = this.turnIdOf(uri);
+    if (state && turnId !== undefined && state.status === 'ready') {
+      this.turnCounts.set(turnId, countsOf(state));
+      this.invalidate('turns');
+    }
+    if (uri === this.open?.uri) {
+      // A file that left the changeset (reverted, discarded) gives its selection to its neighbour.
+      if (this.selectedFileId !== undefined && !this.selectedFile) this.reselectAfterRemoval();
+      this.invalidate('files', 'toolbar', 'diff', 'chips');
+    }
+  }
+
+  private lastRows: Row[] = [];
+
+  private reselectAfterRemoval(): void {
+    const old = this.lastRows.filter((r) => r.type === 'file').map((r) => r.file.id);
+    const at = old.indexOf(this.selectedFileId!);
+    const present = new Set((this.changeset?.files ?? []).map((f) => f.id));
+    const next = old.slice(at + 1).find((id) => present.has(id)) ?? old.slice(0, Math.max(0, at)).reverse().find((id) => present.has(id));
+    this.selectedFileId = next;
+  }
+
+  /** Remembers the rows last drawn, to pick a neighbour when the selected file disappears. */
+  noteRows(rows: Row[]): void {
+    this.lastRows = rows;
+  }
+
+  private turnIdOf(uri: URI): string | undefined {
+    const entry = this.catalogue.find((c) => c.changeKind === 'turn');
+    if (!entry || !this.chat) return undefined;
+    return this.chat.turns.find((t) => expandChangesetUri(entry.uriTemplate, { turnId: t.id }) === uri)?.id;
+  }
+
+  private onEnvelope(envelope: ActionEnvelope): void {
+    const action = envelope.action as { type: string; turnId?: string; _meta?: { summary?: TurnSummary } };
+    // The chat reducer keeps no `_meta` on turns, so the summary is caught as the turn ends.
+    if (envelope.channel === this.chatUri && action.turnId && action._meta?.summary) {
+      const s = action._meta.summary;
+      if (typeof s.total === 'number') this.turnCounts.set(action.turnId, { files: s.total, additions: s.added, deletions: s.deleted, truncated: false });
+    }
+    if (envelope.channel === this.open?.uri && action.type === 'changeset/cleared' && envelope.origin === undefined) {
+      // The server dropped the channel (e.g. evicted it); a fresh subscribe recomputes it.
+      const open = this.open;
+      window.setTimeout(() => {
+        if (this.open?.uri === open.uri && !this.client.isSubscribed(open.uri)) void this.client.subscribe(open.uri).catch(() => undefined);
+      }, 200);
+    }
+  }
+
+  private onNotification(method: string, params: unknown): void {
+    if (method === 'root/sessionAdded') {
+      const { summary } = params as SessionAddedParams;
+      this.sessions.set(summary.resource, summary);
+      this.invalidate('sessions');
+      if (this.sessionUri === undefined) void this.selectSession(summary.resource);
+    } else if (method === 'root/sessionRemoved') {
+      const { session } = params as SessionRemovedParams;
+      this.sessions.delete(session);
+      if (session === this.sessionUri) {
+        this.leaveSession();
+        this.invalidate('turns', 'chips', 'toolbar', 'files', 'diff');
+      }
+      this.invalidate('sessions');
+    } else if (method === 'root/sessionSummaryChanged') {
+      const { session, changes } = params as SessionSummaryChangedParams;
+      const known = this.sessions.get(session);
+      if (known) this.sessions.set(session, { ...known, ...changes });
+      this.invalidate('sessions');
+    }
+  }
+}
+
+/** The first line of a message, for list labels. */
+export function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n', 1)[0]!.trim();
+}

@@ -1,0 +1,58 @@
+/**
+ * Entry point of the web viewer. The page is served by changeset-server at
+ * `/?token=…`; it connects back to the same host over WebSocket with that
+ * token. The token is moved out of the address bar into session storage so
+ * it does not end up in bookmarks, shared links or screenshots, while a
+ * reload of the tab still finds it.
+ */
+import { App } from './app.js';
+import { ViewerClient } from './client.js';
+import { byId } from './dom.js';
+import { installKeyboard } from './keyboard.js';
+import { renderChips, renderToolbar } from './views/header.js';
+import { DiffView } from './views/diff-view.js';
+import { FileListView } from './views/file-list.js';
+import { renderSessions } from './views/sessions.js';
+import { renderStatus } from './views/status.js';
+import { renderTurns } from './views/turns.js';
+
+const TOKEN_KEY = 'changeset-server.token';
+
+function takeToken(): string | undefined {
+  const url = new URL(location.href);
+  const fromUrl = url.searchParams.get('token');
+  if (fromUrl !== null) {
+    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    url.searchParams.delete('token');
+    history.replaceState(null, '', url.pathname + url.search + url.hash);
+    return fromUrl;
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+}
+
+function socketUrl(token: string | undefined): string {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${scheme}//${location.host}/${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
+}
+
+function main(): void {
+  const client = new ViewerClient(socketUrl(takeToken()));
+  const app = new App(client);
+  const files = new FileListView(app);
+  const diff = new DiffView(app);
+  app.renderer('status', () => renderStatus(app));
+  app.renderer('sessions', () => renderSessions(app));
+  app.renderer('turns', () => renderTurns(app));
+  app.renderer('chips', () => renderChips(app));
+  app.renderer('toolbar', () => renderToolbar(app));
+  app.renderer('files', () => files.render());
+  app.renderer('diff', () => diff.render());
+  installKeyboard(app);
+  // Plain buttons rather than a method="dialog" form: the page's CSP has form-action 'none'.
+  byId('confirm-cancel').addEventListener('click', () => byId<HTMLDialogElement>('confirm-dialog').close('cancel'));
+  byId('confirm-ok').addEventListener('click', () => byId<HTMLDialogElement>('confirm-dialog').close('confirm'));
+  app.invalidate('status', 'sessions', 'turns', 'chips', 'toolbar', 'files', 'diff');
+  app.start().catch((error: unknown) => app.say({ tone: 'error', text: `Could not load sessions: ${(error as Error).message}` }));
+}
+
+main();

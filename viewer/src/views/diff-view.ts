@@ -1,0 +1,296 @@
+/**
+ * The diff of the selected file, unified or side by side, from the
+ * `changesetFileDiff` command. Changed words are marked within changed
+ * lines; unchanged regions between hunks are collapsed into rows that
+ * expand with the file's full text (read with `resourceRead` from the edit's
+ * content reference). Hunks carry the range-scoped operations, the header
+ * the resource-scoped ones and the "Viewed" checkbox.
+ */
+import type { ChangesetFile, ResourceReadResult, URI } from '../../../protocol/index.js';
+import type { WorkspaceFileDiff } from '../../../server/diff/file-diff.js';
+import type { CharRange } from '../../../server/diff/word-diff.js';
+import type { App } from '../app.js';
+import { buildHunk, gapLines, gapsOf, hunkRange, splitText, type DiffLine, type Gap, type HunkModel } from '../diff-model.js';
+import { byId, h, replaceChildren, type Child } from '../dom.js';
+import { displayPathOf, kindOf, type FileMeta } from '../files-model.js';
+import { operationButton, operationsFor } from '../operations.js';
+
+/** Lines drawn before the rest of a very large diff waits behind a button (keeps the page responsive). */
+const LINE_BUDGET = 4000;
+
+interface Loaded {
+  /** The file's edit the diff was computed for; a new edit object means new content. */
+  edit: ChangesetFile['edit'];
+  diff?: WorkspaceFileDiff;
+  hunks?: HunkModel[];
+  error?: string;
+  /** Lines of the file's new version, once read for expanding gaps. */
+  text?: string[];
+  /** Indexes of expanded gaps. */
+  expanded: Set<number>;
+  /** Draw everything even past the line budget. */
+  unbounded: boolean;
+}
+
+/** The diff pane. */
+export class DiffView {
+  private readonly pane = byId('diff');
+  private readonly cache = new Map<string, Loaded>();
+
+  constructor(private readonly app: App) {}
+
+  /** Draws the selected file (fetching its diff when not loaded yet). */
+  render(): void {
+    const app = this.app;
+    const open = app.open;
+    const file = app.selectedFile;
+    if (!open || !file) {
+      const files = app.changeset?.files.length ?? 0;
+      replaceChildren(this.pane, h('p', { class: 'empty' }, files > 0 ? 'Select a file (j / k) to see its diff.' : ''));
+      return;
+    }
+    const key = `${open.uri}\n${file.id}\n${app.context}`;
+    let loaded = this.cache.get(key);
+    if (!loaded || loaded.edit !== file.edit) {
+      const previous = loaded;
+      loaded = { edit: file.edit, expanded: new Set(), unbounded: false };
+      this.cache.set(key, loaded);
+      void this.fetch(open.uri, file, loaded, key);
+      // Keep expanded regions when only the review flag or counts changed the object identity.
+      if (previous && previous.edit.after?.content === file.edit.after?.content && previous.edit.before?.content === file.edit.before?.content) {
+        loaded.expanded = previous.expanded;
+      }
+    }
+    replaceChildren(this.pane, this.header(open.uri, file), this.body(open.uri, file, loaded));
+  }
+
+  private async fetch(channel: URI, file: ChangesetFile, loaded: Loaded, key: string): Promise<void> {
+    try {
+      const diff = await this.app.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id, context: this.app.context });
+      loaded.diff = diff;
+      if (diff.kind === 'text') loaded.hunks = diff.hunks.map(buildHunk);
+    } catch (error) {
+      loaded.error = (error as Error).message;
+    }
+    if (this.cache.get(key) === loaded) this.app.invalidate('diff');
+  }
+
+  private header(channel: URI, file: ChangesetFile): HTMLElement {
+    const app = this.app;
+    const meta = (file._meta ?? {}) as FileMeta;
+    const path = displayPathOf(file);
+    const kind = kindOf(file);
+    const ops = operationsFor(app.changeset?.operations, 'resource');
+    const side = file.edit.after ? 'after' : 'before';
+    const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
+    return h(
+      'header',
+      { class: 'diff-header' },
+      h(
+        'h3',
+        { id: 'diff-title' },
+        h('span', { class: `kind kind-${kind}` }, kind),
+        ' ',
+        meta.oldPath && meta.oldPath !== path ? [h('span', { class: 'old-path' }, meta.oldPath), ' → '] : null,
+        h('span', { class: 'path' }, path),
+      ),
+      meta.binary || meta.oversized
+        ? null
+        : h('span', { class: 'counts' }, h('span', { class: 'plus' }, `+${file.edit.diff?.added ?? 0}`), ' ', h('span', { class: 'minus' }, `−${file.edit.diff?.removed ?? 0}`)),
+      meta.beforeMode && meta.afterMode && meta.beforeMode !== meta.afterMode ? h('span', { class: 'note' }, `mode ${meta.beforeMode} → ${meta.afterMode}`) : null,
+      ops.length > 0
+        ? h('span', { class: 'ops', role: 'group', 'aria-label': 'File operations' }, ops.map((op) => operationButton(app, channel, op, { target: { kind: 'resource', resource, side }, what: path, compact: true })))
+        : null,
+      app.open?.reviewable
+        ? h(
+            'label',
+            { class: 'viewed-toggle' },
+            h('input', {
+              type: 'checkbox',
+              id: 'viewed-current',
+              checked: file.reviewed === true,
+              'data-focus-key': 'viewed-current',
+              onchange: (e: Event) => app.setViewed(file.id, (e.target as HTMLInputElement).checked),
+            }),
+            'Viewed',
+          )
+        : null,
+    );
+  }
+
+  private body(channel: URI, file: ChangesetFile, loaded: Loaded): HTMLElement {
+    const diff = loaded.diff;
+    if (loaded.error) return h('p', { class: 'error', role: 'alert' }, `Could not load the diff: ${loaded.error}`);
+    if (!diff) return h('p', { class: 'empty', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Loading diff…');
+    if (diff.kind === 'binary') {
+      return h('p', { class: 'placeholder-block' }, `Binary file${sizes(diff.beforeSize, diff.afterSize)} — no text diff.`);
+    }
+    if (diff.kind === 'oversized') {
+      return h('p', { class: 'placeholder-block' }, `File too large to diff${sizes(diff.beforeSize, diff.afterSize)}; the limit is ${bytes(diff.limit)}.`);
+    }
+    const hunks = loaded.hunks ?? [];
+    if (hunks.length === 0) return h('p', { class: 'empty' }, 'No line changes (only the name, mode or file type changed).');
+    const split = this.app.mode === 'split';
+    const gaps = gapsOf(diff.hunks, loaded.text?.length);
+    const rows: Child[] = [];
+    let budget = loaded.unbounded ? Infinity : LINE_BUDGET;
+    const ranged = operationsFor(this.app.changeset?.operations, 'range');
+    const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
+    // Expanding needs the new version's text; a deleted file has no gaps to expand.
+    const canExpand = file.edit.after !== undefined;
+    hunks.forEach((model, i) => {
+      if (budget <= 0) return;
+      rows.push(this.gapRows(gaps[i]!, i, loaded, file, split, canExpand));
+      const hk = model.hunk;
+      rows.push(
+        h(
+          'tr',
+          { class: 'hunk-header' },
+          h(
+            'td',
+            { colspan: '4' },
+            h('span', { class: 'hunk-range' }, `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`),
+            ranged.length > 0 && file.edit.after
+              ? h(
+                  'span',
+                  { class: 'ops', role: 'group', 'aria-label': `Hunk ${i + 1} operations` },
+                  ranged.map((op) =>
+                    operationButton(this.app, channel, op, {
+                      target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) },
+                      what: `hunk ${i + 1}`,
+                      compact: true,
+                    }),
+                  ),
+                )
+              : null,
+          ),
+        ),
+      );
+      if (split) for (const r of model.rows) rows.push(splitRow(r.left, r.right));
+      else for (const line of model.lines) rows.push(unifiedRow(line));
+      budget -= model.lines.length;
+    });
+    if (budget <= 0) {
+      rows.push(
+        h('tr', { class: 'gap' }, h('td', { colspan: '4' }, h('button', { type: 'button', class: 'expand', onclick: () => { loaded.unbounded = true; this.app.invalidate('diff'); } }, 'Show the whole diff'))),
+      );
+    } else {
+      rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand));
+    }
+    return h(
+      'table',
+      { class: ['diff', split ? 'split' : 'unified'], 'aria-label': `Diff of ${displayPathOf(file)}` },
+      split
+        ? h('colgroup', {}, h('col', { class: 'num' }), h('col', { class: 'code' }), h('col', { class: 'num' }), h('col', { class: 'code' }))
+        : h('colgroup', {}, h('col', { class: 'num' }), h('col', { class: 'num' }), h('col', { class: 'code' })),
+      h('tbody', {}, rows),
+    );
+  }
+
+  /** The collapsed or expanded rows of one unchanged gap. */
+  private gapRows(gap: Gap, index: number, loaded: Loaded, file: ChangesetFile, split: boolean, canExpand: boolean): Child {
+    if (gap.count === 0) return null;
+    if (loaded.expanded.has(index) && loaded.text) {
+      return gapLines(gap, loaded.text).map((line) => (split ? splitRow(line, line) : unifiedRow(line)));
+    }
+    if (!canExpand) return null;
+    const label = gap.count === undefined ? 'Show the rest of the file' : `Expand ${gap.count} unchanged ${gap.count === 1 ? 'line' : 'lines'}`;
+    return h(
+      'tr',
+      { class: 'gap' },
+      h(
+        'td',
+        { colspan: '4' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'expand',
+            'data-focus-key': `gap:${index}`,
+            onclick: () => void this.expand(file, loaded, index),
+          },
+          '⋯ ',
+          label,
+        ),
+      ),
+    );
+  }
+
+  private async expand(file: ChangesetFile, loaded: Loaded, index: number): Promise<void> {
+    if (!loaded.text) {
+      const content = file.edit.after?.content;
+      if (!content) return;
+      try {
+        const result = await this.app.client.request<ResourceReadResult>('resourceRead', { channel: 'ahp-root://', uri: content });
+        loaded.text = splitText(decode(result, loaded.diff?.kind === 'text' ? loaded.diff.encoding : 'utf-8'));
+      } catch (error) {
+        this.app.say({ tone: 'error', text: `Could not read the file: ${(error as Error).message}` });
+        return;
+      }
+    }
+    loaded.expanded.add(index);
+    this.app.invalidate('diff');
+  }
+}
+
+function decode(result: ResourceReadResult, encoding: string): string {
+  if (result.encoding === 'utf-8') return result.data;
+  const binary = atob(result.data);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new TextDecoder(encoding === 'latin1' ? 'latin1' : 'utf-8').decode(bytes);
+}
+
+function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function sizes(before: number | undefined, after: number | undefined): string {
+  if (before !== undefined && after !== undefined) return ` (${bytes(before)} → ${bytes(after)})`;
+  if (after !== undefined) return ` (${bytes(after)})`;
+  if (before !== undefined) return ` (${bytes(before)})`;
+  return '';
+}
+
+const SIGN = { add: '+', del: '−', context: ' ' } as const;
+
+/** A line's text with its changed words wrapped in marks. */
+function code(line: DiffLine): HTMLElement {
+  const cell = h('td', { class: `code ${line.kind}` }, h('span', { class: 'sign', 'aria-hidden': 'true' }, SIGN[line.kind]));
+  cell.append(...marked(line.text, line.words, line.kind));
+  if (line.noNewline) cell.append(h('span', { class: 'no-newline', title: 'No newline at end of file' }, ' ⏎̸'));
+  return cell;
+}
+
+function marked(text: string, words: CharRange[] | undefined, kind: DiffLine['kind']): Node[] {
+  if (!words || words.length === 0) return [document.createTextNode(text)];
+  const out: Node[] = [];
+  let at = 0;
+  for (const r of words) {
+    if (r.start > at) out.push(document.createTextNode(text.slice(at, r.start)));
+    out.push(h(kind === 'del' ? 'del' : 'ins', { class: 'word' }, text.slice(r.start, r.end)));
+    at = r.end;
+  }
+  if (at < text.length) out.push(document.createTextNode(text.slice(at)));
+  return out;
+}
+
+function num(n: number | undefined, kind: string): HTMLElement {
+  return h('td', { class: `num ${kind}` }, n === undefined ? '' : String(n));
+}
+
+function unifiedRow(line: DiffLine): HTMLElement {
+  return h('tr', { class: `line ${line.kind}` }, num(line.oldNo, line.kind), num(line.newNo, line.kind), code(line));
+}
+
+function splitRow(left: DiffLine | undefined, right: DiffLine | undefined): HTMLElement {
+  const empty = (): HTMLElement[] => [h('td', { class: 'num empty' }), h('td', { class: 'code empty' })];
+  return h(
+    'tr',
+    { class: 'line' },
+    left ? [num(left.oldNo, left.kind), code(left)] : empty(),
+    right ? [num(right.newNo, right.kind), code(right)] : empty(),
+  );
+}

@@ -1,0 +1,44 @@
+/** The connection indicator and the notice area (operation results, refused review ticks, failures). */
+import type { App } from '../app.js';
+import { byId, h, replaceChildren } from '../dom.js';
+import { invokeOperation } from '../operations.js';
+
+const STATUS_TEXT = { connecting: 'Connecting…', open: 'Connected', reconnecting: 'Reconnecting…' } as const;
+
+/** Draws the connection status and the latest notice. */
+export function renderStatus(app: App): void {
+  const conn = byId('connection');
+  conn.textContent = STATUS_TEXT[app.client.status];
+  conn.dataset['state'] = app.client.status;
+  const area = byId('notice');
+  const notice = app.notice;
+  if (!notice) {
+    replaceChildren(area);
+    return;
+  }
+  const undoUri = app.sessionChangesetUri;
+  const undo = undoUri ? app.client.mirror.state(undoUri, 'changeset')?.operations?.find((op) => op.id === 'undo') : undefined;
+  replaceChildren(
+    area,
+    h(
+      'div',
+      { class: ['notice', notice.tone] },
+      h('span', { class: 'notice-text' }, notice.text),
+      notice.offerUndo && undo && undoUri && undo.status !== 'disabled'
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'op',
+              'data-operation': 'undo',
+              'data-focus-key': 'notice-undo',
+              disabled: undo.status === 'running',
+              onclick: () => void invokeOperation(app, undoUri, undo),
+            },
+            undo.label,
+          )
+        : null,
+      h('button', { type: 'button', class: 'dismiss', 'aria-label': 'Dismiss', onclick: () => { app.notice = undefined; app.invalidate('status'); } }, '×'),
+    ),
+  );
+}

@@ -1,0 +1,93 @@
+/**
+ * The turn list: newest first, each with its message, time and counts.
+ * Picking a turn opens its changeset; ticking two turns for comparison opens
+ * the `compare-turns` changeset between them.
+ */
+import type { App } from '../app.js';
+import { firstLine } from '../app.js';
+import { byId, formatDuration, formatTime, h, replaceChildren } from '../dom.js';
+import type { Counts } from '../files-model.js';
+
+function countsLabel(counts: Counts | undefined): HTMLElement | null {
+  if (!counts) return null;
+  return h(
+    'span',
+    { class: 'counts' },
+    `${counts.files} ${counts.files === 1 ? 'file' : 'files'} `,
+    h('span', { class: 'plus' }, `+${counts.additions}`),
+    ' ',
+    h('span', { class: 'minus' }, `−${counts.deletions}`),
+  );
+}
+
+/** Draws the turn list of the selected session's default chat. */
+export function renderTurns(app: App): void {
+  const list = byId('turns');
+  const chat = app.chat;
+  const hasTurnKind = app.catalogue.some((c) => c.changeKind === 'turn');
+  const hasCompare = app.catalogue.some((c) => c.changeKind === 'compare-turns');
+  if (!chat || !hasTurnKind) {
+    replaceChildren(list, h('li', { class: 'empty' }, app.sessionUri ? 'No turns.' : 'Pick a session.'));
+    return;
+  }
+  const items: HTMLElement[] = [];
+  if (chat.activeTurn) {
+    items.push(
+      h(
+        'li',
+        { class: 'turn active-turn' },
+        h('span', { class: 'turn-message' }, firstLine(chat.activeTurn.message.text) || 'Turn in progress'),
+        h('span', { class: 'meta' }, h('span', { class: 'badge live' }, 'in progress'), ' ', formatTime(chat.activeTurn.startedAt)),
+      ),
+    );
+  }
+  const turns = [...chat.turns].reverse();
+  turns.forEach((turn, i) => {
+    const number = chat.turns.length - i;
+    const label = firstLine(turn.message.text) || `Turn ${number}`;
+    const comparing = app.compare.includes(turn.id);
+    items.push(
+      h(
+        'li',
+        { class: ['turn', turn.id === app.openTurnId && 'open', comparing && 'comparing'] },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'turn-open',
+            'aria-current': turn.id === app.openTurnId ? 'true' : undefined,
+            'data-focus-key': `turn:${turn.id}`,
+            'data-turn': turn.id,
+            onclick: () => void app.openTurn(turn.id),
+          },
+          h('span', { class: 'turn-message' }, h('span', { class: 'turn-number' }, `${number}.`), ' ', label),
+          h(
+            'span',
+            { class: 'meta' },
+            turn.state !== 'complete' ? h('span', { class: `badge ${turn.state}` }, turn.state) : null,
+            formatTime(turn.startedAt),
+            turn.duration !== undefined ? ` · ${formatDuration(turn.duration)}` : '',
+            ' ',
+            countsLabel(app.turnCounts.get(turn.id)),
+          ),
+        ),
+        hasCompare
+          ? h(
+              'label',
+              { class: 'compare-toggle', title: 'Tick two turns to compare their end states' },
+              h('input', {
+                type: 'checkbox',
+                checked: comparing,
+                'data-focus-key': `compare:${turn.id}`,
+                'aria-label': `Compare turn ${number}`,
+                onchange: () => void app.toggleCompare(turn.id),
+              }),
+              'compare',
+            )
+          : null,
+      ),
+    );
+  });
+  if (items.length === 0) items.push(h('li', { class: 'empty' }, 'No turns recorded yet.'));
+  replaceChildren(list, items);
+}
