@@ -1,0 +1,74 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/** Runs the built binary (`npm test` builds first; run `npm run build` before running these files alone). */
+export const BIN = 'bin/changeset-server.js';
+
+/** What `serve --json` prints. */
+export interface Ready {
+  url: string;
+  token: string | null;
+  sessions: string[];
+  viewer: string;
+}
+
+/** A `serve` child process that printed its ready line. */
+export interface ServeProcess {
+  child: ChildProcess;
+  ready: Ready;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function exitCode(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+}
+
+/** Starts `serve ... --json` and waits for the ready line. Always pass a temporary `--state-dir`. */
+export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const line = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (l) => {
+      lines.close();
+      resolve(l);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before its ready line: ${stderr}`)));
+  });
+  return {
+    child,
+    ready: JSON.parse(line) as Ready,
+    stderr: () => stderr,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const done = exitCode(child);
+      child.kill(signal);
+      return done;
+    },
+  };
+}
+
+/** Runs the binary to completion. */
+export function run(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [`${process.cwd()}/${BIN}`, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...options.env },
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
