@@ -5,7 +5,7 @@
  * the given store and the stat cache to `cacheDir`.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ObjectStore } from '../store/types.js';
 import { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
@@ -187,18 +187,25 @@ export class WorkspaceSnapshotter {
   }
 
   /** Ignore and attribute rules that apply at the root, from sources outside the walk. */
-  private rootRules(repo: GitRepositoryLocation | undefined): RuleContext {
+  private rootRules(repo: GitRepositoryLocation | undefined, rootPath: string): RuleContext {
     const keyParts: string[] = [];
     const first: IgnoreLevel[] = [];
     const last: IgnoreLevel[] = [];
     const extra = [...(this.opts.extraExcludes ?? [])];
-    const cacheRel = relative(this.root, resolve(this.opts.cacheDir));
+    const cacheDirPath = resolve(this.opts.cacheDir);
+    let cacheReal = cacheDirPath;
+    try {
+      cacheReal = realpathSync.native(cacheDirPath);
+    } catch {
+      // Not created yet: compare the path as given.
+    }
+    const cacheRel = relative(rootPath, cacheReal);
     if (cacheRel === '' || (!cacheRel.startsWith('..') && !isAbsolute(cacheRel))) {
       extra.push('/' + escapeGlob(cacheRel.split(sep).join('/')) + '/');
     }
     if (extra.length) first.push({ patterns: parseIgnoreFile(extra.join('\n')), prepend: '', strip: 0 });
 
-    const prefix = repo ? pathInWorkTree(repo.workTree, this.root) : '';
+    const prefix = repo ? pathInWorkTree(repo.workTree, rootPath) : '';
     const global = globalGitFiles(this.opts.env ?? process.env, repo ? join(repo.commonDir, 'config') : undefined);
     const ancestorIgnores: IgnoreLevel[] = [];
     const ancestorAttrs: AttributeLevel[] = [];
@@ -294,9 +301,11 @@ export class WorkspaceSnapshotter {
     const t0 = performance.now();
     // The walk mutates the cached state in place: the previous state must be on disk first.
     this.pendingSave?.();
-    const st = lstatSync(this.root, { throwIfNoEntry: false });
+    const st = statSync(this.root, { throwIfNoEntry: false });
     if (!st || !st.isDirectory()) throw new Error(`snapshot root ${this.root} is not a directory`);
-    const repo = findGitRepository(this.root);
+    // A root reached through a symlink is walked at its real location.
+    const rootPath = realpathSync.native(this.root);
+    const repo = findGitRepository(rootPath);
     const identity = this.identity(repo);
     let cold = false;
     if (!this.loaded) {
@@ -313,7 +322,7 @@ export class WorkspaceSnapshotter {
         store: this.opts.store,
         prevRefTimeMs: this.refTimeMs,
         seed,
-        seedPrefix: repo ? pathInWorkTree(repo.workTree, this.root) : '',
+        seedPrefix: repo ? pathInWorkTree(repo.workTree, rootPath) : '',
         maxFileBytes: this.maxFileBytes(repo),
         hooks: this.opts.hooks ?? {},
         onProgress: this.opts.onProgress,
@@ -323,7 +332,7 @@ export class WorkspaceSnapshotter {
     );
     let root: DirState;
     try {
-      root = await walker.walkRoot(this.state, this.root, this.rootRules(repo));
+      root = await walker.walkRoot(this.state, rootPath, this.rootRules(repo, rootPath));
       let tree = root.tree;
       if (tree === undefined) {
         tree = await this.opts.store.writeObject('tree', new Uint8Array(0));

@@ -168,4 +168,14 @@ describe('index seed', () => {
     expect(r.seededFromIndex).toBe(9);
     expect(r.tree).toBe(gitTree(root));
   });
+
+  it('excludes its own cache directory when it lies inside the workspace', async () => {
+    const { root } = setup(5);
+    const s = snapshotter(root, join(root, '.changeset-cache'));
+    const first = await s.snapshot();
+    await s.saveCache();
+    const second = await s.snapshot();
+    expect(second.tree).toBe(first.tree);
+    expect(second.files).toBe(5);
+  });
 });

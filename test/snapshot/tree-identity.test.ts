@@ -116,4 +116,45 @@ describe('tree identity with git', () => {
     rmSync(join(root, 'dir'), { recursive: true });
     expect((await s.snapshot()).tree).toBe(gitTree(root));
   });
+
+  it('keeps names that are not valid UTF-8 byte-exact', async () => {
+    const { root, cacheDir } = workspace();
+    write(root, 'plain.txt', 'p');
+    const rootBuf = Buffer.from(root);
+    // "caf\xe9" in Latin-1: not valid UTF-8.
+    writeFileSync(Buffer.concat([rootBuf, Buffer.from('/caf'), Buffer.from([0xe9]), Buffer.from('.txt')]), 'latin-1 name');
+    mkdirSync(Buffer.concat([rootBuf, Buffer.from('/dir-'), Buffer.from([0xff])]));
+    writeFileSync(Buffer.concat([rootBuf, Buffer.from('/dir-'), Buffer.from([0xff]), Buffer.from('/inner.txt')]), 'inner');
+    const s = snapshotter(root, cacheDir);
+    const snap = await s.snapshot();
+    expect(snap.tree).toBe(gitTree(root));
+    expect(snap.files).toBe(3);
+    const again = await s.snapshot();
+    expect(again.tree).toBe(snap.tree);
+    expect(again.hashed).toBe(0);
+  });
+
+  it('walks a root given through a symlink at its real location', async () => {
+    const { root, cacheDir } = workspace();
+    write(root, 'a.txt', 'a');
+    const link = join(root, '..', 'link-to-ws');
+    symlinkSync(root, link);
+    const snap = await snapshotter(link, cacheDir).snapshot();
+    expect(snap.tree).toBe(gitTree(root));
+    expect(snap.isGitRepository).toBe(true);
+  });
+
+  it('rejects invalid options with a precise error', () => {
+    const store = new MemoryObjectStore();
+    expect(() => new WorkspaceSnapshotter({ root: '', cacheDir: '/x', store })).toThrow(/root/);
+    expect(() => new WorkspaceSnapshotter({ root: '/x', cacheDir: '', store })).toThrow(/cacheDir/);
+    expect(() => new WorkspaceSnapshotter({ root: '/x', cacheDir: '/y', store: {} as never })).toThrow(/store/);
+    expect(() => new WorkspaceSnapshotter({ root: '/x', cacheDir: '/y', store, maxFileBytes: -1 })).toThrow(/maxFileBytes/);
+    expect(() => new WorkspaceSnapshotter({ root: '/x', cacheDir: '/y', store, extraExcludes: [1] as never })).toThrow(/extraExcludes/);
+  });
+
+  it('fails clearly when the root is not a directory', async () => {
+    const { root, cacheDir } = workspace();
+    await expect(snapshotter(join(root, 'missing'), cacheDir).snapshot()).rejects.toThrow(/not a directory/);
+  });
 });
