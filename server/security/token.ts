@@ -3,9 +3,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 /** Environment variable that supplies the bearer token when `--token` is not given. */
 export const TOKEN_ENV = 'CHANGESET_SERVER_TOKEN';
 
-/** A fresh bearer token: 32 random bytes, base64url. */
+/** A fresh bearer token: 32 random bytes, base64url (never starting with `-`, so it reads as a value on any command line). */
 export function generateToken(): string {
-  return randomBytes(32).toString('base64url');
+  for (;;) {
+    const token = randomBytes(32).toString('base64url');
+    if (!token.startsWith('-')) return token;
+  }
 }
 
 /** Why a user-supplied token cannot be used, or undefined when it can. */

@@ -1,0 +1,96 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StatusResult } from '../../server/harness/status.js';
+import type { TurnSummary } from '../../server/session/turn-summary.js';
+import { makeRepo, TempDirs } from '../helpers/workspace.js';
+import { run, startServe, type ServeProcess } from './serve-process.js';
+
+describe('turn and status commands', () => {
+  const temp = new TempDirs();
+  let serve: ServeProcess;
+  let workspace: string;
+  let state: string;
+
+  beforeEach(async () => {
+    workspace = makeRepo(temp.make(), { 'src/a.txt': 'a\n', 'b.txt': 'b\n' });
+    state = temp.make();
+    serve = await startServe([workspace, '--state-dir', state]);
+  });
+
+  afterEach(async () => {
+    await serve.stop('SIGKILL');
+    temp.cleanup();
+  });
+
+  it('start a turn, end it, and show it, finding the server through the registry from a subdirectory', async () => {
+    const cwd = join(workspace, 'src');
+    const started = await run(['turn', 'start', '--message', 'Rename things', '--id', 'shell-1', '--state-dir', state], { cwd });
+    expect(started).toMatchObject({ code: 0, stdout: 'shell-1\n' });
+
+    const active = await run(['status', '--json', '--state-dir', state], { cwd });
+    const status = JSON.parse(active.stdout) as StatusResult;
+    expect(status.sessions[0]).toMatchObject({ channel: serve.ready.sessions[0], activeTurn: { turnId: 'shell-1', message: 'Rename things' } });
+
+    writeFileSync(join(workspace, 'src/a.txt'), 'a\nb\n');
+    const ended = await run(['turn', 'end', '--json', '--state-dir', state], { cwd });
+    expect(ended.code).toBe(0);
+    const { summary } = JSON.parse(ended.stdout) as { summary: TurnSummary };
+    expect(summary).toMatchObject({ turn: 'shell-1', total: 1, added: 1, deleted: 0 });
+
+    const human = await run(['status', '--state-dir', state], { cwd });
+    expect(human.stdout).toContain('no active turn');
+    expect(human.stdout).toContain('#1 shell-1 complete  1 file +1 -0 "Rename things"');
+  });
+
+  it('takes --url and --token instead of the registry', async () => {
+    const args = ['--url', serve.ready.url, `--token=${serve.ready.token!}`, '--state-dir', temp.make()];
+    const started = await run(['turn', 'start', ...args], { cwd: temp.make() });
+    expect(started.code).toBe(0);
+    const turnId = started.stdout.trim();
+    expect(turnId).toMatch(/^[0-9A-Z]{26}$/);
+    const ended = await run(['turn', 'end', '--state', 'cancelled', ...args], { cwd: temp.make() });
+    expect(ended).toMatchObject({ code: 0, stdout: `turn ${turnId}: 0 files changed, +0 -0\n` });
+    const wrong = await run(['status', '--url', serve.ready.url, '--token', 'wrong'], { cwd: workspace });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('refused the token (HTTP 401)');
+  });
+
+  it('reports failures with exit code 1 and usage mistakes with exit code 2', async () => {
+    const noServer = await run(['status', '--state-dir', temp.make()], { cwd: workspace });
+    expect(noServer.code).toBe(1);
+    expect(noServer.stderr).toContain('no running changeset-server records');
+
+    const noTurn = await run(['turn', 'end', '--state-dir', state], { cwd: workspace });
+    expect(noTurn.code).toBe(1);
+    expect(noTurn.stderr).toContain('no turn is active');
+
+    await run(['turn', 'start', '--id', 'dup', '--state-dir', state], { cwd: workspace });
+    await run(['turn', 'end', '--state-dir', state], { cwd: workspace });
+    const duplicate = await run(['turn', 'start', '--id', 'dup', '--state-dir', state], { cwd: workspace });
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain('harness/turnStarted failed (-32602)');
+
+    for (const args of [['turn', 'stop'], ['turn', 'end', '--state', 'done'], ['status', '--bogus'], ['status', '--turns', 'x'], ['revert', '--lines', '1-2']]) {
+      const result = await run([...args, '--state-dir', state], { cwd: workspace });
+      expect(result.code, args.join(' ')).toBe(2);
+    }
+  });
+
+  // Pending: the `revert` changeset operation is not served yet. Once it is,
+  // this test reverts a whole turn and a single file through the command.
+  it.skip('reverts a turn and a file of a turn (pending: the revert operation is not served yet)', async () => {
+    await run(['turn', 'start', '--id', 'r1', '--state-dir', state], { cwd: workspace });
+    writeFileSync(join(workspace, 'b.txt'), 'b\nmore\n');
+    writeFileSync(join(workspace, 'src/a.txt'), 'changed\n');
+    await run(['turn', 'end', '--state-dir', state], { cwd: workspace });
+    const file = await run(['revert', '--turn', 'r1', '--file', 'b.txt', '--state-dir', state], { cwd: workspace });
+    expect(file.code).toBe(0);
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(join(workspace, 'b.txt'), 'utf8')).toBe('b\n');
+    expect(readFileSync(join(workspace, 'src/a.txt'), 'utf8')).toBe('changed\n');
+    const turn = await run(['revert', '--turn', 'r1', '--state-dir', state], { cwd: workspace });
+    expect(turn.code).toBe(0);
+    expect(readFileSync(join(workspace, 'src/a.txt'), 'utf8')).toBe('a\n');
+  });
+});
