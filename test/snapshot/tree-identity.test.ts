@@ -2,7 +2,7 @@
  * Trees are byte-identical to `git add -A && git write-tree` on the same
  * files: git itself is the oracle.
  */
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EMPTY_TREE_ID, WorkspaceSnapshotter } from '../../server/snapshot/index.js';
@@ -125,6 +125,11 @@ describe('tree identity with git', () => {
     writeFileSync(Buffer.concat([rootBuf, Buffer.from('/caf'), Buffer.from([0xe9]), Buffer.from('.txt')]), 'latin-1 name');
     mkdirSync(Buffer.concat([rootBuf, Buffer.from('/dir-'), Buffer.from([0xff])]));
     writeFileSync(Buffer.concat([rootBuf, Buffer.from('/dir-'), Buffer.from([0xff]), Buffer.from('/inner.txt')]), 'inner');
+    // Old enough not to be racy, so the second snapshot can trust the cache.
+    const past = new Date(Date.now() - 10_000);
+    for (const p of [join(root, 'plain.txt'), Buffer.concat([rootBuf, Buffer.from('/caf'), Buffer.from([0xe9]), Buffer.from('.txt')]), Buffer.concat([rootBuf, Buffer.from('/dir-'), Buffer.from([0xff]), Buffer.from('/inner.txt')])]) {
+      utimesSync(p, past, past);
+    }
     const s = snapshotter(root, cacheDir);
     const snap = await s.snapshot();
     expect(snap.tree).toBe(gitTree(root));
