@@ -131,6 +131,8 @@ export class DiffView {
     const hunks = loaded.hunks ?? [];
     if (hunks.length === 0) return h('p', { class: 'empty' }, 'No line changes (only the name, mode or file type changed).');
     const split = this.app.mode === 'split';
+    // Full-width rows span exactly the layout's columns: an extra implied column would take the width.
+    const cols = split ? '4' : '3';
     const gaps = gapsOf(diff.hunks, loaded.text?.length);
     const rows: Child[] = [];
     let budget = loaded.unbounded ? Infinity : LINE_BUDGET;
@@ -148,7 +150,7 @@ export class DiffView {
           { class: 'hunk-header' },
           h(
             'td',
-            { colspan: '4' },
+            { colspan: cols },
             h('span', { class: 'hunk-range' }, `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`),
             ranged.length > 0 && file.edit.after
               ? h(
@@ -172,7 +174,7 @@ export class DiffView {
     });
     if (budget <= 0) {
       rows.push(
-        h('tr', { class: 'gap' }, h('td', { colspan: '4' }, h('button', { type: 'button', class: 'expand', onclick: () => { loaded.unbounded = true; this.app.invalidate('diff'); } }, 'Show the whole diff'))),
+        h('tr', { class: 'gap' }, h('td', { colspan: cols }, h('button', { type: 'button', class: 'expand', onclick: () => { loaded.unbounded = true; this.app.invalidate('diff'); } }, 'Show the whole diff'))),
       );
     } else {
       rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand));
@@ -200,7 +202,7 @@ export class DiffView {
       { class: 'gap' },
       h(
         'td',
-        { colspan: '4' },
+        { colspan: split ? '4' : '3' },
         h(
           'button',
           {

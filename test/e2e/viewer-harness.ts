@@ -1,0 +1,106 @@
+/**
+ * What the browser tests share: a fresh viewer build, the whole product
+ * started in-process and locked down as `serve` locks it (token, origin
+ * check, the viewer's static files with the CSP), a scripted client that
+ * records turns, and Debian's Chromium driven by playwright-core.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ChangesetService, type ChangesetServiceOptions } from '../../server/service.js';
+import { createEndpointSecurity, endpointOfUrl } from '../../server/security/index.js';
+import { TestClient } from '../helpers/client.js';
+
+export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+export const VIEWER_DIR = join(ROOT, 'dist', 'viewer');
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Builds the viewer bundle (without the type check, which `npm run build` does). */
+export function buildViewer(): void {
+  execFileSync(process.execPath, [join(ROOT, 'viewer', 'build.mjs'), '--no-typecheck'], { stdio: 'inherit' });
+}
+
+/** Launches headless Chromium. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    timeout: 60_000,
+  });
+}
+
+/** The product running for one test, with the viewer served at `viewerUrl`. */
+export interface ViewerServer {
+  service: ChangesetService;
+  /** `http://127.0.0.1:PORT/?token=…`, what `serve` prints. */
+  viewerUrl: string;
+  /** The bearer token. */
+  token: string;
+  /** A scripted client connected with the token. */
+  client: TestClient;
+  stop(): Promise<void>;
+}
+
+/** Starts the product with endpoint security and the built viewer. */
+export async function startViewerServer(options: ChangesetServiceOptions = {}): Promise<ViewerServer> {
+  const stateDir = await mkdtemp(join(tmpdir(), 'viewer-e2e-'));
+  let service: ChangesetService | undefined;
+  const security = createEndpointSecurity({ host: '127.0.0.1', staticDir: VIEWER_DIR, endpoint: () => endpointOfUrl(service?.server.url) });
+  service = new ChangesetService({
+    host: '127.0.0.1',
+    port: 0,
+    stateDir,
+    log: () => undefined,
+    checkUpgrade: security.checkUpgrade,
+    selectProtocol: security.selectProtocol,
+    handleHttpRequest: security.handleHttpRequest,
+    ...options,
+  });
+  const { url } = await service.start();
+  const token = security.token!;
+  const client = await TestClient.connect(url, { token, check: null });
+  await client.initialize();
+  const running = service;
+  return {
+    service: running,
+    viewerUrl: `${url.replace(/^ws:/, 'http:')}?token=${encodeURIComponent(token)}`,
+    token,
+    client,
+    stop: async () => {
+      await client.close().catch(() => undefined);
+      await running.stop();
+      await rm(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates a session over a directory; returns its id and URI. */
+export async function createSession(client: TestClient, id: string, dir: string): Promise<string> {
+  const uri = `ahp-session:/${id}`;
+  await client.request('createSession', { channel: uri, workingDirectory: pathToFileURL(dir).href }, { timeoutMs: 60_000 });
+  return uri;
+}
+
+/** Records one turn: start, edit the files, end (resolves once changesets reflect it). */
+export async function recordTurn(client: TestClient, session: string, turnId: string, message: string, edit: () => void): Promise<void> {
+  await client.request('harness/turnStarted', { channel: session, turnId, message }, { timeoutMs: 60_000 });
+  edit();
+  await client.request('harness/turnEnded', { channel: session, turnId }, { timeoutMs: 120_000 });
+}
+
+/** Opens the viewer in a new page and collects page errors (a CSP violation or an exception fails the test). */
+export async function openViewer(browser: Browser, url: string, viewport = { width: 1400, height: 860 }): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport, colorScheme: 'light' });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.setDefaultTimeout(30_000);
+  await page.goto(url);
+  return { page, errors };
+}

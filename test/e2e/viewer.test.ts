@@ -1,0 +1,192 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { buildViewer, createSession, launchBrowser, openViewer, recordTurn, ROOT, startViewerServer, type ViewerServer } from './viewer-harness.js';
+
+const temp = new TempDirs();
+let browser: Browser;
+let server: ViewerServer;
+
+beforeAll(async () => {
+  buildViewer();
+  browser = await launchBrowser();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  server = await startViewerServer();
+});
+afterEach(async () => {
+  await server.stop();
+  temp.cleanup();
+});
+
+const APP_BEFORE = ['export function greet(name: string): string {', "  return 'Hello, ' + name;", '}', '', 'export const answer = 41;', ''].join('\n');
+const APP_AFTER = ['export function greet(name: string): string {', '  return `Hello, ${name}!`;', '}', '', 'export const answer = 42;', ''].join('\n');
+
+describe('web viewer', () => {
+  it('shows a recorded turn: its files grouped by directory, a diff with changed words, side by side', async () => {
+    const repo = makeRepo(temp.make(), {
+      'src/app.ts': APP_BEFORE,
+      'src/util/math.ts': 'export const add = (a: number, b: number) => a + b;\n',
+      'old.txt': 'obsolete\n',
+      'logo.bin': Buffer.from([0, 1, 2, 3]),
+      'README.md': '# Demo\n',
+    });
+    const session = await createSession(server.client, 'demo', repo);
+    await recordTurn(server.client, session, 't1', 'Make greet friendlier and fix the answer', () => {
+      writeFiles(repo, {
+        'src/app.ts': APP_AFTER,
+        'src/util/math.ts': 'export const add = (a: number, b: number): number => a + b;\nexport const sub = (a: number, b: number): number => a - b;\n',
+        'docs/guide.md': '# Guide\n\nHow to greet.\n',
+        'logo.bin': Buffer.from([0, 9, 9, 9]),
+      });
+      rmSync(join(repo, 'old.txt'));
+    });
+
+    const { page, errors } = await openViewer(browser, server.viewerUrl);
+    // The token leaves the address bar once the page has it.
+    await page.waitForFunction(() => !location.search.includes('token='));
+    await page.locator('#connection[data-state="open"]').waitFor();
+    await page.locator('[data-session="ahp-session:/demo"][aria-current="true"]').waitFor();
+
+    await page.locator('[data-turn="t1"]').click();
+    await expect.poll(() => page.locator('#changeset-title').textContent(), { timeout: 30_000 }).toContain('Make greet friendlier');
+    await page.locator('.row.file[data-path="src/app.ts"]').waitFor();
+    const listed = await page.locator('#files .row').evaluateAll((rows) => rows.map((r) => (r.classList.contains('dir') ? `[${r.textContent}]` : (r as HTMLElement).dataset['path'])));
+    expect(listed).toEqual(['[./]', 'logo.bin', 'old.txt', '[docs/]', 'docs/guide.md', '[src/]', 'src/app.ts', '[src/util/]', 'src/util/math.ts']);
+    await expect.poll(() => page.locator('.row.file[data-path="logo.bin"] .placeholder').textContent()).toBe('binary');
+    // Counts from the turn changeset appear in the turn list once it was opened.
+    await expect.poll(() => page.locator('[data-turn="t1"] .counts').textContent()).toMatch(/5 files \+\d+ −\d+/);
+
+    await page.locator('.row.file[data-path="src/app.ts"] .file-open').click();
+    await page.locator('table.diff.unified').waitFor();
+    expect(await page.locator('#diff-title .path').textContent()).toBe('src/app.ts');
+    const inserted = await page.locator('table.diff ins.word').allTextContents();
+    const deleted = await page.locator('table.diff del.word').allTextContents();
+    expect(inserted.join('|')).toContain('42');
+    expect(deleted.join('|')).toContain('41');
+    expect(await page.locator('table.diff tr.line.add').count()).toBe(2);
+    expect(await page.locator('table.diff tr.line.del').count()).toBe(2);
+
+    // The collapsed tail of the file expands from the file's content.
+    await page.locator('button.expand', { hasText: 'rest of the file' }).click();
+    await expect.poll(() => page.locator('button.expand', { hasText: 'rest of the file' }).count()).toBe(0);
+
+    // Keyboard: s = side by side, j = next file, u = unified.
+    await page.locator('body').press('s');
+    await page.locator('table.diff.split').waitFor();
+    expect(await page.locator('table.diff.split tr.line').first().locator('td').count()).toBe(4);
+    await page.locator('body').press('j');
+    await expect.poll(() => page.locator('#diff-title .path').textContent()).toBe('src/util/math.ts');
+    await page.locator('body').press('k');
+    await expect.poll(() => page.locator('#diff-title .path').textContent()).toBe('src/app.ts');
+    await page.locator('body').press('u');
+    await page.locator('table.diff.unified').waitFor();
+
+    // The binary file gets a placeholder instead of a diff.
+    await page.locator('.row.file[data-path="logo.bin"] .file-open').click();
+    await expect.poll(() => page.locator('.placeholder-block').textContent()).toContain('Binary file');
+    await page.locator('.row.file[data-path="src/app.ts"] .file-open').click();
+    await page.locator('table.diff ins.word').first().waitFor();
+
+    mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
+    await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-review.png') });
+    await page.locator('body').press('s');
+    await page.locator('table.diff.split').waitFor();
+    await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-side-by-side.png') });
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('shows new turns live and syncs "Viewed" between two browsers, with progress', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+    const session = await createSession(server.client, 'live', repo);
+    await recordTurn(server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n' }));
+
+    const alice = await openViewer(browser, server.viewerUrl);
+    const bob = await openViewer(browser, server.viewerUrl);
+    for (const { page } of [alice, bob]) {
+      await page.locator('.chip[data-change-kind="session"][aria-pressed="true"]').waitFor();
+      await page.locator('.row.file[data-path="b.txt"]').waitFor();
+      await expect.poll(() => page.locator('#review-progress').textContent()).toBe('0 / 2 viewed');
+    }
+
+    // Alice ticks a.txt with the keyboard; Bob sees it ticked without reloading.
+    await alice.page.locator('.row.file[data-path="a.txt"] .file-open').click();
+    await alice.page.locator('table.diff').waitFor();
+    await alice.page.locator('body').press('v');
+    await expect.poll(() => alice.page.locator('.row.file[data-path="a.txt"] .viewed-box').isChecked()).toBe(true);
+    await expect.poll(() => bob.page.locator('.row.file[data-path="a.txt"] .viewed-box').isChecked(), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => bob.page.locator('#review-progress').textContent()).toBe('1 / 2 viewed');
+    // Bob ticks b.txt with the checkbox; Alice sees it.
+    await bob.page.locator('.row.file[data-path="b.txt"] .viewed-box').check();
+    await expect.poll(() => alice.page.locator('#review-progress').textContent(), { timeout: 30_000 }).toBe('2 / 2 viewed');
+
+    // A new turn appears in both turn lists, and its file joins the live session changeset.
+    await recordTurn(server.client, session, 't2', 'second turn', () => writeFiles(repo, { 'c.txt': 'C\n' }));
+    for (const { page } of [alice, bob]) {
+      await page.locator('[data-turn="t2"]').waitFor({ timeout: 30_000 });
+      await page.locator('.row.file[data-path="c.txt"]').waitFor({ timeout: 30_000 });
+      await expect.poll(() => page.locator('#review-progress').textContent()).toBe('2 / 3 viewed');
+    }
+    expect(alice.errors).toEqual([]);
+    expect(bob.errors).toEqual([]);
+  }, 180_000);
+
+  it('compares two turns', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'one\n' });
+    const session = await createSession(server.client, 'cmp', repo);
+    await recordTurn(server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'two\n' }));
+    await recordTurn(server.client, session, 't2', 'second', () => writeFiles(repo, { 'a.txt': 'three\n', 'b.txt': 'new\n' }));
+    const { page, errors } = await openViewer(browser, server.viewerUrl);
+    await page.locator('[data-turn="t2"]').waitFor();
+    await page.getByLabel('Compare turn 1').check();
+    await page.getByLabel('Compare turn 2').check();
+    await expect.poll(() => page.locator('#changeset-title').textContent()).toBe('Compare: turn 1 → turn 2');
+    await page.locator('.row.file[data-path="b.txt"]').waitFor();
+    expect(await page.locator('.row.file').count()).toBe(2);
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('scrolls a 5,000-file changeset with a bounded number of rows in the page', async () => {
+    const repo = makeRepo(temp.make(), { 'seed.txt': 'seed\n' });
+    const session = await createSession(server.client, 'big', repo);
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 5000; i++) files[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.txt`] = `line ${i}\n`;
+    await recordTurn(server.client, session, 'big', 'generate 5000 files', () => writeFiles(repo, files));
+
+    const { page, errors } = await openViewer(browser, server.viewerUrl, { width: 1400, height: 900 });
+    await page.locator('[data-turn="big"]').click();
+    await page.locator('.row.file[data-path="pkg00/file0000.txt"]').waitFor({ timeout: 60_000 });
+    await expect.poll(() => page.locator('.toolbar .counts').first().textContent(), { timeout: 60_000 }).toMatch(/^5000 files/);
+    const bounded = async (): Promise<number> => page.locator('#files .row').count();
+    expect(await bounded()).toBeLessThan(100);
+
+    // Scroll to the end in steps, as a wheel would; each step renders within a frame or two.
+    const steps = await page.evaluate(async () => {
+      const scroller = document.getElementById('files')!;
+      const times: number[] = [];
+      for (let top = 0; top < scroller.scrollHeight; top += 4000) {
+        const start = performance.now();
+        scroller.scrollTop = top;
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        times.push(performance.now() - start);
+      }
+      scroller.scrollTop = scroller.scrollHeight;
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      return times.length;
+    });
+    expect(steps).toBeGreaterThan(30);
+    await page.locator('.row.file[data-path="pkg49/file4999.txt"]').waitFor();
+    expect(await bounded()).toBeLessThan(100);
+
+    // j / k walk the list and keep the selection in view.
+    await page.locator('.row.file[data-path="pkg49/file4999.txt"] .file-open').click();
+    await page.locator('body').press('k');
+    await expect.poll(() => page.locator('#diff-title .path').textContent()).toBe('pkg49/file4998.txt');
+    expect(errors).toEqual([]);
+  }, 300_000);
+});
