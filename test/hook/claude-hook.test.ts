@@ -1,0 +1,149 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StatusResult } from '../../server/harness/status.js';
+import { findServerFor, isProcessAlive, type ServerEntry } from '../../server/registry/index.js';
+import { TestClient } from '../helpers/client.js';
+import { makeRepo, TempDirs } from '../helpers/workspace.js';
+import { run } from '../cli/serve-process.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
+
+function fixture(name: string, cwd: string): string {
+  const text = readFileSync(join(FIXTURES, name), 'utf8');
+  return text.replaceAll('${SESSION}', SESSION_ID).replaceAll('${CWD}', JSON.stringify(cwd).slice(1, -1));
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('Claude Code hook', () => {
+  const temp = new TempDirs();
+  const started: ServerEntry[] = [];
+
+  afterEach(async () => {
+    for (const entry of started.splice(0)) {
+      if (isProcessAlive(entry.pid)) process.kill(entry.pid, 'SIGTERM');
+      await waitFor(async () => (isProcessAlive(entry.pid) ? undefined : true), `server ${entry.pid} to exit`);
+    }
+    temp.cleanup();
+  });
+
+  it('records a Claude Code session from its hook events, starting a server in the background', async () => {
+    const workspace = makeRepo(temp.make('cs-hook-ws-'), {
+      '.gitignore': '.env\n',
+      'hello.txt': 'hi\n',
+      'analysis.ipynb': '{"cells": []}\n',
+    });
+    writeFileSync(join(workspace, '.env'), 'KEY=\n');
+    const state = temp.make('cs-hook-state-');
+    const hook = async (name: string, timeout = '10000'): Promise<void> => {
+      const result = await run(['hook', 'claude', '--state-dir', state, '--timeout', timeout], { input: fixture(name, workspace), cwd: workspace });
+      expect(result, name).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    };
+
+    // No server runs for the workspace: the first event starts one.
+    await hook('01-session-start.json', '30000');
+    const entry = await waitFor(() => findServerFor(state, workspace), 'the server to register');
+    started.push(entry);
+    expect(entry.directories).toEqual([workspace]);
+
+    await hook('02-user-prompt-submit.json');
+    await hook('03-pre-tool-use-bash.json');
+    await hook('04-pre-tool-use-edit.json');
+    writeFileSync(join(workspace, 'hello.txt'), 'hello, friend\n');
+    await hook('05-pre-tool-use-write.json');
+    mkdirSync(join(workspace, 'notes'));
+    writeFileSync(join(workspace, 'notes/todo.md'), '# Todo\n- greet\n');
+    await hook('06-pre-tool-use-notebook-edit.json');
+    writeFileSync(join(workspace, 'analysis.ipynb'), '{"cells": [1]}\n');
+    await hook('07-stop.json');
+
+    await hook('08-user-prompt-submit-with-id.json');
+    await hook('09-pre-tool-use-multi-edit-with-id.json');
+    writeFileSync(join(workspace, '.env'), 'KEY=abc\n');
+    await hook('10-stop-with-id.json');
+
+    const channel = `ahp-session:/${SESSION_ID}`;
+    const client = await TestClient.connect(entry.url, { token: entry.token! });
+    await client.initialize();
+    const status = await client.request<StatusResult>('harness/status', { channel });
+    const session = status.sessions[0]!;
+    expect(session.workingDirectories).toEqual([workspace]);
+    expect(session.activeTurn).toBeUndefined();
+    expect(session.turns.map((t) => [t.message, t.state, t.changes])).toEqual([
+      ['Make hello.txt friendlier and add notes', 'complete', { files: 3, added: 4, deleted: 2 }],
+      ['Put the API key in .env', 'complete', { files: 1, added: 1, deleted: 1 }],
+    ]);
+    expect(session.turns[1]!.turnId).toBe('prompt-2');
+    const chat = await client.subscribe(session.chat);
+    const turns = (chat.snapshot!.state as { turns: { id: string; _meta?: unknown }[] }).turns;
+    expect(turns.map((t) => t.id)).toEqual(session.turns.map((t) => t.turnId));
+    const last = await client.request<StatusResult>('harness/status', { channel, turns: 1 });
+    expect(last.sessions[0]!.turnCount).toBe(2);
+    expect(last.sessions[0]!.turns.map((t) => t.turnId)).toEqual(['prompt-2']);
+
+    await hook('11-session-end.json');
+    expect((await client.requestError('harness/status', { channel })).code).toBe(-32001);
+    await client.close();
+    expect(existsSync(join(state, 'hooks', 'claude', `${SESSION_ID}.json`))).toBe(false);
+  });
+
+  it('records an edit even when the prompt event was missed', async () => {
+    const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n', 'analysis.ipynb': '{}\n' });
+    const state = temp.make('cs-hook-state-');
+    const hook = (name: string) => run(['hook', 'claude', '--state-dir', state, '--timeout', '30000'], { input: fixture(name, workspace), cwd: workspace });
+    expect((await hook('04-pre-tool-use-edit.json')).code).toBe(0);
+    const entry = await waitFor(() => findServerFor(state, workspace), 'the server to register');
+    started.push(entry);
+    writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
+    expect((await hook('07-stop.json')).code).toBe(0);
+    const client = await TestClient.connect(entry.url, { token: entry.token! });
+    await client.initialize();
+    const status = await client.request<StatusResult>('harness/status', { channel: `ahp-session:/${SESSION_ID}` });
+    expect(status.sessions[0]!.turns.map((t) => [t.state, t.changes?.files])).toEqual([['complete', 1]]);
+    await client.close();
+  });
+
+  it('exits 0 with nothing on stdout for garbage input, and logs why', async () => {
+    const state = temp.make('cs-hook-state-');
+    for (const input of ['', 'not json', '[1,2]', '{"hook_event_name":"Stop"}', '{"hook_event_name":"Stop","session_id":"../x","cwd":"/"}']) {
+      const result = await run(['hook', 'claude', '--state-dir', state], { input });
+      expect(result, input).toEqual({ code: 0, stdout: '', stderr: '' });
+    }
+    const log = readFileSync(join(state, 'logs', 'hook.log'), 'utf8');
+    expect(log).toContain('hook input is not JSON');
+    expect(log).toContain('hook input must be a JSON object');
+    expect(log).toContain('no usable session_id');
+  });
+
+  it('exits 0 when no server can start, and when the state directory is unusable', async () => {
+    const state = temp.make('cs-hook-state-');
+    const missing = join(temp.make(), 'does-not-exist');
+    const result = await run(['hook', 'claude', '--state-dir', state], { input: fixture('01-session-start.json', missing) });
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(join(state, 'logs', 'hook.log'), 'utf8')).toMatch(/error: the server for .*does-not-exist (could not start|exited)/);
+
+    const file = join(temp.make(), 'a-file');
+    writeFileSync(file, '');
+    const unusable = await run(['hook', 'claude', '--state-dir', file], { input: fixture('02-user-prompt-submit.json', temp.make()) });
+    expect(unusable).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('ignores events it does not record without starting a server', async () => {
+    const state = temp.make('cs-hook-state-');
+    const workspace = temp.make('cs-hook-ws-');
+    const result = await run(['hook', 'claude', '--state-dir', state], { input: fixture('03-pre-tool-use-bash.json', workspace) });
+    expect(result.code).toBe(0);
+    expect(await findServerFor(state, workspace)).toBeUndefined();
+    expect(existsSync(join(state, 'servers'))).toBe(false);
+  });
+});
