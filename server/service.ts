@@ -1,6 +1,7 @@
 import { ChangesetServer, type ChangesetServerOptions } from './app.js';
 import { Changesets } from './changesets/changesets.js';
 import { registerHarnessMethods } from './harness/methods.js';
+import { ChangesetOperations } from './operations/operations.js';
 import type { RecordingSession } from './session/recording-session.js';
 import { findResumableSession } from './session/resume.js';
 import { SessionManager, type SessionDefaults } from './session/session-manager.js';
@@ -22,6 +23,7 @@ export class ChangesetService {
   readonly server: ChangesetServer;
   readonly sessions: SessionManager;
   readonly changesets: Changesets;
+  readonly operations: ChangesetOperations;
   readonly stateDir: string;
 
   constructor(options: ChangesetServiceOptions = {}) {
@@ -35,6 +37,7 @@ export class ChangesetService {
     });
     this.server.setSessionProvider(this.sessions);
     this.changesets = new Changesets(this.server, this.sessions, { stateDir: this.stateDir });
+    this.operations = new ChangesetOperations(this.server, this.sessions, this.changesets);
     registerHarnessMethods(this.server, this.sessions, () => (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId));
   }
 

@@ -98,6 +98,11 @@ export class Changesets {
     await this.turnWork.get(`${sessionUri} ${turnId}`);
   }
 
+  /** The current state of a changeset channel, if it exists. */
+  stateOf(uri: string): unknown {
+    return this.server.store.getState(uri);
+  }
+
   /** The channel for a changeset URI, computed (for commands that need its files). */
   async channel(uri: string): Promise<{ owner: SessionChangesets; channel: ChangesetChannel }> {
     const error = await this.server.store.ensureChannel(uri);

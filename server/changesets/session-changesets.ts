@@ -145,6 +145,12 @@ export class SessionChangesets {
     }
   }
 
+  /** Publishes one operation's new status on a channel. */
+  setOperationStatus(uri: string, operationId: string, info: { status: ChangesetOperation['status']; error?: ChangesetOperation['error'] }): void {
+    if (!this.store.hasChannel(uri)) return;
+    this.dispatch(uri, { type: 'changeset/operationStatusChanged', operationId, status: info.status, ...(info.error ? { error: info.error } : {}) });
+  }
+
   /** Removes one channel (its subscribers get `changeset/cleared` and are unsubscribed). */
   close(uri: string): void {
     this.channels.delete(uri);

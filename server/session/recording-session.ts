@@ -294,6 +294,27 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     return this.queue.run(() => this.snapshotAll());
   }
 
+  /**
+   * Drops every turn after `turnId` (all turns when null) from the session
+   * and its chat (`chat/truncated`). Only for tasks already running in
+   * `exclusive`; the caller records the truncation in the journal.
+   */
+  dropTurnsAfter(turnId: string | null): TurnRecord[] {
+    const keep = turnId === null ? 0 : this.turns.findIndex((t) => t.id === turnId) + 1;
+    if (turnId !== null && keep === 0) throw new SessionError('not-found', `no turn "${turnId}" in this session`);
+    const dropped = this.turns.splice(keep);
+    if (dropped.length > 0) {
+      this.dispatchChat(turnId === null ? { type: 'chat/truncated' } : { type: 'chat/truncated', turnId });
+      this.syncChatSummary();
+    }
+    return dropped;
+  }
+
+  /** Snapshots every working directory without queueing: only for tasks already running in `exclusive`. */
+  snapshotInQueue(): Promise<RootTrees[]> {
+    return this.snapshotAll();
+  }
+
   /** Runs a task in the session's serial queue, after every turn step queued before it. */
   exclusive<T>(task: () => Promise<T>): Promise<T> {
     return this.queue.run(task);

@@ -37,6 +37,41 @@ interface TurnJournal {
   captures: { absPath: string; root: number; before?: StoredSide; after?: StoredSide }[];
 }
 
+/** One path recorded by a safety checkpoint: its content before an operation wrote it. */
+export interface SafetyPath {
+  /** Absolute path of the file. */
+  absPath: string;
+  /** Working-directory index (-1 outside every one); the blob lives in that root's store (root 0 for -1). */
+  root: number;
+  /** Blob id of the content, absent when the file did not exist. */
+  oid?: string;
+  /** Git mode of the content. */
+  mode?: GitMode;
+}
+
+/** What a safety checkpoint records about the operation it protects against. */
+export interface SafetyDetails {
+  /** The operation id, e.g. `revert`, `undo`. */
+  operation: string;
+  /** The changeset URI it was invoked on. */
+  changeset: string;
+  /** Every path the operation was about to write, with its content before. */
+  paths: SafetyPath[];
+  /** For `undo`: the safety checkpoint it put back. */
+  undoes?: number;
+  /** For `restore-checkpoint-and-turns`: the last turn kept (null: none). */
+  truncateAfter?: string | null;
+  /** What the operation reported. */
+  message?: string;
+}
+
+/** A safety checkpoint read back. */
+export interface SafetyRecord {
+  index: number;
+  createdAt: string;
+  details: SafetyDetails;
+}
+
 /** A session read back from the stores. */
 export interface LoadedSession {
   details: SessionStartDetails;
@@ -123,6 +158,33 @@ export class SessionJournal {
     });
   }
 
+  /**
+   * Records the content of every path an operation is about to write (the
+   * blobs must already be in the stores), before anything is written.
+   * Returns the checkpoint's index, the same in every store.
+   */
+  async writeSafety(details: SafetyDetails): Promise<number> {
+    let index = 0;
+    await this.eachRoot(async (root, i) => {
+      const entries: NewTreeEntry[] = [];
+      details.paths.forEach((p, n) => {
+        if (p.oid && p.mode && Math.max(p.root, 0) === i) entries.push({ name: String(n), mode: p.mode, oid: p.oid });
+      });
+      const tree = await root.store.writeObject('tree', serializeTree(entries));
+      const info = await root.store.writeCheckpoint({ sessionId: this.sessionId, kind: 'safety', reason: details.operation, details, tree });
+      if (i === 0) index = info.safetyIndex ?? 0;
+    });
+    return index;
+  }
+
+  /** The safety checkpoints of operations, oldest first (the session-start record is not one). */
+  async listSafety(): Promise<SafetyRecord[]> {
+    const chain = await this.roots[0]!.store.listSessionCheckpoints(this.sessionId);
+    return chain
+      .filter((c) => c.kind === 'safety' && c.reason !== SESSION_START_REASON && c.details !== undefined)
+      .map((c) => ({ index: c.safetyIndex ?? 0, createdAt: c.createdAt, details: c.details as SafetyDetails }));
+  }
+
   /** Marks the session ended in every store (retention may then drop it, oldest first). */
   async markEnded(): Promise<void> {
     await this.eachRoot((root) => root.store.markSessionEnded(this.sessionId));
@@ -139,7 +201,11 @@ export class SessionJournal {
     const treesAt = (c: CheckpointInfo): RootTrees[] => byKey.map((m, i) => treesOf(m.get(key(c)) ?? (i === 0 ? c : undefined)));
     const turns: TurnRecord[] = [];
     for (const c of first) {
-      if (c.kind === 'start' && c.turnId !== undefined) {
+      const truncate = c.kind === 'safety' ? (c.details as SafetyDetails | undefined)?.truncateAfter : undefined;
+      if (truncate !== undefined) {
+        const keep = truncate === null ? 0 : turns.findIndex((t) => t.id === truncate) + 1;
+        if (truncate === null || keep > 0) turns.splice(keep);
+      } else if (c.kind === 'start' && c.turnId !== undefined) {
         const record: TurnRecord = {
           id: c.turnId,
           index: turns.length + 1,

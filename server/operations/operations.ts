@@ -1,0 +1,266 @@
+import {
+  AhpErrorCodes,
+  formatChangesetUri,
+  type ChangesetState,
+  type InvokeChangesetOperationParams,
+  type InvokeChangesetOperationResult,
+  type ParsedChangesetUri,
+} from '../../protocol/index.js';
+import type { ChangesetServer } from '../app.js';
+import type { Changesets } from '../changesets/changesets.js';
+import type { ChangesetChannel, SessionChangesets } from '../changesets/session-changesets.js';
+import type { FileChange } from '../changes/file-change.js';
+import { invalidParams, RpcError } from '../connection/errors.js';
+import type { RecordingSession } from '../session/recording-session.js';
+import type { SessionManager } from '../session/session-manager.js';
+import type { SafetyRecord } from '../session/session-journal.js';
+import { OperationId, operationsFor, type OperationStatusInfo } from './catalogue.js';
+import { assertInside, executePlan, OutsideWorkspaceError } from './execute.js';
+import { planRestore, planReverse, planUndo, type Plan } from './plan.js';
+import type { RangeSelection } from './reverse-merge.js';
+
+/**
+ * Error code of an operation refused because files changed since: AHP's
+ * AlreadyExists ("the target exists and the operation does not overwrite");
+ * `data.conflicts` lists every path with the reason.
+ */
+export const OPERATION_CONFLICT = AhpErrorCodes.AlreadyExists;
+
+/** What `_meta` of an invocation may carry. */
+interface InvocationMeta {
+  /** Report what would change without writing anything. */
+  dryRun?: boolean;
+}
+
+/**
+ * `invokeChangesetOperation`: revert a turn, a file or a range; discard
+ * uncommitted changes; restore a checkpoint (optionally dropping later
+ * turns); undo the last of these. One at a time per session, identical
+ * concurrent invocations coalesced, a safety checkpoint before any write.
+ */
+export class ChangesetOperations {
+  private readonly status = new Map<string, OperationStatusInfo>();
+  private readonly inFlight = new Map<string, Promise<InvokeChangesetOperationResult>>();
+  private readonly undoable = new Map<string, boolean>();
+
+  constructor(
+    server: ChangesetServer,
+    private readonly sessions: SessionManager,
+    private readonly changesets: Changesets,
+  ) {
+    changesets.setOperations((session, parsed) => operationsFor(parsed, (id) => this.statusOf(session, parsed, id)));
+    sessions.onSessionAdded((session) => void this.refreshUndo(session));
+    server.registerRequest<InvokeChangesetOperationParams, InvokeChangesetOperationResult>('invokeChangesetOperation', (params) => this.invoke(params));
+  }
+
+  async invoke(params: InvokeChangesetOperationParams): Promise<InvokeChangesetOperationResult> {
+    const meta = (params as { _meta?: InvocationMeta })._meta;
+    if (meta !== undefined && (typeof meta !== 'object' || meta === null || (meta.dryRun !== undefined && typeof meta.dryRun !== 'boolean'))) {
+      throw invalidParams('params._meta.dryRun must be a boolean');
+    }
+    const dryRun = meta?.dryRun === true;
+    const { owner, channel } = await this.changesets.channel(params.channel);
+    const session = owner.session;
+    const state = this.changesets.stateOf(params.channel) as ChangesetState;
+    const op = state.operations?.find((o) => o.id === params.operationId);
+    if (!op) throw invalidParams(`operationId: "${params.operationId}" is not an operation of ${params.channel}`);
+    if (op.status === 'disabled') throw invalidParams(`operationId: "${op.id}" is disabled${op.id === OperationId.Undo ? ': there is nothing to undo' : ''}`);
+    const scope = params.target?.kind ?? 'changeset';
+    if (!op.scopes.includes(scope)) throw invalidParams(`target.kind: "${op.id}" takes ${op.scopes.join(', ')}, not ${scope}`);
+    const selected = this.selectChanges(channel, params);
+    for (const change of selected) {
+      for (const path of [change.absPath, change.oldAbsPath]) {
+        if (path === undefined) continue;
+        await assertInside(session, path).catch((error: unknown) => {
+          throw error instanceof OutsideWorkspaceError ? new RpcError(AhpErrorCodes.PermissionDenied, error.message) : error;
+        });
+      }
+    }
+    if (session.activeTurnId !== undefined) {
+      throw new RpcError(AhpErrorCodes.TurnInProgress, `turn "${session.activeTurnId}" is being recorded; operations wait until it ends`);
+    }
+
+    const key = JSON.stringify([params.channel, params.operationId, params.target ?? null, dryRun]);
+    const pending = this.inFlight.get(key);
+    if (pending) return pending;
+    const run = this.run(session, owner, channel, op.id, params, selected, dryRun).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, run);
+    return run;
+  }
+
+  private async run(
+    session: RecordingSession,
+    owner: SessionChangesets,
+    channel: ChangesetChannel,
+    opId: string,
+    params: InvokeChangesetOperationParams,
+    selected: FileChange[],
+    dryRun: boolean,
+  ): Promise<InvokeChangesetOperationResult> {
+    if (!dryRun) this.setStatus(owner, channel, opId, { status: 'running' });
+    try {
+      const result = await session.exclusive(async () => {
+        if (session.activeTurnId !== undefined) {
+          throw new RpcError(AhpErrorCodes.TurnInProgress, `turn "${session.activeTurnId}" is being recorded; operations wait until it ends`);
+        }
+        const { plan, undoes, truncateAfter, describe } = await this.plan(session, channel.parsed, opId, params, selected);
+        if (plan.conflicts.length > 0) {
+          const list = plan.conflicts.map((c) => `${c.path} (${c.reason})`).join(', ');
+          throw new RpcError(OPERATION_CONFLICT, `Nothing was written: ${plural(plan.conflicts.length, 'conflict')}: ${list}`, {
+            conflicts: plan.conflicts,
+          });
+        }
+        const message = describe(plan);
+        if (dryRun) return { message: `Dry run: ${message}`, _meta: dryRunMeta(plan) } as InvokeChangesetOperationResult;
+        if (plan.writes.length > 0 || truncateAfter !== undefined) {
+          await executePlan(session, plan, {
+            operation: opId,
+            changeset: params.channel,
+            message,
+            ...(undoes !== undefined ? { undoes } : {}),
+            ...(truncateAfter !== undefined ? { truncateAfter } : {}),
+          });
+        }
+        if (truncateAfter !== undefined) this.dropTurns(session, owner, truncateAfter);
+        return { message };
+      });
+      if (!dryRun) {
+        this.setStatus(owner, channel, opId, { status: 'idle' });
+        await this.afterWrite(session, owner);
+      }
+      return result;
+    } catch (error) {
+      if (!dryRun) {
+        const message = error instanceof Error ? error.message : String(error);
+        this.setStatus(owner, channel, opId, { status: 'error', error: { errorType: error instanceof RpcError && error.code === OPERATION_CONFLICT ? 'Conflict' : 'OperationFailed', message } });
+      }
+      if (error instanceof RangeError) throw invalidParams(`target.range: ${error.message}`);
+      if (error instanceof OutsideWorkspaceError) throw new RpcError(AhpErrorCodes.PermissionDenied, error.message);
+      throw error;
+    }
+  }
+
+  private async plan(
+    session: RecordingSession,
+    parsed: ParsedChangesetUri,
+    opId: string,
+    params: InvokeChangesetOperationParams,
+    selected: FileChange[],
+  ): Promise<{ plan: Plan; undoes?: number; truncateAfter?: string | null; describe: (plan: Plan) => string }> {
+    const target = params.target;
+    const selection: RangeSelection | undefined =
+      target?.kind === 'range' ? { range: target.range, side: target.side === 'before' ? 'before' : 'after' } : undefined;
+    switch (opId) {
+      case OperationId.Revert:
+      case OperationId.Discard: {
+        const plan = await planReverse(session, selected, selection);
+        const verb = opId === OperationId.Discard ? 'Discarded changes to' : 'Reverted';
+        return { plan, describe: (p) => summary(`${verb} ${plural(p.writes.length, 'file')}`, p) };
+      }
+      case OperationId.RestoreCheckpoint:
+      case OperationId.RestoreCheckpointAndTurns: {
+        const turn = session.turn(parsed.turnId!);
+        if (!turn?.after) throw invalidParams(`turn "${parsed.turnId}" has no recorded end state`);
+        const plan = await planRestore(session, turn.before, turn);
+        const index = session.turns.indexOf(turn);
+        const truncateAfter = opId === OperationId.RestoreCheckpointAndTurns ? (index > 0 ? session.turns[index - 1]!.id : null) : undefined;
+        return {
+          plan,
+          ...(truncateAfter !== undefined ? { truncateAfter } : {}),
+          describe: (p) => {
+            let text = summary(`Restored ${plural(p.writes.length, 'file')} to the start of turn "${turn.id}"`, p);
+            if (truncateAfter !== undefined) text += `; removed ${plural(session.turns.length - index, 'turn')} from the chat`;
+            if (p.userEdited.length > 0) {
+              text += `; ${plural(p.userEdited.length, 'file')} had edits no turn made: ${p.userEdited.join(', ')} (undo brings them back)`;
+            }
+            return text;
+          },
+        };
+      }
+      case OperationId.Undo: {
+        const record = await this.lastUndoable(session);
+        if (!record) throw invalidParams('operationId: "undo" is disabled: there is nothing to undo');
+        const plan = await planUndo(session, record);
+        return { plan, undoes: record.index, describe: (p) => summary(`Undid ${record.details.operation}: put back ${plural(p.writes.length, 'file')}`, p) };
+      }
+      default:
+        throw invalidParams(`operationId: unknown operation "${opId}"`);
+    }
+  }
+
+  /** The files a target names: every file for the changeset scope, else the one whose id or URIs match. */
+  private selectChanges(channel: ChangesetChannel, params: InvokeChangesetOperationParams): FileChange[] {
+    const target = params.target;
+    if (!target) return [...channel.changes.values()];
+    if (typeof target.resource !== 'string' || target.resource.length === 0) throw invalidParams('target.resource must be a file URI of the changeset');
+    const direct = channel.changes.get(target.resource);
+    if (direct) return [direct];
+    for (const [id, change] of channel.changes) {
+      const file = channel.files.get(id);
+      if (file?.edit.before?.uri === target.resource || file?.edit.after?.uri === target.resource) return [change];
+    }
+    throw invalidParams(`target.resource: ${target.resource} is not a file of ${params.channel}`);
+  }
+
+  private dropTurns(session: RecordingSession, owner: SessionChangesets, keepUpTo: string | null): void {
+    const dropped = new Set(session.dropTurnsAfter(keepUpTo).map((t) => t.id));
+    for (const [uri, channel] of owner.channels) {
+      const p = channel.parsed;
+      if ([p.turnId, p.originalTurnId, p.modifiedTurnId].some((id) => id !== undefined && dropped.has(id))) owner.close(uri);
+    }
+  }
+
+  private async afterWrite(session: RecordingSession, owner: SessionChangesets): Promise<void> {
+    await this.refreshUndo(session);
+    await owner.refreshLive();
+    const totals = await owner.refreshTotals();
+    this.sessions.publishSummaryChange(session, { changes: totals });
+  }
+
+  private async lastUndoable(session: RecordingSession): Promise<SafetyRecord | undefined> {
+    const records = await session.journal.listSafety();
+    const undone = new Set(records.filter((r) => r.details.operation === OperationId.Undo).map((r) => r.details.undoes));
+    return [...records].reverse().find((r) => r.details.operation !== OperationId.Undo && !undone.has(r.index) && r.details.paths.length > 0);
+  }
+
+  private async refreshUndo(session: RecordingSession): Promise<void> {
+    const available = (await this.lastUndoable(session).catch(() => undefined)) !== undefined;
+    if (this.undoable.get(session.uri) === available) return;
+    this.undoable.set(session.uri, available);
+    this.changesets.of(session)?.refreshOperations();
+  }
+
+  private statusOf(session: RecordingSession, parsed: ParsedChangesetUri, id: string): OperationStatusInfo {
+    const tracked = this.status.get(`${formatChangesetUri(parsed)} ${id}`);
+    if (tracked && tracked.status !== 'idle') return tracked;
+    if (id === OperationId.Undo && !this.undoable.get(session.uri)) return { status: 'disabled' };
+    return { status: 'idle' };
+  }
+
+  private setStatus(owner: SessionChangesets, channel: ChangesetChannel, opId: string, info: OperationStatusInfo): void {
+    this.status.set(`${channel.uri} ${opId}`, info);
+    owner.setOperationStatus(channel.uri, opId, info);
+  }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function summary(head: string, plan: Plan): string {
+  const parts = [head];
+  if (plan.unchanged.length > 0) parts.push(`${plural(plan.unchanged.length, 'file')} already as wanted`);
+  if (plan.skipped.length > 0) parts.push(`skipped ${plan.skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}`);
+  return parts.join('; ');
+}
+
+function dryRunMeta(plan: Plan): Record<string, unknown> {
+  return {
+    dryRun: true,
+    files: plan.writes.map((w) => ({ path: w.display, action: w.next ? (w.current ? 'write' : 'create') : 'delete' })),
+    unchanged: plan.unchanged,
+    skipped: plan.skipped,
+    conflicts: plan.conflicts,
+    userEdited: plan.userEdited,
+  };
+}
