@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
+import { TestClient } from '../helpers/client.js';
+import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+
+// Runs the built binary (`npm test` builds first; run `npm run build` before running this file alone).
+const BIN = 'bin/changeset-server.js';
+const temp = new TempDirs();
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  temp.cleanup();
+});
+
+interface Ready {
+  url: string;
+  token: string;
+  sessions: string[];
+}
+
+async function serve(repo: string, stateDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: Ready; client: TestClient }> {
+  const child = spawn(process.execPath, [BIN, 'serve', repo, '--json', '--port', '0', '--state-dir', stateDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  children.push(child);
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+  const ready = JSON.parse(line) as Ready;
+  const client = await TestClient.connect(ready.url, { token: ready.token });
+  await client.initialize();
+  return { child, ready, client };
+}
+
+async function ready(client: TestClient, uri: string): Promise<ChangesetState> {
+  await client.subscribe(uri);
+  if (client.state<ChangesetState>(uri)?.status !== 'ready') {
+    await client.waitForEnvelope((e) => e.channel === uri && e.action.type === 'changeset/statusChanged', 20_000);
+  }
+  return client.state<ChangesetState>(uri)!;
+}
+
+const NAMES = ['f1.txt', 'f2.txt', 'f3.txt', 'f4.txt', 'f5.txt'];
+const big = (tag: string) => `${tag}\n`.repeat(20_000);
+
+describe('fault tolerance', () => {
+  it('survives SIGKILL in the middle of a multi-file restore: files whole, safety checkpoint kept, undo exact', async () => {
+    const repo = makeRepo(temp.make(), Object.fromEntries(NAMES.map((n) => [n, big(`old ${n}`)])));
+    const stateDir = temp.make('state-');
+    const first = await serve(repo, stateDir, { CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS: '400' });
+    const session = first.ready.sessions[0]!;
+    const sid = session.slice('ahp-session:/'.length);
+    await first.client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+    writeFiles(repo, Object.fromEntries(NAMES.map((n) => [n, big(`new ${n}`)])));
+    await first.client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+    const preOperation = NAMES.map((n) => readFileSync(join(repo, n)));
+
+    const turnUri = expandChangesetUri(changesetUriTemplate(sid, 'turn'), { turnId: 't1' });
+    await ready(first.client, turnUri);
+    void first.client.request('invokeChangesetOperation', { channel: turnUri, operationId: 'restore-checkpoint' }, { timeoutMs: 60_000 }).catch(() => undefined);
+    // Kill the server once the first file is rewritten, while it pauses before the next.
+    const deadline = Date.now() + 20_000;
+    while (!NAMES.some((n) => readFileSync(join(repo, n), 'utf8').startsWith('old'))) {
+      if (Date.now() > deadline) throw new Error('the restore never started');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+
+    const states = NAMES.map((n) => {
+      const text = readFileSync(join(repo, n), 'utf8');
+      expect([big(`old ${n}`), big(`new ${n}`)]).toContain(text);
+      return text.startsWith('old') ? 'old' : 'new';
+    });
+    expect(states).toContain('old');
+    expect(states).toContain('new');
+
+    const second = await serve(repo, stateDir);
+    expect(second.ready.sessions).toEqual([session]);
+    const sessionCs = changesetUriTemplate(sid, 'session');
+    await ready(second.client, sessionCs);
+    const undo = await second.client.request<{ message: string }>('invokeChangesetOperation', { channel: sessionCs, operationId: 'undo' }, { timeoutMs: 30_000 });
+    expect(undo.message).toMatch(/^Undid restore-checkpoint: put back \d files?/);
+    expect(NAMES.map((n) => readFileSync(join(repo, n)))).toEqual(preOperation);
+  });
+
+  it('a conflict writes nothing, in a plain directory too', async () => {
+    const dir = temp.make();
+    writeFiles(dir, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const stateDir = temp.make('state-');
+    const { ready: r, client } = await serve(dir, stateDir);
+    const session = r.sessions[0]!;
+    const sid = session.slice('ahp-session:/'.length);
+    await client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+    writeFiles(dir, { 'a.txt': 'A\n', 'b.txt': 'B\n' });
+    await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+    writeFiles(dir, { 'b.txt': 'edited by hand\n' });
+    const turnUri = expandChangesetUri(changesetUriTemplate(sid, 'turn'), { turnId: 't1' });
+    await ready(client, turnUri);
+    const error = await client.requestError('invokeChangesetOperation', { channel: turnUri, operationId: 'revert' }, { timeoutMs: 20_000 });
+    expect(error.message).toContain('b.txt');
+    expect([readFileSync(join(dir, 'a.txt'), 'utf8'), readFileSync(join(dir, 'b.txt'), 'utf8')]).toEqual(['A\n', 'edited by hand\n']);
+    const ok = await client.request<{ message: string }>(
+      'invokeChangesetOperation',
+      { channel: turnUri, operationId: 'revert', target: { kind: 'resource', resource: (await ready(client, turnUri)).files[0]!.id } },
+      { timeoutMs: 20_000 },
+    );
+    expect(ok.message).toBe('Reverted 1 file');
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('a\n');
+  });
+});
