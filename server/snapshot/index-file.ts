@@ -20,7 +20,7 @@ export class IndexSeed {
    * hashing a freshly concatenated full path per file.
    */
   private readonly byDir = new Map<string, Map<string, number>>();
-  private lastDir = '\0';
+  private lastDirBytes: Buffer = Buffer.alloc(0);
   private lastMap: Map<string, number> | undefined;
   private readonly mtime: Float64Array;
   private readonly ctime: Float64Array;
@@ -49,7 +49,8 @@ export class IndexSeed {
     return this.count;
   }
 
-  add(path: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, mode: number, oidOffset: number): void {
+  /** Records entry number `count` whose path is `bytes[start, end)`. */
+  add(bytes: Buffer, start: number, end: number, mtimeMs: number, ctimeMs: number, ino: number, size: number, mode: number, oidOffset: number): void {
     const i = this.count++;
     this.mtime[i] = mtimeMs;
     this.ctime[i] = ctimeMs;
@@ -57,18 +58,21 @@ export class IndexSeed {
     this.size[i] = size;
     this.mode[i] = mode;
     this.oidAt[i] = oidOffset;
-    const slash = path.lastIndexOf('/');
-    const dir = slash < 0 ? '' : path.slice(0, slash + 1);
-    // Index order keeps a directory's files mostly together: reuse the last map.
-    if (dir !== this.lastDir || !this.lastMap) {
-      this.lastDir = dir;
+    let slash = bytes.lastIndexOf(0x2f, end - 1);
+    if (slash < start) slash = start - 1;
+    const dirLen = slash + 1 - start;
+    // Index order keeps a directory's files together: decode the directory only when it changes.
+    const last = this.lastDirBytes;
+    if (!this.lastMap || last.length !== dirLen || bytes.compare(last, 0, dirLen, start, slash + 1) !== 0) {
+      this.lastDirBytes = Buffer.from(bytes.subarray(start, slash + 1));
+      const dir = bytes.toString('utf8', start, slash + 1);
       this.lastMap = this.byDir.get(dir);
       if (!this.lastMap) {
         this.lastMap = new Map();
         this.byDir.set(dir, this.lastMap);
       }
     }
-    this.lastMap.set(slash < 0 ? path : path.slice(slash + 1), i);
+    this.lastMap.set(bytes.toString('utf8', slash + 1, end), i);
   }
 
   /** The entries of one directory ('' for the top, else 'a/b/'), by name. */
@@ -159,7 +163,9 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
       extended = buf.readUInt16BE(off);
       off += 2;
     }
-    let path: string;
+    let pathBuf: Buffer;
+    let pathStart: number;
+    let pathEnd: number;
     if (version === 4) {
       // Offset varint: how many bytes to drop from the previous path.
       let c = buf[off++]!;
@@ -171,14 +177,18 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
       const nul = buf.indexOf(0, off);
       if (nul < 0 || strip > prev.length) return undefined;
       prev = Buffer.concat([prev.subarray(0, prev.length - strip), buf.subarray(off, nul)]);
-      path = prev.toString('utf8');
+      pathBuf = prev;
+      pathStart = 0;
+      pathEnd = prev.length;
       off = nul + 1;
     } else {
       // The flags hold the name length unless it is 0xfff or more.
       const nameLen = flags & 0xfff;
       const nul = buf.indexOf(0, nameLen === 0xfff ? off : off + nameLen);
       if (nul < 0) return undefined;
-      path = buf.toString('utf8', off, nul);
+      pathBuf = buf;
+      pathStart = off;
+      pathEnd = nul;
       // Entries are padded with 1-8 NULs to a multiple of 8 bytes.
       off = start + ((nul - start + 8) & ~7);
     }
@@ -188,7 +198,7 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
     const type = mode & 0o170000;
     if (stage !== 0 || skipWorktree || intentToAdd) continue;
     if (type !== 0o100000 && type !== 0o120000) continue;
-    seed.add(path, ms(mtimeS, mtimeN), ms(ctimeS, ctimeN), ino, size, mode, oidOffset);
+    seed.add(pathBuf, pathStart, pathEnd, ms(mtimeS, mtimeN), ms(ctimeS, ctimeN), ino, size, mode, oidOffset);
   }
   // A split index keeps most entries in a shared file: do not seed from a partial view.
   while (off + 8 <= buf.length - 20) {

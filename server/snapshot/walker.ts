@@ -107,6 +107,12 @@ interface ParsedRuleFile {
 
 class RescanNeeded extends Error {}
 
+/** Cheap pre-check for RESERVED_RE: only names starting with '.', 'g' or 'G' can match. */
+function mayBeReserved(name: string): boolean {
+  const c = name.charCodeAt(0);
+  return c === 0x2e || c === 0x67 || c === 0x47;
+}
+
 function joinPath(parent: FsPath, e: CachedEntry): FsPath {
   if (typeof parent === 'string' && !e.raw) return parent + '/' + e.name;
   const p = typeof parent === 'string' ? Buffer.from(parent) : parent;
@@ -388,7 +394,7 @@ export class Walker {
         }
         continue;
       }
-      if (RESERVED_RE.test(e.name)) {
+      if (mayBeReserved(e.name) && RESERVED_RE.test(e.name)) {
         this.warn(path, 'name reserved by git; not recorded');
         if (e.mode !== 0) dirty = true;
         e.mode = 0;
