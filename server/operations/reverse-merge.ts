@@ -70,8 +70,8 @@ function partialTarget(before: Version, after: Version, selection: RangeSelectio
   const hunks = buildHunks(diff.oldLines, diff.newLines, diff.changes, 3);
   const selected = new Set<LineChange>();
   for (const hunk of hunks) {
-    const oldFirst = sideStart(hunk.oldStart, hunk.oldLines);
-    const newFirst = sideStart(hunk.newStart, hunk.newLines);
+    const oldFirst = sideStart(hunk.oldStart);
+    const newFirst = sideStart(hunk.newStart);
     const first = selection.side === 'before' ? oldFirst : newFirst;
     const count = selection.side === 'before' ? hunk.oldLines : hunk.newLines;
     if (end.line < first || start.line > first + Math.max(count, 1) - 1) continue;
@@ -90,9 +90,9 @@ function partialTarget(before: Version, after: Version, selection: RangeSelectio
   return { kind: 'write', next: { content: Buffer.from(text, 'latin1'), mode: after?.mode ?? before!.mode } };
 }
 
-/** 0-based first line of a hunk side; git writes the line before an empty side. */
-function sideStart(start: number, lines: number): number {
-  return lines === 0 ? start : start - 1;
+/** 0-based first line of a hunk side (hunks number lines from 1, also for an empty side). */
+function sideStart(start: number): number {
+  return start - 1;
 }
 
 function same(disk: DiskFile | Version, version: Version): boolean {

@@ -41,6 +41,15 @@ describe('reverseMerge', () => {
     expect(text(out)).toBe(lines(30, { 2: 'first change' }));
   });
 
+  it('reverts pure insertions and pure deletions by range', () => {
+    const before = lines(30);
+    const after = lines(30).replace('line 5\n', 'line 5\ninserted a\ninserted b\n').replace('line 25\n', '');
+    const sel = (line: number) => ({ side: 'after' as const, range: { start: { line, character: 0 }, end: { line, character: 0 } } });
+    expect(text(reverseMerge(v(before), v(after), disk(after), sel(6)))).toBe(lines(30).replace('line 25\n', ''));
+    // Line 25 of the new side follows the deleted line (old line 25).
+    expect(text(reverseMerge(v(before), v(after), disk(after), sel(26)))).toBe(lines(30).replace('line 5\n', 'line 5\ninserted a\ninserted b\n'));
+  });
+
   it('refuses a range outside the file', () => {
     expect(() =>
       reverseMerge(v('a\n'), v('b\n'), disk('b\n'), { side: 'after', range: { start: { line: 5, character: 0 }, end: { line: 6, character: 0 } } }),
