@@ -12,10 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const out = join(root, 'dist', 'viewer');
+const defaultOut = join(root, 'dist', 'viewer');
 
-/** Builds the viewer; `typecheck` runs `tsc -p viewer/tsconfig.json` first. */
-export async function buildViewer({ typecheck = true, minify = true } = {}) {
+/** Builds the viewer into `out`; `typecheck` runs `tsc -p viewer/tsconfig.json` first. */
+export async function buildViewer({ typecheck = true, minify = true, out = defaultOut } = {}) {
   if (typecheck) {
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     execFileSync(process.execPath, [tsc, '-p', join(root, 'viewer', 'tsconfig.json')], { stdio: 'inherit' });
@@ -45,5 +45,8 @@ export async function buildViewer({ typecheck = true, minify = true } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await buildViewer({ typecheck: !process.argv.includes('--no-typecheck') });
+  // --outdir DIR builds elsewhere (the browser tests build their own copy, so parallel test files never see a half-written folder).
+  const at = process.argv.indexOf('--outdir');
+  const out = at >= 0 ? process.argv[at + 1] : undefined;
+  await buildViewer({ typecheck: !process.argv.includes('--no-typecheck'), ...(out ? { out } : {}) });
 }

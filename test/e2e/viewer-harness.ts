@@ -15,12 +15,17 @@ import { createEndpointSecurity, endpointOfUrl } from '../../server/security/ind
 import { TestClient } from '../helpers/client.js';
 
 export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-export const VIEWER_DIR = join(ROOT, 'dist', 'viewer');
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** Builds the viewer bundle (without the type check, which `npm run build` does). */
-export function buildViewer(): void {
-  execFileSync(process.execPath, [join(ROOT, 'viewer', 'build.mjs'), '--no-typecheck'], { stdio: 'inherit' });
+/**
+ * Builds the viewer from its sources into a fresh temporary folder (without
+ * the type check, which `npm run build` does); each test file gets its own,
+ * so test files running in parallel never serve a folder being rewritten.
+ */
+export async function buildViewer(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'viewer-build-'));
+  execFileSync(process.execPath, [join(ROOT, 'viewer', 'build.mjs'), '--no-typecheck', '--outdir', dir], { stdio: 'inherit' });
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /** Launches headless Chromium. */
@@ -44,11 +49,11 @@ export interface ViewerServer {
   stop(): Promise<void>;
 }
 
-/** Starts the product with endpoint security and the built viewer. */
-export async function startViewerServer(options: ChangesetServiceOptions = {}): Promise<ViewerServer> {
+/** Starts the product with endpoint security, serving the viewer built into `viewerDir`. */
+export async function startViewerServer(viewerDir: string, options: ChangesetServiceOptions = {}): Promise<ViewerServer> {
   const stateDir = await mkdtemp(join(tmpdir(), 'viewer-e2e-'));
   let service: ChangesetService | undefined;
-  const security = createEndpointSecurity({ host: '127.0.0.1', staticDir: VIEWER_DIR, endpoint: () => endpointOfUrl(service?.server.url) });
+  const security = createEndpointSecurity({ host: '127.0.0.1', staticDir: viewerDir, endpoint: () => endpointOfUrl(service?.server.url) });
   service = new ChangesetService({
     host: '127.0.0.1',
     port: 0,
@@ -103,4 +108,24 @@ export async function openViewer(browser: Browser, url: string, viewport = { wid
   page.setDefaultTimeout(30_000);
   await page.goto(url);
   return { page, errors };
+}
+
+/**
+ * The browser globals the tests' in-page functions touch, typed minimally:
+ * the test TypeScript project has no DOM library, and these functions run
+ * in the page (`page.evaluate`), reaching them through `globalThis`.
+ */
+export interface PageGlobals {
+  location: { search: string };
+  document: { getElementById(id: string): { scrollTop: number; scrollHeight: number } | null };
+  requestAnimationFrame(callback: () => void): number;
+  performance: { now(): number };
+  WebSocket: new (url: string | URL, protocols?: string | string[]) => PageSocket;
+  /** Sockets the page opened, recorded by the test's init script. */
+  sockets: PageSocket[];
+}
+
+/** The part of a page's WebSocket the tests use. */
+export interface PageSocket {
+  close(): void;
 }

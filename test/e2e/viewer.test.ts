@@ -1,31 +1,47 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
+import type { ChangesetState } from '../../protocol/index.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
-import { buildViewer, createSession, launchBrowser, openViewer, recordTurn, ROOT, startViewerServer, type ViewerServer } from './viewer-harness.js';
+import { buildViewer, createSession, launchBrowser, openViewer, recordTurn, ROOT, startViewerServer, type PageGlobals, type PageSocket, type ViewerServer } from './viewer-harness.js';
 
 const temp = new TempDirs();
 let browser: Browser;
 let server: ViewerServer;
+let viewer: Awaited<ReturnType<typeof buildViewer>>;
 
 beforeAll(async () => {
-  buildViewer();
+  viewer = await buildViewer();
   browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
+  await viewer?.remove();
 });
 beforeEach(async () => {
-  server = await startViewerServer();
+  server = await startViewerServer(viewer.dir);
 });
 afterEach(async () => {
   await server.stop();
   temp.cleanup();
 });
 
-const APP_BEFORE = ['export function greet(name: string): string {', "  return 'Hello, ' + name;", '}', '', 'export const answer = 41;', ''].join('\n');
-const APP_AFTER = ['export function greet(name: string): string {', '  return `Hello, ${name}!`;', '}', '', 'export const answer = 42;', ''].join('\n');
+const BODY = Array.from({ length: 14 }, (_, i) => `  const step${i} = input * ${i + 1};`);
+const APP_BEFORE = [
+  'export function greet(name: string): string {',
+  "  return 'Hello, ' + name;",
+  '}',
+  '',
+  'export function compute(input: number): number {',
+  ...BODY,
+  '  return step13;',
+  '}',
+  '',
+  'export const answer = 41;',
+  '',
+].join('\n');
+const APP_AFTER = APP_BEFORE.replace("  return 'Hello, ' + name;", '  return `Hello, ${name}!`;').replace('answer = 41', 'answer = 42');
 
 describe('web viewer', () => {
   it('shows a recorded turn: its files grouped by directory, a diff with changed words, side by side', async () => {
@@ -49,14 +65,14 @@ describe('web viewer', () => {
 
     const { page, errors } = await openViewer(browser, server.viewerUrl);
     // The token leaves the address bar once the page has it.
-    await page.waitForFunction(() => !location.search.includes('token='));
+    await page.waitForFunction(() => !(globalThis as unknown as PageGlobals).location.search.includes('token='));
     await page.locator('#connection[data-state="open"]').waitFor();
     await page.locator('[data-session="ahp-session:/demo"][aria-current="true"]').waitFor();
 
     await page.locator('[data-turn="t1"]').click();
     await expect.poll(() => page.locator('#changeset-title').textContent(), { timeout: 30_000 }).toContain('Make greet friendlier');
     await page.locator('.row.file[data-path="src/app.ts"]').waitFor();
-    const listed = await page.locator('#files .row').evaluateAll((rows) => rows.map((r) => (r.classList.contains('dir') ? `[${r.textContent}]` : (r as HTMLElement).dataset['path'])));
+    const listed = await page.locator('#files .row').evaluateAll((rows) => rows.map((r) => (r.classList.contains('dir') ? `[${r.textContent}]` : r.getAttribute('data-path'))));
     expect(listed).toEqual(['[./]', 'logo.bin', 'old.txt', '[docs/]', 'docs/guide.md', '[src/]', 'src/app.ts', '[src/util/]', 'src/util/math.ts']);
     await expect.poll(() => page.locator('.row.file[data-path="logo.bin"] .placeholder').textContent()).toBe('binary');
     // Counts from the turn changeset appear in the turn list once it was opened.
@@ -71,10 +87,22 @@ describe('web viewer', () => {
     expect(deleted.join('|')).toContain('41');
     expect(await page.locator('table.diff tr.line.add').count()).toBe(2);
     expect(await page.locator('table.diff tr.line.del').count()).toBe(2);
+    expect(await page.locator('table.diff tr.hunk-header').count()).toBe(2);
 
-    // The collapsed tail of the file expands from the file's content.
-    await page.locator('button.expand', { hasText: 'rest of the file' }).click();
-    await expect.poll(() => page.locator('button.expand', { hasText: 'rest of the file' }).count()).toBe(0);
+    // Unchanged lines between the hunks are collapsed; one review tick shows in the progress.
+    const gap = page.locator('button.expand', { hasText: /Expand \d+ unchanged lines/ });
+    await gap.waitFor();
+    await page.locator('.row.file[data-path="docs/guide.md"] .viewed-box').check();
+    await expect.poll(() => page.locator('#review-progress').textContent()).toBe('1 / 5 viewed');
+    mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
+    await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-review.png') });
+
+    // The collapsed region expands from the file's content (read with resourceRead).
+    const before = await page.locator('table.diff tr.line').count();
+    await gap.click();
+    await expect.poll(() => page.locator('button.expand', { hasText: /Expand \d+ unchanged lines/ }).count()).toBe(0);
+    expect(await page.locator('table.diff tr.line').count()).toBeGreaterThan(before);
+    expect(await page.locator('table.diff td.code', { hasText: 'const step6 = input * 7;' }).count()).toBe(1);
 
     // Keyboard: s = side by side, j = next file, u = unified.
     await page.locator('body').press('s');
@@ -93,8 +121,6 @@ describe('web viewer', () => {
     await page.locator('.row.file[data-path="src/app.ts"] .file-open').click();
     await page.locator('table.diff ins.word').first().waitFor();
 
-    mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-    await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-review.png') });
     await page.locator('body').press('s');
     await page.locator('table.diff.split').waitFor();
     await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-side-by-side.png') });
@@ -136,6 +162,72 @@ describe('web viewer', () => {
     expect(bob.errors).toEqual([]);
   }, 180_000);
 
+  it('reconnects after a dropped connection, replaying what it missed', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const session = await createSession(server.client, 'drop', repo);
+    await recordTurn(server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n' }));
+    const uri = 'ahp-changeset:/drop/session';
+    await server.client.subscribe(uri);
+    await expect.poll(() => server.client.state<ChangesetState>(uri)?.files.length, { timeout: 30_000 }).toBe(2);
+    const fileA = server.client.state<ChangesetState>(uri)!.files.find((f) => f.id.endsWith('/a.txt'))!.id;
+
+    const { page, errors } = await openViewer(browser, 'about:blank');
+    // Keep a handle on the page's sockets so the test can drop one (the page itself exposes none).
+    await page.addInitScript(() => {
+      const page = globalThis as unknown as PageGlobals;
+      const sockets: PageSocket[] = [];
+      page.sockets = sockets;
+      const Native = page.WebSocket;
+      page.WebSocket = class extends Native {
+        constructor(url: string | URL, protocols?: string | string[]) {
+          super(url, protocols);
+          sockets.push(this);
+        }
+      };
+    });
+    const sent: string[] = [];
+    page.on('websocket', (ws) => ws.on('framesent', (frame) => sent.push(String(frame.payload))));
+    await page.goto(server.viewerUrl);
+    await page.locator('.row.file[data-path="a.txt"]').waitFor();
+
+    await page.evaluate(() => (globalThis as unknown as PageGlobals).sockets.at(-1)!.close());
+    // While the page is away, another client ticks a file.
+    server.client.dispatch(uri, { type: 'changeset/filesReviewChanged', files: [fileA], reviewed: true });
+    await page.locator('#connection[data-state="open"]').waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.locator('.row.file[data-path="a.txt"] .viewed-box').isChecked(), { timeout: 30_000 }).toBe(true);
+    const reconnect = sent.map((f) => JSON.parse(f) as { method?: string; params?: { subscriptions?: string[]; lastSeenServerSeq?: number } }).find((m) => m.method === 'reconnect');
+    expect(reconnect?.params?.subscriptions).toContain(uri);
+    expect(reconnect?.params?.lastSeenServerSeq).toBeGreaterThan(0);
+
+    // Still live afterwards.
+    server.client.dispatch(uri, { type: 'changeset/filesReviewChanged', files: [fileA], reviewed: false });
+    await expect.poll(() => page.locator('.row.file[data-path="a.txt"] .viewed-box').isChecked(), { timeout: 30_000 }).toBe(false);
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('reverts a "Viewed" tick the server refuses and says why', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
+    const session = await createSession(server.client, 'refuse', repo);
+    await recordTurn(server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n' }));
+    const { page, errors } = await openViewer(browser, 'about:blank');
+    // Corrupt the page's review actions on their way out, so the server answers with a rejection echo.
+    await page.routeWebSocket(/.*/, (ws) => {
+      const upstream = ws.connectToServer();
+      ws.onMessage((message) => {
+        const text = String(message);
+        upstream.send(text.includes('"dispatchAction"') ? text.replace(/"files":\[[^\]]*\]/, '"files":[]') : text);
+      });
+    });
+    await page.goto(server.viewerUrl);
+    const box = page.locator('.row.file[data-path="a.txt"] .viewed-box');
+    await box.waitFor();
+    await box.click();
+    await expect.poll(() => page.locator('.notice.error').textContent(), { timeout: 30_000 }).toContain('Could not change "Viewed"');
+    expect(await box.isChecked()).toBe(false);
+    expect(await page.locator('#review-progress').textContent()).toBe('0 / 1 viewed');
+    expect(errors).toEqual([]);
+  }, 180_000);
+
   it('compares two turns', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'one\n' });
     const session = await createSession(server.client, 'cmp', repo);
@@ -167,16 +259,17 @@ describe('web viewer', () => {
 
     // Scroll to the end in steps, as a wheel would; each step renders within a frame or two.
     const steps = await page.evaluate(async () => {
+      const { document, performance, requestAnimationFrame } = globalThis as unknown as PageGlobals;
       const scroller = document.getElementById('files')!;
       const times: number[] = [];
       for (let top = 0; top < scroller.scrollHeight; top += 4000) {
         const start = performance.now();
         scroller.scrollTop = top;
-        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        await new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
         times.push(performance.now() - start);
       }
       scroller.scrollTop = scroller.scrollHeight;
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      await new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
       return times.length;
     });
     expect(steps).toBeGreaterThan(30);

@@ -148,11 +148,14 @@ export function splitText(text: string): string[] {
 
 /**
  * The zero-based new-side line range of a hunk, as an operation target
- * (`TextRange`, end exclusive at the start of the line after the hunk). A
- * hunk with no new lines (a pure deletion without context) is the empty
- * range where the removed lines were.
+ * (`TextRange`): from the start of its first new line to the end of its
+ * last, both lines inclusive. A hunk with no new lines (a file emptied
+ * entirely) is the empty range where the removed lines were.
  */
 export function hunkRange(h: DiffHunk): { start: { line: number; character: number }; end: { line: number; character: number } } {
-  const start = Math.max(0, h.newStart - 1);
-  return { start: { line: start, character: 0 }, end: { line: start + h.newLines, character: 0 } };
+  const first = Math.max(0, h.newStart - 1);
+  if (h.newLines === 0) return { start: { line: first, character: 0 }, end: { line: first, character: 0 } };
+  const newSide = h.lines.filter((l) => l[0] === ' ' || l[0] === '+');
+  const last = newSide[newSide.length - 1] ?? ' ';
+  return { start: { line: first, character: 0 }, end: { line: first + h.newLines - 1, character: last.length - 1 } };
 }

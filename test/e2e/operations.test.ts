@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ChangesetState } from '../../protocol/index.js';
+import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { buildViewer, createSession, launchBrowser, openViewer, recordTurn, startViewerServer, type ViewerServer } from './viewer-harness.js';
+
+const temp = new TempDirs();
+let browser: Browser;
+let server: ViewerServer;
+let viewer: Awaited<ReturnType<typeof buildViewer>>;
+
+beforeAll(async () => {
+  viewer = await buildViewer();
+  browser = await launchBrowser();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await viewer?.remove();
+});
+beforeEach(async () => {
+  server = await startViewerServer(viewer.dir);
+});
+afterEach(async () => {
+  await server.stop();
+  temp.cleanup();
+});
+
+const LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+const BEFORE = `${LINES.join('\n')}\n`;
+const AFTER = `${LINES.map((l, i) => (i === 9 ? 'line ten, edited' : l)).join('\n')}\n`;
+
+describe('web viewer operations', () => {
+  it('reverts a hunk from the live session changeset, the file leaves the list, and undo brings it back', async (ctx) => {
+    const repo = makeRepo(temp.make(), { 'a.txt': BEFORE, 'b.txt': 'b\n' });
+    const session = await createSession(server.client, 'ops', repo);
+    await recordTurn(server.client, session, 't1', 'edit two files', () => writeFiles(repo, { 'a.txt': AFTER, 'b.txt': 'B\n' }));
+
+    const sessionChangeset = 'ahp-changeset:/ops/session';
+    await server.client.subscribe(sessionChangeset);
+    await expect.poll(() => server.client.state<ChangesetState>(sessionChangeset)?.status, { timeout: 30_000 }).toBe('ready');
+    const operations = server.client.state<ChangesetState>(sessionChangeset)?.operations ?? [];
+    if (!operations.some((op) => op.id === 'revert' && op.scopes.includes('range')) || !operations.some((op) => op.id === 'undo')) {
+      ctx.skip('this server offers no revert/undo operations on the session changeset yet');
+    }
+
+    const { page, errors } = await openViewer(browser, server.viewerUrl);
+    await page.locator('.chip[data-change-kind="session"][aria-pressed="true"]').waitFor();
+    // The changeset-scoped operations are toolbar buttons.
+    await page.locator('.toolbar [data-operation="revert"]').waitFor();
+    await page.locator('.toolbar [data-operation="undo"]').waitFor();
+
+    await page.locator('.row.file[data-path="a.txt"] .file-open').click();
+    const hunkRevert = page.locator('tr.hunk-header [data-operation="revert"]');
+    await hunkRevert.first().waitFor();
+    expect(await hunkRevert.count()).toBe(1);
+    await hunkRevert.click();
+    // The operation's confirmation text is asked for first.
+    const dialog = page.locator('#confirm-dialog');
+    await dialog.waitFor({ state: 'visible' });
+    expect(await page.locator('#confirm-body').textContent()).toContain('undo');
+    await page.locator('#confirm-ok').click();
+
+    await page.locator('.row.file[data-path="a.txt"]').waitFor({ state: 'detached', timeout: 60_000 });
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe(BEFORE);
+    expect(await page.locator('.row.file[data-path="b.txt"]').count()).toBe(1);
+    await expect.poll(() => page.locator('.notice.info').count(), { timeout: 30_000 }).toBe(1);
+
+    // Undo is offered right next to the result.
+    await page.locator('.notice [data-operation="undo"]').click();
+    await dialog.waitFor({ state: 'visible' });
+    await page.locator('#confirm-ok').click();
+    await page.locator('.row.file[data-path="a.txt"]').waitFor({ timeout: 60_000 });
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe(AFTER);
+    expect(errors).toEqual([]);
+  }, 240_000);
+
+  it('reverts a whole file from its per-file button, and cancelling the confirmation does nothing', async (ctx) => {
+    const repo = makeRepo(temp.make(), { 'a.txt': BEFORE, 'b.txt': 'b\n' });
+    const session = await createSession(server.client, 'ops2', repo);
+    await recordTurn(server.client, session, 't1', 'edit', () => writeFiles(repo, { 'a.txt': AFTER, 'b.txt': 'B\n' }));
+    await server.client.subscribe('ahp-changeset:/ops2/session');
+    await expect.poll(() => server.client.state<ChangesetState>('ahp-changeset:/ops2/session')?.status, { timeout: 30_000 }).toBe('ready');
+    const operations = server.client.state<ChangesetState>('ahp-changeset:/ops2/session')?.operations ?? [];
+    if (!operations.some((op) => op.id === 'revert' && op.scopes.includes('resource'))) {
+      ctx.skip('this server offers no file-scoped revert on the session changeset yet');
+    }
+
+    const { page, errors } = await openViewer(browser, server.viewerUrl);
+    await page.locator('.row.file[data-path="b.txt"] .file-open').click();
+    const fileRevert = page.locator('.diff-header [data-operation="revert"]');
+    await fileRevert.click();
+    await page.locator('#confirm-cancel').click();
+    expect(readFileSync(join(repo, 'b.txt'), 'utf8')).toBe('B\n');
+    await fileRevert.click();
+    await page.locator('#confirm-ok').click();
+    await page.locator('.row.file[data-path="b.txt"]').waitFor({ state: 'detached', timeout: 60_000 });
+    expect(readFileSync(join(repo, 'b.txt'), 'utf8')).toBe('b\n');
+    // The selection moves on to the remaining file.
+    await expect.poll(() => page.locator('#diff-title .path').textContent()).toBe('a.txt');
+    expect(errors).toEqual([]);
+  }, 240_000);
+});
