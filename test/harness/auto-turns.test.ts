@@ -7,7 +7,7 @@ import type { RecordingSession } from '../../server/session/recording-session.js
 import type { TurnSummary } from '../../server/session/turn-summary.js';
 import { TestClient } from '../helpers/client.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
-import { startTestService, type TestService } from './service.js';
+import { startTestService, type TestService } from '../helpers/service.js';
 
 function nextTurnEnded(auto: AutoTurns): Promise<[string, TurnSummary]> {
   return once(auto, 'turnEnded') as Promise<[string, TurnSummary]>;

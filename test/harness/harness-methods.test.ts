@@ -7,7 +7,7 @@ import type { StatusResult } from '../../server/harness/status.js';
 import type { TurnSummary } from '../../server/session/turn-summary.js';
 import { TestClient } from '../helpers/client.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
-import { startTestService, type TestService } from './service.js';
+import { startTestService, type TestService } from '../helpers/service.js';
 
 const SESSION = 'ahp-session:/harness-test';
 
