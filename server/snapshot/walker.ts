@@ -76,7 +76,7 @@ export interface WalkEnv {
   maxFileBytes: number;
   /** Hooks. */
   hooks: SnapshotHooks;
-  /** Progress callback. */
+  /** Progress callback: files recorded so far, and the expected total (the previous count), at most every 100 ms and once at the end. */
   onProgress: ((done: number, total?: number) => void) | undefined;
   /** Total from the previous snapshot, for progress. */
   progressTotal: number | undefined;
@@ -169,6 +169,8 @@ export class Walker {
   private pendingBytes = 0;
   private lastYield = performance.now();
   private lastProgress = 0;
+  /** Entries visited, for yielding. */
+  private visited = 0;
   private done = 0;
   private writeError: unknown;
 
@@ -189,6 +191,7 @@ export class Walker {
       state = await this.walkDir(prev, fsPath, '', mustLstat(fsPath), rules, true, true);
     }
     await this.drain();
+    this.env.onProgress?.(this.done, this.done);
     return state;
   }
 
@@ -411,7 +414,8 @@ export class Walker {
       if (e.mode !== 0) files += e.kind === KIND_DIR && e.mode === MODE_TREE ? e.dir!.files : 1;
       if (e.mode !== oldMode || e.oid !== oldOid) dirty = true;
       if (this.pending.length >= MAX_PENDING_WRITES || this.pendingBytes >= MAX_PENDING_BYTES) await this.drain();
-      if ((++this.done & 1023) === 0) await this.maybeYield();
+      if (e.mode !== 0 && e.mode !== MODE_TREE) this.done++;
+      if ((++this.visited & 1023) === 0) await this.maybeYield();
     }
 
     let tree = prev?.tree;

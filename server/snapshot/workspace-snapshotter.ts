@@ -51,7 +51,11 @@ export interface SnapshotOptions {
   maxFileBytes?: number;
   /** Also snapshot nested repositories and submodules as roots of their own. Default: true. */
   nested?: boolean;
-  /** Called every ~100 ms during a walk with entries visited so far and the previous total, when known. */
+  /**
+   * Called at most every ~100 ms during a walk with the files recorded so far
+   * and the previous snapshot's count (when known), and once at the end of
+   * the walk with `done === total`.
+   */
   onProgress?: (done: number, total?: number) => void;
   /** HOME and XDG_CONFIG_HOME used to find the global excludes and attributes files. Default: `process.env`. */
   env?: GitEnvironment;

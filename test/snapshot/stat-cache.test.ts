@@ -178,4 +178,13 @@ describe('index seed', () => {
     expect(second.tree).toBe(first.tree);
     expect(second.files).toBe(5);
   });
+
+  it('reports progress, ending with the file count', async () => {
+    const { root, cacheDir } = setup(12);
+    const calls: [number, number | undefined][] = [];
+    const s = snapshotter(root, cacheDir, { onProgress: (done, total) => calls.push([done, total]) });
+    const r = await s.snapshot();
+    expect(calls.at(-1)).toEqual([12, 12]);
+    expect(r.files).toBe(12);
+  });
 });
