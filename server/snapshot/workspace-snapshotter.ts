@@ -351,7 +351,7 @@ export class WorkspaceSnapshotter {
         this.scheduleSave(identity, now, root);
       }
       this.state = root;
-      const nested = this.opts.nested === false ? [] : await this.snapshotNested(walker.nested.map((n) => ({ path: n.path, fsPath: n.fsPath })));
+      const nested = this.opts.nested === false ? [] : await this.snapshotNested(walker.nested, walker.warnings);
       const c = walker.counters;
       const result: SnapshotResult = {
         tree,
@@ -380,7 +380,7 @@ export class WorkspaceSnapshotter {
     }
   }
 
-  private async snapshotNested(found: { path: string; fsPath: string | Buffer }[]): Promise<NestedSnapshot[]> {
+  private async snapshotNested(found: { path: string; fsPath: string | Buffer }[], warnings: SnapshotWarning[]): Promise<NestedSnapshot[]> {
     const out: NestedSnapshot[] = [];
     const seen = new Set<string>();
     for (const n of found) {
@@ -396,8 +396,13 @@ export class WorkspaceSnapshotter {
         s = new WorkspaceSnapshotter(opts);
         this.nestedSnapshotters.set(n.path, s);
       }
-      const snap = await s.snapshot();
-      out.push({ path: n.path, tree: snap.tree, snapshot: snap });
+      try {
+        const snap = await s.snapshot();
+        out.push({ path: n.path, tree: snap.tree, snapshot: snap });
+      } catch (err) {
+        // A nested repository that vanished or broke mid-snapshot does not fail its parent.
+        warnings.push({ path: n.path, message: `nested repository not snapshotted: ${err instanceof Error ? err.message : String(err)}` });
+      }
     }
     for (const k of [...this.nestedSnapshotters.keys()]) if (!seen.has(k)) this.nestedSnapshotters.delete(k);
     return out;
