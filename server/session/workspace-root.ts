@@ -1,6 +1,7 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
-import { findGitRepository, WorkspaceSnapshotter, type GitRepositoryLocation, type SnapshotResult } from '../snapshot/index.js';
+import { findGitRepository, WorkspaceSnapshotter, type GitRepositoryLocation, type NestedSnapshot, type SnapshotResult } from '../snapshot/index.js';
 
 /** Options for opening one working directory of a session. */
 export interface WorkspaceRootOptions {
@@ -23,6 +24,8 @@ export interface WorkspaceRootOptions {
  */
 export class WorkspaceRoot {
   private progress: ((done: number, total?: number) => void) | undefined;
+  /** Git directories of nested repositories whose objects snapshots may reference. */
+  private readonly nestedGitDirs = new Set<string>();
 
   private constructor(
     readonly dir: string,
@@ -48,6 +51,7 @@ export class WorkspaceRoot {
         ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
       });
       root = new WorkspaceRoot(store.workspaceDir, store, snapshotter, findGitRepository(store.workspaceDir));
+      await root.loadNestedRepositories();
       return root;
     } catch (error) {
       await store.close();
@@ -61,6 +65,7 @@ export class WorkspaceRoot {
     try {
       const result = await this.snapshotter.snapshot();
       await this.store.flush();
+      await this.registerNested(result.nested);
       return result;
     } finally {
       this.progress = undefined;
@@ -69,6 +74,43 @@ export class WorkspaceRoot {
 
   close(): Promise<void> {
     return this.store.close();
+  }
+
+  /**
+   * Nested repositories' blobs are referenced, not copied, like the
+   * workspace repository's: their object directories become read-only
+   * fallbacks of the store, remembered across restarts.
+   */
+  private async registerNested(nested: readonly NestedSnapshot[]): Promise<void> {
+    const found: string[] = [];
+    const visit = (list: readonly NestedSnapshot[]) => {
+      for (const n of list) {
+        if (n.snapshot.gitDir) found.push(n.snapshot.gitDir);
+        visit(n.snapshot.nested);
+      }
+    };
+    visit(nested);
+    const fresh = found.filter((d) => !this.nestedGitDirs.has(d));
+    if (fresh.length === 0) return;
+    for (const dir of fresh) {
+      await this.store.addFallbackGitDir(dir);
+      this.nestedGitDirs.add(dir);
+    }
+    await writeFile(this.nestedFile, `${JSON.stringify([...this.nestedGitDirs])}\n`);
+  }
+
+  private async loadNestedRepositories(): Promise<void> {
+    const list: unknown = JSON.parse(await readFile(this.nestedFile, 'utf8').catch(() => '[]'));
+    if (!Array.isArray(list)) return;
+    for (const dir of list) {
+      if (typeof dir !== 'string') continue;
+      // A nested repository removed since is simply no longer readable.
+      await this.store.addFallbackGitDir(dir).then(() => this.nestedGitDirs.add(dir), () => undefined);
+    }
+  }
+
+  private get nestedFile(): string {
+    return join(this.store.layout.root, 'nested-repositories.json');
   }
 }
 

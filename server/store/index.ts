@@ -114,6 +114,11 @@ export interface WorkspaceStore extends ObjectStore {
    * `hasObject` (or rewrite them) when this differs from the value it saw.
    */
   readonly collectionGeneration: number;
+  /**
+   * Also reads (never writes) objects from another repository's git
+   * directory — a nested repository whose blobs snapshots reference.
+   */
+  addFallbackGitDir(gitDir: string): Promise<void>;
   /** Flushes buffered objects and releases the store's lock. */
   close(): Promise<void>;
 }
@@ -252,6 +257,10 @@ class OpenStore implements WorkspaceStore {
 
   readObject(oid: string): Promise<StoredObject> {
     return this.objects.readObject(oid);
+  }
+
+  async addFallbackGitDir(gitDir: string): Promise<void> {
+    await this.objects.addFallbackObjectDirs(await objectDirsWithAlternates(await primaryObjectsDir(gitDir)));
   }
 
   flush(): Promise<void> {

@@ -79,7 +79,8 @@ export class ShadowStore implements ObjectStore {
   private constructor(
     private readonly shadowDir: string,
     private readonly shadow: ObjectDirectory,
-    private readonly workspace: readonly ObjectDirectory[],
+    private readonly workspace: ObjectDirectory[],
+    private readonly baseCache: DeltaBaseCache,
     private readonly maxPendingBytes: number,
     private readonly maxPacks: number,
   ) {}
@@ -95,6 +96,7 @@ export class ShadowStore implements ObjectStore {
       options.shadowDir,
       shadow,
       workspace,
+      baseCache,
       options.maxPendingBytes ?? 64 * 1024 * 1024,
       options.maxPacks ?? 50,
     );
@@ -119,6 +121,21 @@ export class ShadowStore implements ObjectStore {
     this.pendingBytes += content.byteLength;
     if (this.pendingBytes >= this.maxPendingBytes) await this.flush();
     return oid;
+  }
+
+  /**
+   * Adds read-only fallback object directories (a nested repository's, whose
+   * blobs snapshots reference without copying). Directories already known
+   * are ignored.
+   */
+  async addFallbackObjectDirs(dirs: readonly string[]): Promise<void> {
+    this.assertOpen();
+    for (const dir of dirs) {
+      if (this.workspace.some((d) => d.objectsDir === dir)) continue;
+      const added = new ObjectDirectory(dir, this.baseCache);
+      await added.refresh(true);
+      this.workspace.push(added);
+    }
   }
 
   async hasObject(oid: string): Promise<boolean> {
