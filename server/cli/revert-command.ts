@@ -5,10 +5,9 @@ import {
   parseChannel,
   type ChangesetFile,
   type ChangesetOperationTarget,
-  type ChangesetState,
   type InvokeChangesetOperationResult,
-  type SubscribeResult,
 } from '../../protocol/index.js';
+import { readyChangeset } from './changeset-state.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { UsageError } from './serve-args.js';
 import { CommandError, connectTarget, pickSession } from './target.js';
@@ -48,9 +47,8 @@ export async function revertCommand(argv: readonly string[]): Promise<number> {
     const turnId = values.turn ?? [...session.turns].reverse().find((t) => t.state !== undefined)?.turnId;
     if (turnId === undefined) throw new CommandError(`no ended turn in ${session.channel} to revert`);
     const channel = formatChangesetUri({ sessionId, kind: 'turn', turnId });
-    const { snapshot } = await client.request<SubscribeResult>('subscribe', { channel });
-    const state = snapshot?.state as ChangesetState | undefined;
-    if (!state) throw new CommandError(`no changeset for turn ${turnId}`);
+    const state = await readyChangeset(client, channel, 60_000);
+    if (state.status === 'error') throw new CommandError(`the changeset of turn ${turnId} failed: ${state.error?.message ?? 'unknown error'}`);
     const operation = state.operations?.find((op) => op.id === 'revert');
     if (!operation) throw new CommandError(`the server offers no revert operation on turn ${turnId}`);
 
@@ -63,7 +61,7 @@ export async function revertCommand(argv: readonly string[]): Promise<number> {
       }
       const resource = side === 'before' ? (file.edit.before?.uri ?? file.id) : (file.edit.after?.uri ?? file.id);
       invocation = lines
-        ? { kind: 'range', resource, side, range: { start: { line: lines.start - 1, character: 0 }, end: { line: lines.end, character: 0 } } }
+        ? { kind: 'range', resource, side, range: { start: { line: lines.start - 1, character: 0 }, end: { line: lines.end - 1, character: 0 } } }
         : { kind: 'resource', resource, side };
     }
     const result = await client.request<InvokeChangesetOperationResult>('invokeChangesetOperation', {

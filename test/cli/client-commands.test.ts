@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StatusResult } from '../../server/harness/status.js';
@@ -77,20 +77,39 @@ describe('turn and status commands', () => {
     }
   });
 
-  // Pending: the `revert` changeset operation is not served yet. Once it is,
-  // this test reverts a whole turn and a single file through the command.
-  it.skip('reverts a turn and a file of a turn (pending: the revert operation is not served yet)', async () => {
+  it('reverts a line range, a file, and a whole turn', async () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`);
+    writeFileSync(join(workspace, 'c.txt'), lines.join(''));
+    await run(['turn', 'start', '--id', 'setup', '--state-dir', state], { cwd: workspace });
+    await run(['turn', 'end', '--state-dir', state], { cwd: workspace });
+
     await run(['turn', 'start', '--id', 'r1', '--state-dir', state], { cwd: workspace });
     writeFileSync(join(workspace, 'b.txt'), 'b\nmore\n');
     writeFileSync(join(workspace, 'src/a.txt'), 'changed\n');
+    const edited = [...lines];
+    edited[1] = 'LINE 2\n';
+    edited[17] = 'LINE 18\n';
+    writeFileSync(join(workspace, 'c.txt'), edited.join(''));
     await run(['turn', 'end', '--state-dir', state], { cwd: workspace });
+
+    const range = await run(['revert', '--turn', 'r1', '--file', 'c.txt', '--lines', '18-18', '--state-dir', state], { cwd: workspace });
+    expect(range, range.stderr).toMatchObject({ code: 0 });
+    const afterRange = [...lines];
+    afterRange[1] = 'LINE 2\n';
+    expect(readFileSync(join(workspace, 'c.txt'), 'utf8')).toBe(afterRange.join(''));
+
     const file = await run(['revert', '--turn', 'r1', '--file', 'b.txt', '--state-dir', state], { cwd: workspace });
-    expect(file.code).toBe(0);
-    const { readFileSync } = await import('node:fs');
+    expect(file, file.stderr).toMatchObject({ code: 0 });
     expect(readFileSync(join(workspace, 'b.txt'), 'utf8')).toBe('b\n');
     expect(readFileSync(join(workspace, 'src/a.txt'), 'utf8')).toBe('changed\n');
+
+    const missing = await run(['revert', '--turn', 'r1', '--file', 'nope.txt', '--state-dir', state], { cwd: workspace });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('turn r1 did not change nope.txt');
+
     const turn = await run(['revert', '--turn', 'r1', '--state-dir', state], { cwd: workspace });
-    expect(turn.code).toBe(0);
+    expect(turn, turn.stderr).toMatchObject({ code: 0 });
     expect(readFileSync(join(workspace, 'src/a.txt'), 'utf8')).toBe('a\n');
+    expect(readFileSync(join(workspace, 'c.txt'), 'utf8')).toBe(lines.join(''));
   });
 });
