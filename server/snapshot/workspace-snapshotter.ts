@@ -281,7 +281,7 @@ export class WorkspaceSnapshotter {
       if (this.pendingSave !== save) return;
       this.pendingSave = undefined;
       try {
-        saveStatCache(this.cacheFile, identity, refTimeMs, root, 96 * (root.files + 64));
+        saveStatCache(this.cacheFile, identity, refTimeMs, root);
       } catch (err) {
         // Reported with the next snapshot; the old cache file stays valid.
         this.saveError = err instanceof Error ? err.message : String(err);
