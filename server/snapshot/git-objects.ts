@@ -24,8 +24,8 @@ export function hashObject(type: 'blob' | 'tree' | 'commit', content: Uint8Array
 
 /** One entry of a tree being encoded. */
 export interface TreeEntryInput {
-  /** Entry name as raw bytes (no slash). */
-  name: Uint8Array;
+  /** Entry name: raw bytes, or a string written as UTF-8 (no slash). */
+  name: Uint8Array | string;
   /** Git mode, one of the MODE_* constants. */
   mode: number;
   /** Object id, 40 lowercase hex digits. */
@@ -38,14 +38,20 @@ export interface TreeEntryInput {
  */
 export function encodeTree(entries: readonly TreeEntryInput[]): Buffer {
   let size = 0;
-  for (const e of entries) size += (e.mode === MODE_TREE ? 5 : 6) + 1 + e.name.length + 1 + 20;
+  for (const e of entries) {
+    const nameLen = typeof e.name === 'string' ? Buffer.byteLength(e.name, 'utf8') : e.name.length;
+    size += (e.mode === MODE_TREE ? 5 : 6) + 1 + nameLen + 1 + 20;
+  }
   const out = Buffer.allocUnsafe(size);
   let off = 0;
   for (const e of entries) {
     off += out.write(e.mode.toString(8), off, 'latin1');
     out[off++] = 0x20;
-    out.set(e.name, off);
-    off += e.name.length;
+    if (typeof e.name === 'string') off += out.write(e.name, off, 'utf8');
+    else {
+      out.set(e.name, off);
+      off += e.name.length;
+    }
     out[off++] = 0;
     off += out.write(e.oid, off, 'hex');
   }

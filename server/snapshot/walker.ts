@@ -591,17 +591,35 @@ export class Walker {
   }
 
   private writeTree(entries: CachedEntry[]): string | undefined {
-    const items: { name: Buffer; isTree: boolean; e: CachedEntry }[] = [];
+    const items: CachedEntry[] = [];
+    // JS string order equals UTF-8 byte order unless a name holds surrogates
+    // (U+D800 and up) or is raw bytes: only then compare encoded bytes.
+    let simple = true;
     for (const e of entries) {
-      if (e.mode !== 0 && e.oid !== undefined && e.status === STATUS_INCLUDED) items.push({ name: treeNameBytes(e), isTree: e.mode === MODE_TREE, e });
+      if (e.mode === 0 || e.oid === undefined || e.status !== STATUS_INCLUDED) continue;
+      items.push(e);
+      if (simple && (e.raw !== undefined || /[\uD800-\uFFFF]/.test(e.name))) simple = false;
     }
     if (items.length === 0) return undefined;
-    items.sort((a, b) => compareTreeNames(a.name, a.isTree, b.name, b.isTree));
-    const input: TreeEntryInput[] = items.map((it) => ({ name: it.name, mode: it.e.mode, oid: it.e.oid! }));
+    let input: TreeEntryInput[];
+    if (simple) {
+      const key = (e: CachedEntry): string => (e.mode === MODE_TREE ? e.name + '/' : e.name);
+      items.sort((a, b) => {
+        const ka = key(a);
+        const kb = key(b);
+        return ka < kb ? -1 : ka > kb ? 1 : 0;
+      });
+      input = items.map((e) => ({ name: e.name, mode: e.mode, oid: e.oid! }));
+    } else {
+      const named = items.map((e) => ({ e, name: treeNameBytes(e) }));
+      named.sort((a, b) => compareTreeNames(a.name, a.e.mode === MODE_TREE, b.name, b.e.mode === MODE_TREE));
+      input = named.map(({ e, name }) => ({ name, mode: e.mode, oid: e.oid! }));
+    }
     const content = encodeTree(input);
     const oid = hashObject('tree', content);
     this.counters.treesWritten++;
     this.queueWrite('tree', content, oid);
     return oid;
   }
+
 }

@@ -69,6 +69,13 @@ describe('tree identity with git', () => {
     expect(snap.files).toBe(23);
   });
 
+  it('sorts names around "/" as git does (ASCII-only names)', async () => {
+    const { root, cacheDir } = workspace();
+    for (const f of ['a.b', 'a/x', 'a0', 'a-', 'a-b/c', 'a_', 'ab', 'a b', 'A', 'Z/z', '[', '~', 'é', 'foo.c', 'foo/bar', 'foo-bar', 'foo0']) write(root, f, f);
+    const snap = await snapshotter(root, cacheDir).snapshot();
+    expect(snap.tree).toBe(gitTree(root));
+  });
+
   it('gives the empty tree for an empty workspace and keeps .git out', async () => {
     const { root, cacheDir } = workspace();
     mkdirSync(join(root, 'only-empty-dirs/a/b'), { recursive: true });
