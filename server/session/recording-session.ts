@@ -141,10 +141,10 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     const roots: WorkspaceRoot[] = [];
     try {
       for (const dir of opts.workingDirectories) {
-        roots.push(await WorkspaceRoot.open({ dir, stateDir: opts.stateDir, ...snapshotOptions(opts) }));
+        roots.push(await WorkspaceRoot.acquire({ dir, stateDir: opts.stateDir, ...snapshotOptions(opts) }));
       }
     } catch (error) {
-      await Promise.allSettled(roots.map((r) => r.close()));
+      await Promise.allSettled(roots.map((r) => r.release()));
       throw error;
     }
     const sources = roots.map((r) => ({ dir: r.dir, store: r.store, reader: new TreeReader(r.store) }));
@@ -156,7 +156,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       session.emit('warning', `could not read the stored history of session ${id}: ${(error as Error).message}`);
     }
     if (loaded?.ended) {
-      await Promise.allSettled(roots.map((r) => r.close()));
+      await Promise.allSettled(roots.map((r) => r.release()));
       throw new SessionError('conflict', `session ${id} has ended; choose another id`);
     }
     if (loaded) session.createdAt = loaded.details.createdAt;
@@ -366,7 +366,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       })
       .catch((error: unknown) => this.emit('warning', `closing the session failed: ${(error as Error).message}`));
     this.disposed = true;
-    await Promise.allSettled(this.roots.map((r) => r.close()));
+    await Promise.allSettled(this.roots.map((r) => r.release()));
     this.opts.channels.removeChannel(this.chatUri);
     this.opts.channels.removeChannel(this.uri);
     this.emit('disposed');
@@ -407,6 +407,12 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       });
       turn.counts = countChanges(turn.entries);
       await this.journal.writeTurnEnd(turn);
+      for (const root of this.roots) {
+        const report = await root.maintain();
+        if (report.droppedSessions.length > 0) {
+          this.emit('warning', `store over its budget: dropped ${report.droppedSessions.length} ended session(s), ${report.sizeBefore} → ${report.sizeAfter} bytes`);
+        }
+      }
     } catch (error) {
       // The record of this turn is lost, but the session and the next turn go on.
       const message = `recording turn "${turn.id}" failed: ${(error as Error).message}`;

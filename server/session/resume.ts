@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
-import { openWorkspaceStore } from '../store/index.js';
 import { SESSION_START_REASON, type SessionStartDetails } from './session-journal.js';
+import { WorkspaceRoot } from './workspace-root.js';
 
 /**
  * The most recent session over exactly these working directories that was
@@ -9,7 +9,8 @@ import { SESSION_START_REASON, type SessionStartDetails } from './session-journa
  */
 export async function findResumableSession(stateDir: string, workingDirectories: readonly string[]): Promise<string | undefined> {
   const dirs = await Promise.all(workingDirectories.map((d) => realpath(d)));
-  const store = await openWorkspaceStore({ stateDir, workspaceDir: dirs[0]! });
+  const root = await WorkspaceRoot.acquire({ stateDir, dir: dirs[0]! });
+  const store = root.store;
   try {
     const live = (await store.listSessions()).filter((s) => s.live);
     live.sort((a, b) => (b.lastCheckpointAt ?? '').localeCompare(a.lastCheckpointAt ?? ''));
@@ -21,7 +22,7 @@ export async function findResumableSession(stateDir: string, workingDirectories:
     }
     return undefined;
   } finally {
-    await store.close();
+    await root.release();
   }
 }
 

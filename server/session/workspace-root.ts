@@ -1,6 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import type { RetentionReport } from '../store/retention.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
+import { SerialQueue } from './serial-queue.js';
 import { findGitRepository, WorkspaceSnapshotter, type GitRepositoryLocation, type NestedSnapshot, type SnapshotResult } from '../snapshot/index.js';
 
 /** Options for opening one working directory of a session. */
@@ -18,23 +20,47 @@ export interface WorkspaceRootOptions {
 }
 
 /**
- * One working directory of a session: its shadow store and its snapshotter.
- * Snapshots are flushed to the store before they are reported, so a tree id
- * handed out is always readable after a crash.
+ * One working directory: its shadow store and its snapshotter, shared by
+ * every session of this process that records it (the store admits one
+ * writer process). Snapshots are flushed to the store before they are
+ * reported, so a tree id handed out is always readable after a crash.
  */
 export class WorkspaceRoot {
+  private static readonly open = new Map<string, { root: Promise<WorkspaceRoot>; users: number }>();
   private progress: ((done: number, total?: number) => void) | undefined;
   /** Git directories of nested repositories whose objects snapshots may reference. */
   private readonly nestedGitDirs = new Set<string>();
+  /** Snapshots and store maintenance of this directory, one at a time. */
+  private readonly queue = new SerialQueue();
+  private snapshotter: WorkspaceSnapshotter;
 
   private constructor(
     readonly dir: string,
     readonly store: WorkspaceStore,
-    readonly snapshotter: WorkspaceSnapshotter,
+    private readonly makeSnapshotter: () => WorkspaceSnapshotter,
     readonly repository: GitRepositoryLocation | undefined,
-  ) {}
+    private readonly key: string,
+  ) {
+    this.snapshotter = makeSnapshotter();
+  }
 
-  static async open(opts: WorkspaceRootOptions): Promise<WorkspaceRoot> {
+  /** Opens the working directory's root, or shares the one this process already has open. */
+  static acquire(opts: WorkspaceRootOptions): Promise<WorkspaceRoot> {
+    const key = `${opts.stateDir}\0${opts.dir}`;
+    let entry = WorkspaceRoot.open.get(key);
+    if (!entry) {
+      entry = { root: WorkspaceRoot.create(opts, key), users: 0 };
+      WorkspaceRoot.open.set(key, entry);
+      const failed = entry;
+      entry.root.catch(() => {
+        if (WorkspaceRoot.open.get(key) === failed) WorkspaceRoot.open.delete(key);
+      });
+    }
+    entry.users++;
+    return entry.root;
+  }
+
+  private static async create(opts: WorkspaceRootOptions, key: string): Promise<WorkspaceRoot> {
     const store = await openWorkspaceStore({
       stateDir: opts.stateDir,
       workspaceDir: opts.dir,
@@ -42,15 +68,16 @@ export class WorkspaceRoot {
     });
     try {
       let root: WorkspaceRoot | undefined;
-      const snapshotter = new WorkspaceSnapshotter({
-        onProgress: (done, total) => root?.progress?.(done, total),
-        root: store.workspaceDir,
-        store,
-        cacheDir: join(store.layout.root, 'stat-cache'),
-        extraExcludes: [...(opts.extraExcludes ?? []), ...stateDirExclude(store.workspaceDir, opts.stateDir)],
-        ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
-      });
-      root = new WorkspaceRoot(store.workspaceDir, store, snapshotter, findGitRepository(store.workspaceDir));
+      const makeSnapshotter = () =>
+        new WorkspaceSnapshotter({
+          onProgress: (done, total) => root?.progress?.(done, total),
+          root: store.workspaceDir,
+          store,
+          cacheDir: join(store.layout.root, 'stat-cache'),
+          extraExcludes: [...(opts.extraExcludes ?? []), ...stateDirExclude(store.workspaceDir, opts.stateDir)],
+          ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
+        });
+      root = new WorkspaceRoot(store.workspaceDir, store, makeSnapshotter, findGitRepository(store.workspaceDir), key);
       await root.loadNestedRepositories();
       return root;
     } catch (error) {
@@ -60,20 +87,48 @@ export class WorkspaceRoot {
   }
 
   /** Captures the working directory and makes the new objects durable. */
-  async snapshot(onProgress?: (done: number, total?: number) => void): Promise<SnapshotResult> {
-    this.progress = onProgress;
-    try {
-      const result = await this.snapshotter.snapshot();
-      await this.store.flush();
-      await this.registerNested(result.nested);
-      return result;
-    } finally {
-      this.progress = undefined;
-    }
+  snapshot(onProgress?: (done: number, total?: number) => void): Promise<SnapshotResult> {
+    return this.queue.run(async () => {
+      this.progress = onProgress;
+      try {
+        const result = await this.snapshotter.snapshot();
+        await this.store.flush();
+        await this.registerNested(result.nested);
+        return result;
+      } finally {
+        this.progress = undefined;
+      }
+    });
   }
 
-  close(): Promise<void> {
-    return this.store.close();
+  /**
+   * Keeps the store within its byte budget (oldest ended sessions go first,
+   * never a live one). When objects were removed the stat cache is dropped,
+   * since it may name them, and the next snapshot hashes afresh.
+   */
+  maintain(): Promise<RetentionReport> {
+    return this.queue.run(async () => {
+      const report = await this.store.enforceBudget();
+      if (report.objectsRemoved > 0) {
+        await rm(join(this.store.layout.root, 'stat-cache'), { recursive: true, force: true });
+        this.snapshotter = this.makeSnapshotter();
+      }
+      return report;
+    });
+  }
+
+  /** Bytes the shadow store takes on disk. */
+  storeSize(): Promise<number> {
+    return this.store.storeSize();
+  }
+
+  /** Lets go of this root; the last user closes the store. */
+  async release(): Promise<void> {
+    const entry = WorkspaceRoot.open.get(this.key);
+    if (entry && --entry.users > 0) return;
+    WorkspaceRoot.open.delete(this.key);
+    await this.queue.idle().catch(() => undefined);
+    await this.store.close();
   }
 
   /**

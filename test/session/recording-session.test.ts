@@ -78,6 +78,22 @@ describe('RecordingSession', () => {
     expect(session.turn('t1')!.summary!.files.map((f) => f.display)).toEqual(['a.txt']);
   });
 
+  it('lets two sessions of one process record the same directory', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
+    const channels = new ChannelStore();
+    const stateDir = temp.make('state-');
+    const one = await RecordingSession.create({ workingDirectories: [repo], stateDir, channels });
+    const two = await RecordingSession.create({ workingDirectories: [repo], stateDir, channels });
+    sessions.push(one, two);
+    const turn = await two.startTurn({ id: 't' });
+    writeFiles(repo, { 'a.txt': 'b\n' });
+    expect((await turn.end()).files.map((f) => f.display)).toEqual(['a.txt']);
+    await one.dispose();
+    const again = await two.startTurn({ id: 'u' });
+    writeFiles(repo, { 'a.txt': 'c\n' });
+    expect((await again.end()).files.map((f) => f.display)).toEqual(['a.txt']);
+  });
+
   it('does not list a path whose content is back to what it was', async () => {
     const dir = temp.make();
     writeFiles(dir, { 'a.txt': 'same\n' });
