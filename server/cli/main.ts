@@ -2,6 +2,7 @@ import { RemoteError } from './rpc-client.js';
 import { hookCommand } from './hook-command.js';
 import { revertCommand } from './revert-command.js';
 import { serve } from './serve.js';
+import { snapshotCommand } from './snapshot-command.js';
 import { UsageError } from './serve-args.js';
 import { statusCommand } from './status-command.js';
 import { CommandError } from './target.js';
@@ -13,6 +14,7 @@ const CLIENT_COMMANDS: Record<string, Command> = {
   turn: turnCommand,
   status: statusCommand,
   revert: revertCommand,
+  snapshot: snapshotCommand,
 };
 
 /**
@@ -62,6 +64,7 @@ function usage(): string {
     '  status             sessions, the turn being recorded and the last turns of a running server',
     '  revert             revert a turn, a file of it, or a line range',
     '  hook claude        handle one Claude Code hook event (JSON on stdin)',
+    '  snapshot <dir>     record a directory as a git tree in its shadow store and print the tree id',
     '',
     'Run "changeset-server <command> --help" for its options.',
     '',

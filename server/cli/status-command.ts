@@ -40,12 +40,23 @@ export function formatStatus(status: StatusResult): string {
   for (const s of status.sessions) {
     lines.push(`${s.channel}  ${s.title}`);
     lines.push(`  directories: ${s.workingDirectories.join(', ')}`);
+    for (const store of s.stores ?? []) lines.push(`  store:       ${formatBytes(store.bytes)} of ${formatBytes(store.budgetBytes)} (${store.dir})`);
     lines.push(s.activeTurn ? `  recording:   turn ${s.activeTurn.turnId}${quote(s.activeTurn.message)} since ${s.activeTurn.startedAt}` : '  recording:   no active turn');
     const ended = s.turns.filter((t) => t.state !== undefined);
     lines.push(`  turns:       ${s.turnCount}${ended.length > 0 ? ' (latest last)' : ''}`);
     for (const t of ended) lines.push(`    ${formatTurn(t)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
 }
 
 function formatTurn(t: TurnStatus): string {

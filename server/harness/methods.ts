@@ -89,10 +89,10 @@ export function registerHarnessMethods(server: ChangesetServer, sessions: Sessio
 
   server.registerRequest<StatusParams | undefined, StatusResult>(
     'harness/status',
-    (params) => {
+    async (params) => {
       const limit = params?.turns ?? DEFAULT_STATUS_TURNS;
       const list = params?.channel !== undefined ? [sessions.require(params.channel)] : sessions.list();
-      return { sessions: list.map((s) => sessionStatusOf(s, limit)) };
+      return { sessions: await Promise.all(list.map((s) => sessionStatusOf(s, limit))) };
     },
     { check: checkStatus },
   );

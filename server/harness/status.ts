@@ -37,6 +37,8 @@ export interface SessionStatusInfo {
   turnCount: number;
   /** The most recent turns, oldest first (at most `limit`). */
   turns: TurnStatus[];
+  /** Each working directory's shadow store: bytes on disk and the budget retention keeps it under. */
+  stores: { dir: string; bytes: number; budgetBytes: number }[];
 }
 
 /** Result of `harness/status`. */
@@ -57,7 +59,7 @@ export function turnStatusOf(turn: TurnRecord): TurnStatus {
   return out;
 }
 
-export function sessionStatusOf(session: RecordingSession, limit: number): SessionStatusInfo {
+export async function sessionStatusOf(session: RecordingSession, limit: number): Promise<SessionStatusInfo> {
   const active = session.activeTurnId !== undefined ? session.turn(session.activeTurnId) : undefined;
   const out: SessionStatusInfo = {
     channel: session.uri,
@@ -67,6 +69,9 @@ export function sessionStatusOf(session: RecordingSession, limit: number): Sessi
     createdAt: session.createdAt,
     turnCount: session.turns.length,
     turns: session.turns.slice(Math.max(0, session.turns.length - limit)).map(turnStatusOf),
+    stores: await Promise.all(
+      session.roots.map(async (r) => ({ dir: r.dir, bytes: await r.storeSize(), budgetBytes: r.store.budgetBytes })),
+    ),
   };
   if (active) out.activeTurn = turnStatusOf(active);
   return out;

@@ -19,13 +19,14 @@ export class TempDirs {
 }
 
 /** Runs git in a directory with a fixed identity and no user configuration. */
-export function git(cwd: string, args: readonly string[], input?: string): string {
+export function git(cwd: string, args: readonly string[], input?: string, extraEnv: Record<string, string> = {}): string {
   return execFileSync('git', [...args], {
     cwd,
     encoding: 'utf8',
     input,
     env: {
       ...process.env,
+      ...extraEnv,
       GIT_CONFIG_GLOBAL: '/dev/null',
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_AUTHOR_NAME: 'Test',
