@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 /** A throwaway HOME so the machine's git config does not leak into tests. */
 export const testHome = mkdtempSync(join(tmpdir(), 'snap-home-'));
+process.on('exit', () => rmSync(testHome, { recursive: true, force: true }));
 
 export const gitEnv: NodeJS.ProcessEnv = {
   ...process.env,

@@ -1,7 +1,7 @@
 /** Bundles `child-snapshot.ts` once and runs it in a child process. */
 import { buildSync } from 'esbuild';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ let bundle: string | undefined;
 function bundled(): string {
   if (bundle) return bundle;
   const dir = mkdtempSync(join(tmpdir(), 'snap-child-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   chmodSync(dir, 0o755);
   bundle = join(dir, 'child.mjs');
   buildSync({
