@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { relative, sep } from 'node:path';
+import { relative } from 'node:path';
+import { toSlashes } from '../paths.js';
 import { ulid } from '../session/ulid.js';
 import type { BlobRef, FileChange } from './file-change.js';
 
@@ -113,8 +114,7 @@ function operationOf(change: FileChange): ChangeOperation {
 function entryPath(absPath: string, root: number, pathRoots: readonly string[]): string {
   const base = root >= 0 ? pathRoots[root] : undefined;
   if (!base) return absPath;
-  const rel = relative(base, absPath);
-  return sep === '/' ? rel : rel.split(sep).join('/');
+  return toSlashes(relative(base, absPath));
 }
 
 async function sha256Of(ref: BlobRef): Promise<string | undefined> {

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import type { SessionStatusInfo, StatusResult } from '../harness/status.js';
+import { isInsideDir } from '../paths.js';
 import { findServerFor } from '../registry/index.js';
 import { TOKEN_ENV } from '../security/index.js';
 import { defaultStateDir } from '../store/index.js';
@@ -57,7 +58,7 @@ export async function pickSession(client: RpcClient, options: TargetOptions): Pr
   let best: { session: SessionStatusInfo; depth: number } | undefined;
   for (const session of status.sessions) {
     for (const dir of session.workingDirectories) {
-      if (isInside(dir, cwd) && (!best || dir.length > best.depth)) best = { session, depth: dir.length };
+      if (isInsideDir(dir, cwd) && (!best || dir.length > best.depth)) best = { session, depth: dir.length };
     }
   }
   if (best) return best.session;
@@ -66,10 +67,6 @@ export async function pickSession(client: RpcClient, options: TargetOptions): Pr
   throw new CommandError(`${status.sessions.length} sessions and none records ${cwd}; pick one with --session (see "changeset-server status")`);
 }
 
-function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
 
 /** The real path of a directory (the current one by default), as sessions and the registry record it. */
 export function realDir(dir: string | undefined): string {

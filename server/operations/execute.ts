@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, sep } from 'node:path';
+import { dirname } from 'node:path';
+import { isInsideDir } from '../paths.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SafetyDetails, SafetyPath } from '../session/session-journal.js';
 import type { Plan } from './plan.js';
@@ -53,11 +54,6 @@ export async function assertInside(session: RecordingSession, absPath: string): 
     if (real || dirname(dir) === dir) break;
     dir = dirname(dir);
   }
-  const inside = real !== undefined && session.workingDirectories.some((root) => contains(root, real!));
+  const inside = real !== undefined && session.workingDirectories.some((root) => isInsideDir(root, real!));
   if (!inside) throw new OutsideWorkspaceError(`${absPath} resolves outside the session's working directories`);
-}
-
-function contains(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }

@@ -58,11 +58,11 @@ export async function planReverse(session: RecordingSession, changes: readonly F
     if (change.kind === 'renamed' && change.oldAbsPath) {
       // Undo a rename as two paths: the new one goes away, the old one comes back.
       const oldDisplay = session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
-      await addOutcome(plan, session, change.absPath, change.root, display, undefined, after);
-      await addOutcome(plan, session, change.oldAbsPath, change.root, oldDisplay, before, undefined);
+      await addOutcome(plan, change.absPath, change.root, display, undefined, after);
+      await addOutcome(plan, change.oldAbsPath, change.root, oldDisplay, before, undefined);
       continue;
     }
-    await addOutcome(plan, session, change.absPath, change.root, display, before, after, selection);
+    await addOutcome(plan, change.absPath, change.root, display, before, after, selection);
   }
   return plan;
 }
@@ -132,7 +132,6 @@ export async function planUndo(session: RecordingSession, record: SafetyRecord):
 
 async function addOutcome(
   plan: Plan,
-  session: RecordingSession,
   absPath: string,
   root: number,
   display: string,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { unlinkSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { isInsideDir } from '../paths.js';
 
 /** What a running `serve` writes about itself so other processes can find it. */
 export interface ServerEntry {
@@ -102,7 +103,7 @@ export async function findServerFor(stateDir: string, dir: string): Promise<Serv
   let best: { entry: ServerEntry; depth: number } | undefined;
   for (const entry of await listServers(stateDir)) {
     for (const root of entry.directories) {
-      if (!isInside(root, target)) continue;
+      if (!isInsideDir(root, target)) continue;
       const depth = root.length;
       if (!best || depth > best.depth || (depth === best.depth && entry.startedAt >= best.entry.startedAt)) best = { entry, depth };
     }
@@ -110,10 +111,6 @@ export async function findServerFor(stateDir: string, dir: string): Promise<Serv
   return best?.entry;
 }
 
-function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
 
 function parseEntry(text: string): ServerEntry | undefined {
   let value: unknown;

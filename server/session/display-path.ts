@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
-import { isAbsolute, relative, sep } from 'node:path';
+import { relative } from 'node:path';
+import { relativeInside, toSlashes } from '../paths.js';
 
 /** Where a changed file sits relative to the places a user recognises. */
 export interface DisplayContext {
@@ -33,14 +34,3 @@ export function compareDisplay(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function relativeInside(root: string, target: string): string | undefined {
-  const rel = relative(root, target);
-  if (rel === '') return '';
-  if (rel.startsWith('..') && (rel.length === 2 || rel[2] === sep)) return undefined;
-  if (isAbsolute(rel)) return undefined;
-  return toSlashes(rel);
-}
-
-function toSlashes(p: string): string {
-  return sep === '/' ? p : p.split(sep).join('/');
-}

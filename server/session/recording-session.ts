@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { tmpdir } from 'node:os';
-import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, relative, resolve } from 'node:path';
 import { chatUri as toChatUri, sessionUri as toSessionUri, type ChatState, type SessionState, type StateAction } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/index.js';
 import { captureFile, DEFAULT_CAPTURE_MAX_BYTES } from '../changes/capture.js';
@@ -11,6 +11,7 @@ import { statsOf, type FileStats } from '../changes/file-stats.js';
 import { detectRenames } from '../changes/renames.js';
 import { lookupPath } from '../changes/tree-lookup.js';
 import { similarity } from '../diff/similarity.js';
+import { isInsideDir, toSlashes } from '../paths.js';
 import { TreeReader } from '../store/tree.js';
 import { displayPath } from './display-path.js';
 import { SerialQueue } from './serial-queue.js';
@@ -449,7 +450,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       const change: FileChange = {
         kind,
         root,
-        path: root >= 0 ? toSlash(relative(this.roots[root]!.dir, capture.absPath)) : capture.absPath,
+        path: root >= 0 ? toSlashes(relative(this.roots[root]!.dir, capture.absPath)) : capture.absPath,
         absPath: capture.absPath,
         captured: true,
       };
@@ -485,7 +486,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   private async coveredBySnapshot(capture: CaptureRecord, turn: TurnRecord): Promise<boolean> {
     if (capture.root < 0) return false;
     const source = this.sources[capture.root]!;
-    const rel = toSlash(relative(source.dir, capture.absPath));
+    const rel = toSlashes(relative(source.dir, capture.absPath));
     for (const trees of [turn.before[capture.root], turn.after?.[capture.root]]) {
       if (!trees) continue;
       const nested = trees.nested.find((n) => rel.startsWith(`${n.path}/`));
@@ -557,12 +558,12 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
 
   /** Index of the working directory containing an absolute path, or -1. */
   rootIndexOf(absPath: string): number {
-    return this.roots.findIndex((r) => isInside(r.dir, absPath));
+    return this.roots.findIndex((r) => isInsideDir(r.dir, absPath));
   }
 
   private isExcludedTemp(absPath: string): boolean {
     if (this.rootIndexOf(absPath) >= 0) return false;
-    return [tmpdir(), '/tmp'].some((t) => isInside(resolve(t), absPath));
+    return [tmpdir(), '/tmp'].some((t) => isInsideDir(resolve(t), absPath));
   }
 }
 
@@ -583,11 +584,3 @@ function validatePaths(paths: unknown): string | undefined {
   return undefined;
 }
 
-function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-}
-
-function toSlash(p: string): string {
-  return sep === '/' ? p : p.split(sep).join('/');
-}

@@ -1,5 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
+import { relativeInside } from '../paths.js';
 import type { RetentionReport } from '../store/retention.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
 import { SerialQueue } from './serial-queue.js';
@@ -171,7 +172,6 @@ export class WorkspaceRoot {
 
 /** The server's own state never belongs in a snapshot, even when it lives inside the workspace. */
 function stateDirExclude(workspaceDir: string, stateDir: string): string[] {
-  const rel = relative(workspaceDir, stateDir);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return [];
-  return [`/${rel.split(sep).join('/')}/`];
+  const rel = relativeInside(workspaceDir, stateDir);
+  return rel ? [`/${rel}/`] : [];
 }

@@ -4,8 +4,7 @@
  * snapshot re-hash only changed files and re-encode only changed trees.
  * Persisted as one compact binary file written atomically (temp + rename).
  */
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 
 /** Entry kinds as read from the directory. */
 export const KIND_FILE = 1;
@@ -344,7 +343,8 @@ export function loadStatCache(file: string, identity: string): LoadedCache | und
  */
 export function saveStatCache(file: string, identity: string, refTimeMs: number, root: DirState): void {
   const bytes = encode(identity, refTimeMs, root);
-  mkdirSync(dirname(file), { recursive: true });
+  // No mkdir: the directory exists since the snapshot started (it holds the
+  // clock file); if it was removed since, the cache is not resurrected.
   const tmp = `${file}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w');
   try {

@@ -9,6 +9,7 @@ import {
   type SessionState,
 } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
+import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
@@ -25,23 +26,14 @@ afterEach(async () => {
 const SID = 'S1';
 const SESSION = `ahp-session:/${SID}`;
 
-async function recordTurn(client: TestClient, turnId: string, edit: () => void): Promise<void> {
-  await client.request('harness/turnStarted', { channel: SESSION, turnId, message: `turn ${turnId}` });
-  edit();
-  await client.request('harness/turnEnded', { channel: SESSION, turnId });
-}
 
-async function ready(client: TestClient, uri: string): Promise<ChangesetState> {
-  await client.subscribe(uri);
-  if (client.state<ChangesetState>(uri)?.status !== 'ready') {
-    await client.waitForEnvelope((e) => e.channel === uri && e.action.type === 'changeset/statusChanged', 10_000);
-  }
-  return client.state<ChangesetState>(uri)!;
-}
 
 function paths(state: ChangesetState): string[] {
   return state.files.map((f) => (f._meta as { path: string }).path);
 }
+
+const recordTurn = (client: TestClient, turnId: string, edit: () => void) => record(client, SESSION, turnId, edit, `turn ${turnId}`);
+const ready = subscribeReady;
 
 describe('changesets over AHP', () => {
   it('serves the catalogue, every kind, hunks, content and review', async () => {

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState, type SessionState } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
+import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
@@ -19,22 +20,13 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-async function ready(uri: string): Promise<ChangesetState> {
-  await client.subscribe(uri);
-  if (client.state<ChangesetState>(uri)?.status !== 'ready') {
-    await client.waitForEnvelope((e) => e.channel === uri && e.action.type === 'changeset/statusChanged', 10_000);
-  }
-  return client.state<ChangesetState>(uri)!;
-}
 
-async function recordTurn(session: string, turnId: string, edit: () => void): Promise<void> {
-  await client.request('harness/turnStarted', { channel: session, turnId });
-  edit();
-  await client.request('harness/turnEnded', { channel: session, turnId });
-}
 
 type Meta = { path: string; kind: string; oldPath?: string; similarity?: number; oversized?: boolean; beforeMode?: string; afterMode?: string; afterOid?: string };
 const meta = (state: ChangesetState) => state.files.map((f) => f._meta as unknown as Meta);
+
+const ready = (uri: string) => subscribeReady(client, uri);
+const recordTurn = (session: string, turnId: string, edit: () => void) => record(client, session, turnId, edit);
 
 describe('changeset files', () => {
   it('reports renames, mode changes, oversized files and changes inside nested repositories', async () => {

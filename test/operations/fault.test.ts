@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
+import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
+import { subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
@@ -38,16 +39,11 @@ async function serve(repo: string, stateDir: string, env: Record<string, string>
   return { child, ready, client };
 }
 
-async function ready(client: TestClient, uri: string): Promise<ChangesetState> {
-  await client.subscribe(uri);
-  if (client.state<ChangesetState>(uri)?.status !== 'ready') {
-    await client.waitForEnvelope((e) => e.channel === uri && e.action.type === 'changeset/statusChanged', 20_000);
-  }
-  return client.state<ChangesetState>(uri)!;
-}
 
 const NAMES = ['f1.txt', 'f2.txt', 'f3.txt', 'f4.txt', 'f5.txt'];
 const big = (tag: string) => `${tag}\n`.repeat(20_000);
+
+const ready = subscribeReady;
 
 describe('fault tolerance', () => {
   it('survives SIGKILL in the middle of a multi-file restore: files whole, safety checkpoint kept, undo exact', async () => {

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState, type ChatState } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
+import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
@@ -32,19 +33,7 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-async function recordTurn(turnId: string, edit: () => void): Promise<void> {
-  await client.request('harness/turnStarted', { channel: SESSION, turnId });
-  edit();
-  await client.request('harness/turnEnded', { channel: SESSION, turnId });
-}
 
-async function ready(uri: string, c: TestClient = client): Promise<ChangesetState> {
-  await c.subscribe(uri);
-  if (c.state<ChangesetState>(uri)?.status !== 'ready') {
-    await c.waitForEnvelope((e) => e.channel === uri && e.action.type === 'changeset/statusChanged', 10_000);
-  }
-  return c.state<ChangesetState>(uri)!;
-}
 
 function invoke(channel: string, operationId: string, target?: unknown, meta?: unknown) {
   return client.request<{ message: string; _meta?: Record<string, unknown> }>(
@@ -57,6 +46,9 @@ function invoke(channel: string, operationId: string, target?: unknown, meta?: u
 function paths(state: ChangesetState): string[] {
   return state.files.map((f) => (f._meta as { path: string }).path);
 }
+
+const recordTurn = (turnId: string, edit: () => void) => record(client, SESSION, turnId, edit);
+const ready = (uri: string, c: TestClient = client) => subscribeReady(c, uri);
 
 describe('changeset operations', () => {
   it('reverts a turn under later edits, and undo brings back the exact bytes', async () => {

@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changesetUriTemplate, expandChangesetUri, type ChangesetState, type ChatState } from '../../protocol/index.js';
+import { changesetUriTemplate, expandChangesetUri, type ChatState } from '../../protocol/index.js';
+import { subscribeReady } from '../helpers/changesets.js';
 import { ChangesetService } from '../../server/service.js';
 import { TestClient } from '../helpers/client.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
@@ -21,13 +22,8 @@ async function start(stateDir: string): Promise<{ service: ChangesetService; cli
   return { service, client };
 }
 
-async function ready(client: TestClient, uri: string): Promise<ChangesetState> {
-  await client.subscribe(uri);
-  if (client.state<ChangesetState>(uri)?.status !== 'ready') {
-    await client.waitForEnvelope((e) => e.channel === uri && e.action.type === 'changeset/statusChanged', 10_000);
-  }
-  return client.state<ChangesetState>(uri)!;
-}
+
+const ready = subscribeReady;
 
 describe('restart', () => {
   it('resumes the session with its turns, checkpoints, captures and review flags', async () => {
