@@ -1,4 +1,5 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatState } from '../../protocol/index.js';
@@ -78,6 +79,20 @@ describe('RecordingSession', () => {
     expect(session.turn('t1')!.summary!.files.map((f) => f.display)).toEqual(['a.txt']);
   });
 
+  it("leaves the repository's .git byte-identical after 50 turns", async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n', 'src/b.txt': 'b\n' });
+    const before = hashTree(join(repo, '.git'));
+    const { session } = await open([repo]);
+    for (let i = 0; i < 50; i++) {
+      const turn = await session.startTurn({ id: `t${i}` });
+      await turn.beforeEdit(['a.txt'], { tool: 'Edit' });
+      writeFiles(repo, { 'a.txt': `a ${i}\n`, [`src/new-${i % 5}.txt`]: `${i}\n` });
+      await turn.end();
+    }
+    await session.dispose();
+    expect(hashTree(join(repo, '.git'))).toEqual(before);
+  });
+
   it('lets two sessions of one process record the same directory', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const channels = new ChannelStore();
@@ -104,3 +119,18 @@ describe('RecordingSession', () => {
     expect((await turn.end()).files).toEqual([]);
   });
 });
+
+/** Every file under a directory with its mode, size, mtime and content hash. */
+function hashTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else out[p] = `${st.mode} ${st.size} ${st.mtimeMs} ${createHash('sha1').update(readFileSync(p)).digest('hex')}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
