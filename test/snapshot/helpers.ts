@@ -4,10 +4,12 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, lstatSync, readlinkSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 
 /** A throwaway HOME so the machine's git config does not leak into tests. */
 export const testHome = mkdtempSync(join(tmpdir(), 'snap-home-'));
-process.on('exit', () => rmSync(testHome, { recursive: true, force: true }));
+// Registered on the importing test file's root suite (module code runs during collection).
+afterAll(() => rmSync(testHome, { recursive: true, force: true }));
 
 export const gitEnv: NodeJS.ProcessEnv = {
   ...process.env,

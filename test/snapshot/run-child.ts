@@ -5,13 +5,18 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 let bundle: string | undefined;
+
+afterAll(() => {
+  if (bundle) rmSync(dirname(bundle), { recursive: true, force: true });
+  bundle = undefined;
+});
 
 function bundled(): string {
   if (bundle) return bundle;
   const dir = mkdtempSync(join(tmpdir(), 'snap-child-'));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   chmodSync(dir, 0o755);
   bundle = join(dir, 'child.mjs');
   buildSync({
