@@ -301,6 +301,20 @@ export class WorkspaceSnapshotter {
     for (const s of this.nestedSnapshotters.values()) await s.saveCache();
   }
 
+  /**
+   * Forgets the in-memory state and drops a stat cache save not yet written,
+   * so nothing is written into `cacheDir` afterwards (call it before deleting
+   * the cache directory, e.g. after objects were removed from the store).
+   * A later `snapshot()` starts cold again.
+   */
+  discard(): void {
+    this.pendingSave = undefined;
+    this.state = undefined;
+    this.loaded = false;
+    for (const s of this.nestedSnapshotters.values()) s.discard();
+    this.nestedSnapshotters.clear();
+  }
+
   private async run(): Promise<SnapshotResult> {
     const t0 = performance.now();
     // The walk mutates the cached state in place: the previous state must be on disk first.

@@ -187,4 +187,16 @@ describe('index seed', () => {
     expect(calls.at(-1)).toEqual([12, 12]);
     expect(r.files).toBe(12);
   });
+
+  it('writes nothing into the cache directory after discard()', async () => {
+    const { root, cacheDir } = setup(3);
+    const s = snapshotter(root, cacheDir);
+    await s.snapshot();
+    s.discard();
+    const { rmSync, existsSync } = await import('node:fs');
+    rmSync(cacheDir, { recursive: true, force: true });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(cacheDir)).toBe(false);
+    expect((await s.snapshot()).hashed).toBe(3);
+  });
 });
