@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
 import { toSlashes } from '../paths.js';
 import { ulid } from '../session/ulid.js';
-import type { BlobRef, FileChange } from './file-change.js';
+import { sha256Of } from './content-hash.js';
+import type { FileChange } from './file-change.js';
 
 /** What a turn did to one path. */
 export type ChangeOperation = 'create' | 'modify' | 'delete' | 'rename';
@@ -115,11 +115,4 @@ function entryPath(absPath: string, root: number, pathRoots: readonly string[]):
   const base = root >= 0 ? pathRoots[root] : undefined;
   if (!base) return absPath;
   return toSlashes(relative(base, absPath));
-}
-
-async function sha256Of(ref: BlobRef): Promise<string | undefined> {
-  // Gitlinks name a commit of another repository, not content we hold.
-  if (ref.oversized || ref.mode === '160000') return undefined;
-  const object = await ref.store.readObject(ref.oid);
-  return createHash('sha256').update(object.content).digest('hex');
 }

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { ChangesetFile } from '../../protocol/index.js';
+import { sha256Of } from '../changes/content-hash.js';
 import type { BlobRef, FileChange } from '../changes/file-change.js';
 import type { FileStats } from '../changes/file-stats.js';
 import type { RecordingSession } from '../session/recording-session.js';
@@ -37,7 +37,6 @@ export interface ChangesetFileMeta {
 
 /** Builds `ChangesetFile`s from file changes, and remembers which content it handed out. */
 export class ChangesetFileBuilder {
-  private readonly sha256 = new Map<string, string>();
   /** `root:oid` of every object a content URI was issued for. */
   readonly issued = new Set<string>();
 
@@ -58,14 +57,14 @@ export class ChangesetFileBuilder {
       edit.before = await this.side(beforeUri!, change.before, change.root, stats);
       meta.beforeOid = change.before.oid;
       meta.beforeMode = change.before.mode;
-      const hash = await this.hashOf(change.before);
+      const hash = await sha256Of(change.before);
       if (hash) meta.beforeSha256 = hash;
     }
     if (change.after) {
       edit.after = await this.side(afterUri!, change.after, change.root, stats);
       meta.afterOid = change.after.oid;
       meta.afterMode = change.after.mode;
-      const hash = await this.hashOf(change.after);
+      const hash = await sha256Of(change.after);
       if (hash) meta.afterSha256 = hash;
     }
     return { id: afterUri ?? beforeUri!, edit, _meta: meta as unknown as Record<string, unknown> };
@@ -84,15 +83,6 @@ export class ChangesetFileBuilder {
     return side;
   }
 
-  private async hashOf(ref: BlobRef): Promise<string | undefined> {
-    if (ref.oversized || ref.mode === '160000') return undefined;
-    const cached = this.sha256.get(ref.oid);
-    if (cached) return cached;
-    const { content } = await ref.store.readObject(ref.oid);
-    const hash = createHash('sha256').update(content).digest('hex');
-    this.sha256.set(ref.oid, hash);
-    return hash;
-  }
 }
 
 /** The `_meta` of a file this server built. */

@@ -12,6 +12,7 @@ import { detectRenames } from '../changes/renames.js';
 import { lookupPath } from '../changes/tree-lookup.js';
 import { similarity } from '../diff/similarity.js';
 import { isInsideDir, toSlashes } from '../paths.js';
+import { CachingReads } from '../store/caching-reads.js';
 import { TreeReader } from '../store/tree.js';
 import { displayPath } from './display-path.js';
 import { SerialQueue } from './serial-queue.js';
@@ -148,7 +149,10 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       await Promise.allSettled(roots.map((r) => r.release()));
       throw error;
     }
-    const sources = roots.map((r) => ({ dir: r.dir, store: r.store, reader: new TreeReader(r.store) }));
+    const sources = roots.map((r) => {
+      const store = new CachingReads(r.store);
+      return { dir: r.dir, store, reader: new TreeReader(store) };
+    });
     const session = new RecordingSession(id, roots, sources, opts);
     let loaded: LoadedSession | undefined;
     try {

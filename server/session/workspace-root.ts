@@ -111,6 +111,8 @@ export class WorkspaceRoot {
     return this.queue.run(async () => {
       const report = await this.store.enforceBudget();
       if (report.objectsRemoved > 0) {
+        // A cache save still pending must not bring back ids of removed objects.
+        this.snapshotter.discard();
         await rm(join(this.store.layout.root, 'stat-cache'), { recursive: true, force: true });
         this.snapshotter = this.makeSnapshotter();
       }

@@ -165,10 +165,7 @@ export class TestClient {
       clientId: this.clientId,
       initialSubscriptions: options.initialSubscriptions ?? [ROOT_CHANNEL],
     };
-    const result = await this.request<InitializeResult>('initialize', params);
-    this.seen(result.serverSeq);
-    for (const snapshot of result.snapshots) this.adopt(snapshot);
-    return result;
+    return this.request<InitializeResult>('initialize', params);
   }
 
   /** Sends a request and resolves with its result; rejects with {@link RpcResponseError}. */
@@ -206,9 +203,7 @@ export class TestClient {
 
   /** Subscribes and records the snapshot. */
   async subscribe(uri: URI): Promise<SubscribeResult> {
-    const result = await this.request<SubscribeResult>('subscribe', { channel: uri });
-    if (result.snapshot) this.adopt(result.snapshot);
-    return result;
+    return this.request<SubscribeResult>('subscribe', { channel: uri });
   }
 
   /** Unsubscribes and forgets the mirrored state. */
@@ -226,19 +221,12 @@ export class TestClient {
 
   /** Sends `reconnect` and applies the replay or snapshots to the mirror. */
   async reconnect(subscriptions: URI[], lastSeenServerSeq = this.lastSeenServerSeq): Promise<ReconnectResult> {
-    const result = await this.request<ReconnectResult>('reconnect', {
+    return this.request<ReconnectResult>('reconnect', {
       channel: ROOT_CHANNEL,
       clientId: this.clientId,
       lastSeenServerSeq,
       subscriptions,
     });
-    if (result.type === 'snapshot') {
-      for (const snapshot of result.snapshots) this.adopt(snapshot);
-    } else {
-      for (const envelope of result.actions) this.apply(envelope);
-      for (const uri of result.missing) this.mirror.delete(uri);
-    }
-    return result;
   }
 
   /** The mirrored (reduced) state of a subscribed channel. */
@@ -334,6 +322,9 @@ export class TestClient {
       for (const problem of this.check(message, requestMethod)) this.fail(`${problem} in ${text.slice(0, 300)}`);
     }
     this.received.push(message);
+    // Snapshots are adopted as their response arrives: envelopes that follow
+    // in the same network read must apply on top of them, not be lost.
+    if (requestMethod !== undefined && 'result' in message) this.adoptResult(requestMethod, message['result']);
     if (message['method'] === 'action') {
       const envelope = message['params'] as ActionEnvelope;
       this.envelopes.push(envelope);
@@ -344,6 +335,26 @@ export class TestClient {
         clearTimeout(waiter.timer);
         this.waiters.delete(waiter);
         waiter.resolve(message);
+      }
+    }
+  }
+
+  private adoptResult(method: string, result: unknown): void {
+    if (typeof result !== 'object' || result === null) return;
+    if (method === 'subscribe') {
+      const snapshot = (result as SubscribeResult).snapshot;
+      if (snapshot) this.adopt(snapshot);
+    } else if (method === 'initialize') {
+      const r = result as InitializeResult;
+      this.seen(r.serverSeq);
+      for (const snapshot of r.snapshots ?? []) this.adopt(snapshot);
+    } else if (method === 'reconnect') {
+      const r = result as ReconnectResult;
+      if (r.type === 'snapshot') {
+        for (const snapshot of r.snapshots) this.adopt(snapshot);
+      } else {
+        for (const envelope of r.actions) this.apply(envelope);
+        for (const uri of r.missing) this.mirror.delete(uri);
       }
     }
   }

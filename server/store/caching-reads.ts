@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { LruCache } from './lru.js';
+import type { ObjectStore, ObjectType, StoredObject } from './types.js';
+
+/**
+ * An object store view that keeps recently read objects in memory. Ending a
+ * turn reads each changed blob several times (line counts, hashes, sizes,
+ * changeset files); this makes the repeats free. Writes pass through.
+ */
+export class CachingReads implements ObjectStore {
+  private readonly objects: LruCache<string, StoredObject>;
+  private readonly sha256 = new LruCache<string, string>(100_000);
+
+  constructor(
+    private readonly store: ObjectStore,
+    maxBytes = 64 * 1024 * 1024,
+  ) {
+    this.objects = new LruCache(maxBytes, (o) => o.content.byteLength + 64);
+  }
+
+  writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
+    return this.store.writeObject(type, content);
+  }
+
+  hasObject(oid: string): Promise<boolean> {
+    return this.store.hasObject(oid);
+  }
+
+  async readObject(oid: string): Promise<StoredObject> {
+    const hit = this.objects.get(oid);
+    if (hit) return hit;
+    const object = await this.store.readObject(oid);
+    this.objects.set(oid, object);
+    return object;
+  }
+
+  /** SHA-256 (hex) of an object's content, remembered by object id. */
+  async sha256Of(oid: string): Promise<string> {
+    const hit = this.sha256.get(oid);
+    if (hit) return hit;
+    const hash = createHash('sha256').update((await this.readObject(oid)).content).digest('hex');
+    this.sha256.set(oid, hash);
+    return hash;
+  }
+
+  flush(): Promise<void> {
+    return this.store.flush();
+  }
+}
