@@ -1,31 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChangesetState } from '../../protocol/index.js';
-import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
-import { buildViewer, createSession, launchBrowser, openViewer, recordTurn, startViewerServer, type ViewerServer } from './viewer-harness.js';
+import { makeRepo, writeFiles } from '../helpers/workspace.js';
+import { createSession, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
 
-const temp = new TempDirs();
-let browser: Browser;
-let server: ViewerServer;
-let viewer: Awaited<ReturnType<typeof buildViewer>>;
-
-beforeAll(async () => {
-  viewer = await buildViewer();
-  browser = await launchBrowser();
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await viewer?.remove();
-});
-beforeEach(async () => {
-  server = await startViewerServer(viewer.dir);
-});
-afterEach(async () => {
-  await server.stop();
-  temp.cleanup();
-});
+const fx = useViewerFixture();
 
 const LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
 const BEFORE = `${LINES.join('\n')}\n`;
@@ -33,19 +13,19 @@ const AFTER = `${LINES.map((l, i) => (i === 9 ? 'line ten, edited' : l)).join('\
 
 describe('web viewer operations', () => {
   it('reverts a hunk from the live session changeset, the file leaves the list, and undo brings it back', async (ctx) => {
-    const repo = makeRepo(temp.make(), { 'a.txt': BEFORE, 'b.txt': 'b\n' });
-    const session = await createSession(server.client, 'ops', repo);
-    await recordTurn(server.client, session, 't1', 'edit two files', () => writeFiles(repo, { 'a.txt': AFTER, 'b.txt': 'B\n' }));
+    const repo = makeRepo(fx.temp.make(), { 'a.txt': BEFORE, 'b.txt': 'b\n' });
+    const session = await createSession(fx.server.client, 'ops', repo);
+    await recordTurn(fx.server.client, session, 't1', 'edit two files', () => writeFiles(repo, { 'a.txt': AFTER, 'b.txt': 'B\n' }));
 
     const sessionChangeset = 'ahp-changeset:/ops/session';
-    await server.client.subscribe(sessionChangeset);
-    await expect.poll(() => server.client.state<ChangesetState>(sessionChangeset)?.status, { timeout: 30_000 }).toBe('ready');
-    const operations = server.client.state<ChangesetState>(sessionChangeset)?.operations ?? [];
+    await fx.server.client.subscribe(sessionChangeset);
+    await expect.poll(() => fx.server.client.state<ChangesetState>(sessionChangeset)?.status, { timeout: 30_000 }).toBe('ready');
+    const operations = fx.server.client.state<ChangesetState>(sessionChangeset)?.operations ?? [];
     if (!operations.some((op) => op.id === 'revert' && op.scopes.includes('range')) || !operations.some((op) => op.id === 'undo')) {
       ctx.skip('this server offers no revert/undo operations on the session changeset yet');
     }
 
-    const { page, errors } = await openViewer(browser, server.viewerUrl);
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl);
     await page.locator('.chip[data-change-kind="session"][aria-pressed="true"]').waitFor();
     // The changeset-scoped operations are toolbar buttons.
     await page.locator('.toolbar [data-operation="revert"]').waitFor();
@@ -77,17 +57,17 @@ describe('web viewer operations', () => {
   }, 240_000);
 
   it('reverts a whole file from its per-file button, and cancelling the confirmation does nothing', async (ctx) => {
-    const repo = makeRepo(temp.make(), { 'a.txt': BEFORE, 'b.txt': 'b\n' });
-    const session = await createSession(server.client, 'ops2', repo);
-    await recordTurn(server.client, session, 't1', 'edit', () => writeFiles(repo, { 'a.txt': AFTER, 'b.txt': 'B\n' }));
-    await server.client.subscribe('ahp-changeset:/ops2/session');
-    await expect.poll(() => server.client.state<ChangesetState>('ahp-changeset:/ops2/session')?.status, { timeout: 30_000 }).toBe('ready');
-    const operations = server.client.state<ChangesetState>('ahp-changeset:/ops2/session')?.operations ?? [];
+    const repo = makeRepo(fx.temp.make(), { 'a.txt': BEFORE, 'b.txt': 'b\n' });
+    const session = await createSession(fx.server.client, 'ops2', repo);
+    await recordTurn(fx.server.client, session, 't1', 'edit', () => writeFiles(repo, { 'a.txt': AFTER, 'b.txt': 'B\n' }));
+    await fx.server.client.subscribe('ahp-changeset:/ops2/session');
+    await expect.poll(() => fx.server.client.state<ChangesetState>('ahp-changeset:/ops2/session')?.status, { timeout: 30_000 }).toBe('ready');
+    const operations = fx.server.client.state<ChangesetState>('ahp-changeset:/ops2/session')?.operations ?? [];
     if (!operations.some((op) => op.id === 'revert' && op.scopes.includes('resource'))) {
       ctx.skip('this server offers no file-scoped revert on the session changeset yet');
     }
 
-    const { page, errors } = await openViewer(browser, server.viewerUrl);
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl);
     await page.locator('.row.file[data-path="b.txt"] .file-open').click();
     const fileRevert = page.locator('.diff-header [data-operation="revert"]');
     await fileRevert.click();

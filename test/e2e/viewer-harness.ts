@@ -10,9 +10,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { ChangesetService, type ChangesetServiceOptions } from '../../server/service.js';
 import { createEndpointSecurity, endpointOfUrl } from '../../server/security/index.js';
 import { TestClient } from '../helpers/client.js';
+import { recordTurn as record } from '../helpers/changesets.js';
+import { TempDirs } from '../helpers/workspace.js';
 
 export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 export const CHROMIUM = '/usr/bin/chromium';
@@ -89,11 +92,48 @@ export async function createSession(client: TestClient, id: string, dir: string)
   return uri;
 }
 
-/** Records one turn: start, edit the files, end (resolves once changesets reflect it). */
-export async function recordTurn(client: TestClient, session: string, turnId: string, message: string, edit: () => void): Promise<void> {
-  await client.request('harness/turnStarted', { channel: session, turnId, message }, { timeoutMs: 60_000 });
-  edit();
-  await client.request('harness/turnEnded', { channel: session, turnId }, { timeoutMs: 120_000 });
+/** Records one turn around `edit` (resolves once changesets reflect it). */
+export function recordTurn(client: TestClient, session: string, turnId: string, message: string, edit: () => void): Promise<void> {
+  return record(client, session, turnId, edit, message);
+}
+
+/** The browser, the viewer build and a fresh server per test, with their lifecycle hooks registered. */
+export interface ViewerFixture {
+  readonly browser: Browser;
+  readonly server: ViewerServer;
+  readonly temp: TempDirs;
+}
+
+/** Registers the hooks every viewer test file needs: one browser and build per file, one server per test. */
+export function useViewerFixture(): ViewerFixture {
+  const temp = new TempDirs();
+  let browser: Browser | undefined;
+  let server: ViewerServer | undefined;
+  let viewer: Awaited<ReturnType<typeof buildViewer>> | undefined;
+  beforeAll(async () => {
+    viewer = await buildViewer();
+    browser = await launchBrowser();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await viewer?.remove();
+  });
+  beforeEach(async () => {
+    server = await startViewerServer(viewer!.dir);
+  });
+  afterEach(async () => {
+    await server?.stop();
+    temp.cleanup();
+  });
+  return {
+    get browser() {
+      return browser!;
+    },
+    get server() {
+      return server!;
+    },
+    temp,
+  };
 }
 
 /** Opens the viewer in a new page and collects page errors (a CSP violation or an exception fails the test). */

@@ -1,31 +1,11 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import type { ChangesetState } from '../../protocol/index.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
-import { buildViewer, createSession, launchBrowser, openViewer, recordTurn, ROOT, startViewerServer, type PageGlobals, type PageSocket, type ViewerServer } from './viewer-harness.js';
+import { describe, expect, it } from 'vitest';
+import { makeRepo, writeFiles } from '../helpers/workspace.js';
+import { createSession, openViewer, recordTurn, useViewerFixture, ROOT, type PageGlobals, type PageSocket } from './viewer-harness.js';
 
-const temp = new TempDirs();
-let browser: Browser;
-let server: ViewerServer;
-let viewer: Awaited<ReturnType<typeof buildViewer>>;
-
-beforeAll(async () => {
-  viewer = await buildViewer();
-  browser = await launchBrowser();
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await viewer?.remove();
-});
-beforeEach(async () => {
-  server = await startViewerServer(viewer.dir);
-});
-afterEach(async () => {
-  await server.stop();
-  temp.cleanup();
-});
+const fx = useViewerFixture();
 
 const BODY = Array.from({ length: 14 }, (_, i) => `  const step${i} = input * ${i + 1};`);
 const APP_BEFORE = [
@@ -45,15 +25,15 @@ const APP_AFTER = APP_BEFORE.replace("  return 'Hello, ' + name;", '  return `He
 
 describe('web viewer', () => {
   it('shows a recorded turn: its files grouped by directory, a diff with changed words, side by side', async () => {
-    const repo = makeRepo(temp.make(), {
+    const repo = makeRepo(fx.temp.make(), {
       'src/app.ts': APP_BEFORE,
       'src/util/math.ts': 'export const add = (a: number, b: number) => a + b;\n',
       'old.txt': 'obsolete\n',
       'logo.bin': Buffer.from([0, 1, 2, 3]),
       'README.md': '# Demo\n',
     });
-    const session = await createSession(server.client, 'demo', repo);
-    await recordTurn(server.client, session, 't1', 'Make greet friendlier and fix the answer', () => {
+    const session = await createSession(fx.server.client, 'demo', repo);
+    await recordTurn(fx.server.client, session, 't1', 'Make greet friendlier and fix the answer', () => {
       writeFiles(repo, {
         'src/app.ts': APP_AFTER,
         'src/util/math.ts': 'export const add = (a: number, b: number): number => a + b;\nexport const sub = (a: number, b: number): number => a - b;\n',
@@ -63,7 +43,7 @@ describe('web viewer', () => {
       rmSync(join(repo, 'old.txt'));
     });
 
-    const { page, errors } = await openViewer(browser, server.viewerUrl);
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl);
     // The token leaves the address bar once the page has it.
     await page.waitForFunction(() => !(globalThis as unknown as PageGlobals).location.search.includes('token='));
     await page.locator('#connection[data-state="open"]').waitFor();
@@ -128,12 +108,12 @@ describe('web viewer', () => {
   }, 180_000);
 
   it('shows new turns live and syncs "Viewed" between two browsers, with progress', async () => {
-    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
-    const session = await createSession(server.client, 'live', repo);
-    await recordTurn(server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n' }));
+    const repo = makeRepo(fx.temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+    const session = await createSession(fx.server.client, 'live', repo);
+    await recordTurn(fx.server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n' }));
 
-    const alice = await openViewer(browser, server.viewerUrl);
-    const bob = await openViewer(browser, server.viewerUrl);
+    const alice = await openViewer(fx.browser, fx.server.viewerUrl);
+    const bob = await openViewer(fx.browser, fx.server.viewerUrl);
     for (const { page } of [alice, bob]) {
       await page.locator('.chip[data-change-kind="session"][aria-pressed="true"]').waitFor();
       await page.locator('.row.file[data-path="b.txt"]').waitFor();
@@ -152,7 +132,7 @@ describe('web viewer', () => {
     await expect.poll(() => alice.page.locator('#review-progress').textContent(), { timeout: 30_000 }).toBe('2 / 2 viewed');
 
     // A new turn appears in both turn lists, and its file joins the live session changeset.
-    await recordTurn(server.client, session, 't2', 'second turn', () => writeFiles(repo, { 'c.txt': 'C\n' }));
+    await recordTurn(fx.server.client, session, 't2', 'second turn', () => writeFiles(repo, { 'c.txt': 'C\n' }));
     for (const { page } of [alice, bob]) {
       await page.locator('[data-turn="t2"]').waitFor({ timeout: 30_000 });
       await page.locator('.row.file[data-path="c.txt"]').waitFor({ timeout: 30_000 });
@@ -163,15 +143,15 @@ describe('web viewer', () => {
   }, 180_000);
 
   it('reconnects after a dropped connection, replaying what it missed', async () => {
-    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
-    const session = await createSession(server.client, 'drop', repo);
-    await recordTurn(server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n' }));
+    const repo = makeRepo(fx.temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const session = await createSession(fx.server.client, 'drop', repo);
+    await recordTurn(fx.server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n' }));
     const uri = 'ahp-changeset:/drop/session';
-    await server.client.subscribe(uri);
-    await expect.poll(() => server.client.state<ChangesetState>(uri)?.files.length, { timeout: 30_000 }).toBe(2);
-    const fileA = server.client.state<ChangesetState>(uri)!.files.find((f) => f.id.endsWith('/a.txt'))!.id;
+    await fx.server.client.subscribe(uri);
+    await expect.poll(() => fx.server.client.state<ChangesetState>(uri)?.files.length, { timeout: 30_000 }).toBe(2);
+    const fileA = fx.server.client.state<ChangesetState>(uri)!.files.find((f) => f.id.endsWith('/a.txt'))!.id;
 
-    const { page, errors } = await openViewer(browser, 'about:blank');
+    const { page, errors } = await openViewer(fx.browser, 'about:blank');
     // Keep a handle on the page's sockets so the test can drop one (the page itself exposes none).
     await page.addInitScript(() => {
       const page = globalThis as unknown as PageGlobals;
@@ -187,12 +167,12 @@ describe('web viewer', () => {
     });
     const sent: string[] = [];
     page.on('websocket', (ws) => ws.on('framesent', (frame) => sent.push(String(frame.payload))));
-    await page.goto(server.viewerUrl);
+    await page.goto(fx.server.viewerUrl);
     await page.locator('.row.file[data-path="a.txt"]').waitFor();
 
     await page.evaluate(() => (globalThis as unknown as PageGlobals).sockets.at(-1)!.close());
     // While the page is away, another client ticks a file.
-    server.client.dispatch(uri, { type: 'changeset/filesReviewChanged', files: [fileA], reviewed: true });
+    fx.server.client.dispatch(uri, { type: 'changeset/filesReviewChanged', files: [fileA], reviewed: true });
     await page.locator('#connection[data-state="open"]').waitFor({ timeout: 30_000 });
     await expect.poll(() => page.locator('.row.file[data-path="a.txt"] .viewed-box').isChecked(), { timeout: 30_000 }).toBe(true);
     const reconnect = sent.map((f) => JSON.parse(f) as { method?: string; params?: { subscriptions?: string[]; lastSeenServerSeq?: number } }).find((m) => m.method === 'reconnect');
@@ -200,16 +180,16 @@ describe('web viewer', () => {
     expect(reconnect?.params?.lastSeenServerSeq).toBeGreaterThan(0);
 
     // Still live afterwards.
-    server.client.dispatch(uri, { type: 'changeset/filesReviewChanged', files: [fileA], reviewed: false });
+    fx.server.client.dispatch(uri, { type: 'changeset/filesReviewChanged', files: [fileA], reviewed: false });
     await expect.poll(() => page.locator('.row.file[data-path="a.txt"] .viewed-box').isChecked(), { timeout: 30_000 }).toBe(false);
     expect(errors).toEqual([]);
   }, 180_000);
 
   it('reverts a "Viewed" tick the server refuses and says why', async () => {
-    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
-    const session = await createSession(server.client, 'refuse', repo);
-    await recordTurn(server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n' }));
-    const { page, errors } = await openViewer(browser, 'about:blank');
+    const repo = makeRepo(fx.temp.make(), { 'a.txt': 'a\n' });
+    const session = await createSession(fx.server.client, 'refuse', repo);
+    await recordTurn(fx.server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n' }));
+    const { page, errors } = await openViewer(fx.browser, 'about:blank');
     // Corrupt the page's review actions on their way out, so the server answers with a rejection echo.
     await page.routeWebSocket(/.*/, (ws) => {
       const upstream = ws.connectToServer();
@@ -218,7 +198,7 @@ describe('web viewer', () => {
         upstream.send(text.includes('"dispatchAction"') ? text.replace(/"files":\[[^\]]*\]/, '"files":[]') : text);
       });
     });
-    await page.goto(server.viewerUrl);
+    await page.goto(fx.server.viewerUrl);
     const box = page.locator('.row.file[data-path="a.txt"] .viewed-box');
     await box.waitFor();
     await box.click();
@@ -229,11 +209,11 @@ describe('web viewer', () => {
   }, 180_000);
 
   it('compares two turns', async () => {
-    const repo = makeRepo(temp.make(), { 'a.txt': 'one\n' });
-    const session = await createSession(server.client, 'cmp', repo);
-    await recordTurn(server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'two\n' }));
-    await recordTurn(server.client, session, 't2', 'second', () => writeFiles(repo, { 'a.txt': 'three\n', 'b.txt': 'new\n' }));
-    const { page, errors } = await openViewer(browser, server.viewerUrl);
+    const repo = makeRepo(fx.temp.make(), { 'a.txt': 'one\n' });
+    const session = await createSession(fx.server.client, 'cmp', repo);
+    await recordTurn(fx.server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'two\n' }));
+    await recordTurn(fx.server.client, session, 't2', 'second', () => writeFiles(repo, { 'a.txt': 'three\n', 'b.txt': 'new\n' }));
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl);
     await page.locator('[data-turn="t2"]').waitFor();
     await page.getByLabel('Compare turn 1').check();
     await page.getByLabel('Compare turn 2').check();
@@ -244,13 +224,13 @@ describe('web viewer', () => {
   }, 180_000);
 
   it('scrolls a 5,000-file changeset with a bounded number of rows in the page', async () => {
-    const repo = makeRepo(temp.make(), { 'seed.txt': 'seed\n' });
-    const session = await createSession(server.client, 'big', repo);
+    const repo = makeRepo(fx.temp.make(), { 'seed.txt': 'seed\n' });
+    const session = await createSession(fx.server.client, 'big', repo);
     const files: Record<string, string> = {};
     for (let i = 0; i < 5000; i++) files[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.txt`] = `line ${i}\n`;
-    await recordTurn(server.client, session, 'big', 'generate 5000 files', () => writeFiles(repo, files));
+    await recordTurn(fx.server.client, session, 'big', 'generate 5000 files', () => writeFiles(repo, files));
 
-    const { page, errors } = await openViewer(browser, server.viewerUrl, { width: 1400, height: 900 });
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, { width: 1400, height: 900 });
     await page.locator('[data-turn="big"]').click();
     await page.locator('.row.file[data-path="pkg00/file0000.txt"]').waitFor({ timeout: 60_000 });
     await expect.poll(() => page.locator('.toolbar .counts').first().textContent(), { timeout: 60_000 }).toMatch(/^5000 files/);

@@ -12,7 +12,8 @@ export async function subscribeReady(client: TestClient, uri: string, timeoutMs 
 
 /** Records one turn over the harness methods around `edit`. */
 export async function recordTurn(client: TestClient, session: string, turnId: string, edit: () => void, message?: string): Promise<void> {
-  await client.request('harness/turnStarted', { channel: session, turnId, ...(message !== undefined ? { message } : {}) }, { timeoutMs: 20_000 });
+  await client.request('harness/turnStarted', { channel: session, turnId, ...(message !== undefined ? { message } : {}) }, { timeoutMs: 60_000 });
   edit();
-  await client.request('harness/turnEnded', { channel: session, turnId }, { timeoutMs: 20_000 });
+  // Resolves once changesets reflect the turn; a big turn on a busy machine takes a while.
+  await client.request('harness/turnEnded', { channel: session, turnId }, { timeoutMs: 120_000 });
 }
