@@ -13,6 +13,8 @@ export interface ChangesetServiceOptions extends ChangesetServerOptions {
   stateDir?: string;
   /** Defaults for every recording session. */
   sessionDefaults?: SessionDefaults;
+  /** Most files a changeset's state carries (default 5000); `ChangesetState._meta` totals cover the rest. */
+  changesetMaxFiles?: number;
 }
 
 /**
@@ -36,7 +38,10 @@ export class ChangesetService {
       ...(options.sessionDefaults ? { defaults: options.sessionDefaults } : {}),
     });
     this.server.setSessionProvider(this.sessions);
-    this.changesets = new Changesets(this.server, this.sessions, { stateDir: this.stateDir });
+    this.changesets = new Changesets(this.server, this.sessions, {
+      stateDir: this.stateDir,
+      ...(options.changesetMaxFiles !== undefined ? { maxFiles: options.changesetMaxFiles } : {}),
+    });
     this.operations = new ChangesetOperations(this.server, this.sessions, this.changesets);
     registerHarnessMethods(this.server, this.sessions, () => (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId));
   }

@@ -97,3 +97,22 @@ describe('changeset files', () => {
     expect(uncommitted).toEqual([both[0]]);
   });
 });
+
+describe('large changesets', () => {
+  it('carry the first maxFiles files and the totals of all in _meta', async () => {
+    const small = await startTestService({ changesetMaxFiles: 3 });
+    try {
+      const c = await small.client();
+      const dir = temp.make();
+      writeFiles(dir, { 'seed.txt': 'x\n' });
+      await c.request('createSession', { channel: 'ahp-session:/L', workingDirectory: pathToFileURL(dir).href });
+      await record(c, 'ahp-session:/L', 't', () => writeFiles(dir, Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`f${i}.txt`, 'a\nb\n']))));
+      const state = await subscribeReady(c, expandChangesetUri(changesetUriTemplate('L', 'turn'), { turnId: 't' }));
+      expect(state.files.map((f) => (f._meta as unknown as Meta).path)).toEqual(['f0.txt', 'f1.txt', 'f2.txt']);
+      expect(state._meta).toEqual({ totalFiles: 7, additions: 14, deletions: 0, truncated: true });
+      c.assertValid();
+    } finally {
+      await small.stop();
+    }
+  });
+});

@@ -134,3 +134,38 @@ function hashTree(dir: string): Record<string, string> {
   walk(dir);
   return out;
 }
+
+describe('RecordingSession when things go wrong', () => {
+  it('abandons only the failing turn, with a warning, and records the next one', async () => {
+    const dir = temp.make();
+    writeFiles(dir, { 'a.txt': 'a\n' });
+    const { session } = await open([dir]);
+    const warnings: string[] = [];
+    session.on('warning', (w) => warnings.push(w));
+    const broken = await session.startTurn({ id: 'broken' });
+    rmSync(dir, { recursive: true });
+    const summary = await broken.end();
+    expect(summary.files).toEqual([]);
+    expect(session.turn('broken')!.state).toBe('error');
+    expect(warnings.join('\n')).toContain('recording turn "broken" failed');
+    writeFiles(dir, { 'a.txt': 'a\n' });
+    const next = await session.startTurn({ id: 'next' });
+    writeFiles(dir, { 'a.txt': 'b\n' });
+    expect((await next.end()).files.map((f) => f.display)).toEqual(['a.txt']);
+    expect(session.chatState.turns.map((t) => [t.id, t.state])).toEqual([
+      ['broken', 'error'],
+      ['next', 'complete'],
+    ]);
+  });
+
+  it('does not capture temporary-directory paths outside the working directories', async () => {
+    const dir = temp.make();
+    const outsideTmp = temp.make('scratch-');
+    writeFiles(dir, { 'a.txt': 'a\n' });
+    writeFiles(outsideTmp, { 'scratch.txt': 'x\n' });
+    const { session } = await open([dir]);
+    const turn = await session.startTurn();
+    expect(await turn.beforeEdit([join(outsideTmp, 'scratch.txt'), 'a.txt'])).toEqual([join(dir, 'a.txt')]);
+    await turn.end();
+  });
+});
