@@ -96,7 +96,7 @@ export class SessionChangesets {
     for (const channel of this.channels.values()) {
       if (!this.store.hasChannel(channel.uri)) continue;
       const p = channel.parsed;
-      if (isLive(p.kind)) work.push(this.recompute(channel, p.kind === 'session' ? current : undefined));
+      if (isLive(p.kind)) work.push(this.recompute(channel, current));
       else if (!channel.computed && !isPending(this.session, p)) work.push(this.recompute(channel));
     }
     await Promise.all(work);
