@@ -1,21 +1,20 @@
+import { signatureSimilarity, spanSignature, type SpanSignature } from '../diff/similarity.js';
 import type { FileChange } from './file-change.js';
 
 /** Options of {@link detectRenames}. */
 export interface RenameOptions {
-  /** Content similarity in [0, 1] of two blobs. */
-  similarity: (a: Uint8Array, b: Uint8Array) => number;
   /** Minimum similarity for a rename; git's default is 0.5. */
   threshold?: number;
   /**
-   * Most deleted × added pairs compared by content; above it only exact
-   * renames are found (git's `diff.renameLimit` plays the same role).
+   * Most deleted × added pairs compared by content (default 100,000); above
+   * it only exact renames are found, as git's `diff.renameLimit` does.
    */
   maxPairs?: number;
   /** Blobs larger than this are only paired exactly. */
   maxBytes?: number;
 }
 
-const DEFAULT_MAX_PAIRS = 1000 * 1000;
+const DEFAULT_MAX_PAIRS = 100_000;
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 
 /**
@@ -24,7 +23,7 @@ const DEFAULT_MAX_BYTES = 1024 * 1024;
  * threshold, each file used at most once. Returns a new list; every other
  * change is kept as it was.
  */
-export async function detectRenames(changes: readonly FileChange[], opts: RenameOptions): Promise<FileChange[]> {
+export async function detectRenames(changes: readonly FileChange[], opts: RenameOptions = {}): Promise<FileChange[]> {
   const threshold = opts.threshold ?? 0.5;
   const deleted = changes.filter((c) => c.kind === 'deleted' && isBlob(c.before?.mode) && !c.before?.oversized);
   const added = changes.filter((c) => c.kind === 'added' && isBlob(c.after?.mode) && !c.after?.oversized);
@@ -63,8 +62,8 @@ export async function detectRenames(changes: readonly FileChange[], opts: Rename
         const b0 = await load(a, 'after');
         if (!b0) continue;
         // Sizes too far apart cannot reach the threshold.
-        if (Math.min(a0.length, b0.length) < threshold * Math.max(a0.length, b0.length)) continue;
-        const score = opts.similarity(a0, b0);
+        if (Math.min(a0.size, b0.size) < threshold * Math.max(a0.size, b0.size)) continue;
+        const score = signatureSimilarity(a0, b0);
         if (score >= threshold) scored.push({ from: d, to: a, score });
       }
     }
@@ -100,15 +99,16 @@ function isBlob(mode: string | undefined): boolean {
   return mode === '100644' || mode === '100755' || mode === '120000';
 }
 
+/** Loads each blob once and keeps its span signature, so every pair costs one comparison. */
 function cachedLoader(maxBytes: number) {
-  const cache = new Map<string, Uint8Array | undefined>();
-  return async (change: FileChange, which: 'before' | 'after'): Promise<Uint8Array | undefined> => {
+  const cache = new Map<string, SpanSignature | undefined>();
+  return async (change: FileChange, which: 'before' | 'after'): Promise<SpanSignature | undefined> => {
     const ref = change[which]!;
     if (ref.size !== undefined && ref.size > maxBytes) return undefined;
     if (cache.has(ref.oid)) return cache.get(ref.oid);
     const object = await ref.store.readObject(ref.oid);
-    const content = object.content.length > maxBytes ? undefined : object.content;
-    cache.set(ref.oid, content);
-    return content;
+    const signature = object.content.length > maxBytes ? undefined : spanSignature(object.content);
+    cache.set(ref.oid, signature);
+    return signature;
   };
 }

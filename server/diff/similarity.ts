@@ -38,23 +38,42 @@ function spanBytes(data: Uint8Array): Map<number, number> {
   return counts;
 }
 
+/** What similarity compares of one content, computed once per blob when many pairs are scored. */
+export interface SpanSignature {
+  /** Bytes per span hash. */
+  readonly counts: Map<number, number>;
+  /** Content size in bytes. */
+  readonly size: number;
+  /** The content itself, for the identical-content check. */
+  readonly data: Uint8Array;
+}
+
+/** The span signature of a content (see {@link signatureSimilarity}). */
+export function spanSignature(data: Uint8Array): SpanSignature {
+  return { counts: spanBytes(data), size: data.length, data };
+}
+
+/** Similarity of two signatures: shared span bytes over the larger size, 1 only for identical content. */
+export function signatureSimilarity(a: SpanSignature, b: SpanSignature): number {
+  if (sameContent(a.data, b.data)) return 1;
+  const maxSize = Math.max(a.size, b.size);
+  if (Math.min(a.size, b.size) === 0) return 0;
+  let shared = 0;
+  for (const [hash, count] of a.counts) {
+    const other = b.counts.get(hash);
+    if (other !== undefined) shared += Math.min(count, other);
+  }
+  // Capped below 1: only identical content is a perfect match, as in git.
+  return Math.min(shared / maxSize, 0.99999);
+}
+
 /** Similarity in [0, 1] of two file contents, approximating git's rename score (1 only for identical content). */
 export function similarity(a: Uint8Array | string, b: Uint8Array | string): number {
   const x = typeof a === 'string' ? new TextEncoder().encode(a) : a;
   const y = typeof b === 'string' ? new TextEncoder().encode(b) : b;
   if (!(x instanceof Uint8Array) || !(y instanceof Uint8Array)) throw new TypeError('similarity: arguments must be strings or Uint8Arrays');
   if (sameContent(x, y)) return 1;
-  const maxSize = Math.max(x.length, y.length);
-  if (Math.min(x.length, y.length) === 0) return 0;
-  const src = spanBytes(x);
-  const dst = spanBytes(y);
-  let shared = 0;
-  for (const [hash, count] of src) {
-    const other = dst.get(hash);
-    if (other !== undefined) shared += Math.min(count, other);
-  }
-  // Capped below 1: only identical content is a perfect match, as in git.
-  return Math.min(shared / maxSize, 0.99999);
+  return signatureSimilarity(spanSignature(x), spanSignature(y));
 }
 
 function sameContent(x: Uint8Array, y: Uint8Array): boolean {

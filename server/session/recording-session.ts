@@ -10,7 +10,6 @@ import { classify, type FileChange } from '../changes/file-change.js';
 import { statsOf, type FileStats } from '../changes/file-stats.js';
 import { detectRenames } from '../changes/renames.js';
 import { lookupPath } from '../changes/tree-lookup.js';
-import { similarity } from '../diff/similarity.js';
 import { isInsideDir, toSlashes } from '../paths.js';
 import { CachingReads } from '../store/caching-reads.js';
 import { TreeReader } from '../store/tree.js';
@@ -328,7 +327,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   /** The file changes between two recorded states, with renames paired. */
   async changesBetween(before: readonly (RootTrees | undefined)[], after: readonly (RootTrees | undefined)[]): Promise<FileChange[]> {
     const changes = await collectTreeChanges(this.sources, before, after);
-    return detectRenames(changes, { similarity });
+    return detectRenames(changes);
   }
 
   /** Line counts of a change, cached by content. */
@@ -462,7 +461,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       if (capture.after) change.after = capture.after;
       changes.push(change);
     }
-    return detectRenames(changes, { similarity });
+    return detectRenames(changes);
   }
 
   private async summarize(turn: TurnRecord, changes: readonly FileChange[]): Promise<TurnSummary> {
