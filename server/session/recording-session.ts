@@ -18,7 +18,7 @@ import { SerialQueue } from './serial-queue.js';
 import { SessionJournal, type LoadedSession } from './session-journal.js';
 import { chatSummaryOf, initialChatState, initialSessionState, restoredChatState } from './session-state.js';
 import type { CaptureRecord, TurnEndState, TurnRecord } from './turn-record.js';
-import { DEFAULT_MAX_FILES, summarizeTurn, type ChangedFileSummary, type TurnSummary } from './turn-summary.js';
+import { DEFAULT_MAX_FILES, summarizeTurn, summaryMarkdown, type ChangedFileSummary, type TurnSummary } from './turn-summary.js';
 import { ulid } from './ulid.js';
 import { WorkspaceRoot } from './workspace-root.js';
 
@@ -425,6 +425,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       turn.error = message;
       turn.summary = summarizeTurn([], { turn: turn.id, cwd: this.roots[0]!.dir });
     }
+    this.dispatchChat({ type: 'chat/responsePart', turnId: turn.id, part: { kind: 'markdown', id: 'changes', content: summaryMarkdown(turn.summary) } });
     this.dispatchChatEnd(turn, durationMs);
     this.syncChatSummary();
     this.emit('turnEnded', turn);

@@ -64,3 +64,19 @@ export function summarizeTurn(files: readonly ChangedFileSummary[], opts: Summar
   if (opts.snapshot) summary.snapshot = opts.snapshot;
   return summary;
 }
+
+/**
+ * The summary as Markdown, the turn's response part in the chat: what any
+ * AHP client shows for a recorded turn. Lists at most `limit` files.
+ */
+export function summaryMarkdown(summary: TurnSummary, limit = 20): string {
+  if (summary.total === 0) return 'No files changed.';
+  const head = `Changed ${summary.total} file${summary.total === 1 ? '' : 's'} (+${summary.added} −${summary.deleted}):`;
+  const lines = summary.files.slice(0, limit).map((f) => {
+    const counts = f.binary ? 'binary' : f.oversized ? 'too large to count' : `+${f.added} −${f.deleted}`;
+    return `- \`${f.display.replace(/`/g, "'")}\` ${counts}`;
+  });
+  const more = summary.total - lines.length;
+  if (more > 0) lines.push(`- … and ${more} more`);
+  return [head, ...lines].join('\n');
+}

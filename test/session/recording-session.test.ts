@@ -62,6 +62,14 @@ describe('RecordingSession', () => {
 
     const chat = session.chatState as ChatState;
     expect(chat.turns.map((t) => [t.id, t.state, t.message.text])).toEqual([['turn/1 ?é', 'complete', 'Refactor a']]);
+    // The turn's response in the chat lists what it changed.
+    expect(chat.turns[0]!.responseParts).toEqual([
+      {
+        kind: 'markdown',
+        id: 'changes',
+        content: 'Changed 5 files (+4 −3):\n- `renamed.txt` +0 −0\n- `secret.env` +1 −1\n- `src/a.ts` +2 −1\n- `src/b.ts` +0 −1\n- `src/new.ts` +1 −0',
+      },
+    ]);
   });
 
   it('records a turn started over an active one as cancelled, and rejects a mismatched turn id', async () => {
