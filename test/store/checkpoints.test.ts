@@ -1,28 +1,12 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openWorkspaceStore, serializeTree, StoreInputError, type WorkspaceStore } from '../../server/store/index.js';
-import { commitFiles, git, initRepo, tempDir } from './git-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { serializeTree, StoreInputError, type WorkspaceStore } from '../../server/store/index.js';
+import { commitFiles, git, initRepo, useStoreFixture } from './git-fixture.js';
 
 describe('checkpoints', () => {
-  let root: { path: string; cleanup: () => Promise<void> };
-  let ws: string;
-  let stateDir: string;
+  const fx = useStoreFixture();
   let store: WorkspaceStore | undefined;
-  const shadowGit = (...args: string[]) => git(root.path, ['--git-dir', store!.layout.shadowDir, ...args]);
+  const shadowGit = (...args: string[]) => git(fx.root, ['--git-dir', store!.layout.shadowDir, ...args]);
 
-  beforeEach(async () => {
-    root = await tempDir();
-    ws = join(root.path, 'ws');
-    stateDir = join(root.path, 'state');
-    await mkdir(ws);
-  });
-
-  afterEach(async () => {
-    await store?.close();
-    store = undefined;
-    await root.cleanup();
-  });
 
   async function treeOf(files: Record<string, string>): Promise<string> {
     const entries = [];
@@ -33,9 +17,9 @@ describe('checkpoints', () => {
   }
 
   it('records turns as a commit chain that stock git can log and fsck', async () => {
-    initRepo(ws, { 'a.txt': 'a\n' });
-    store = await openWorkspaceStore({ stateDir, workspaceDir: ws });
-    const base = git(ws, ['rev-parse', 'HEAD^{tree}']).trim();
+    initRepo(fx.workspace, { 'a.txt': 'a\n' });
+    store = await fx.open();
+    const base = git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim();
     const s1 = await store.writeCheckpoint({ sessionId: 'sess-1', kind: 'start', turnId: 'turn-a', tree: base, turn: { message: 'Fix the parser\nwith details', startedAt: '2024-05-01T10:00:00Z' } });
     const t2 = await treeOf({ 'a.txt': 'a changed\n' });
     const e1 = await store.writeCheckpoint({
@@ -87,12 +71,12 @@ describe('checkpoints', () => {
   });
 
   it('encodes arbitrary session and turn ids into valid ref names and keeps the raw ids', async () => {
-    store = await openWorkspaceStore({ stateDir, workspaceDir: ws });
+    store = await fx.open();
     const tree = await treeOf({ 'f.txt': 'x' });
     const odd = ['../..//x y:~^?*[\\.lock', 'Ünïcødé 🚀', 'UPPER', 'upper', 'x'.repeat(500), '.hidden', 'a@{1}'];
     for (const id of odd) {
       const c = await store.writeCheckpoint({ sessionId: id, kind: 'start', turnId: id, tree });
-      git(root.path, ['check-ref-format', c.ref]);
+      git(fx.root, ['check-ref-format', c.ref]);
       expect(c.sessionId).toBe(id);
       expect(c.turnId).toBe(id);
     }
@@ -105,7 +89,7 @@ describe('checkpoints', () => {
   });
 
   it('stores multi-root checkpoints as a tree with one entry per root', async () => {
-    store = await openWorkspaceStore({ stateDir, workspaceDir: ws });
+    store = await fx.open();
     const front = await treeOf({ 'index.html': '<p>' });
     const back = await treeOf({ 'main.go': 'package main' });
     const c = await store.writeCheckpoint({
@@ -130,9 +114,9 @@ describe('checkpoints', () => {
   });
 
   it('tracks live and ended sessions and continues chains after a restart', async () => {
-    initRepo(ws);
-    store = await openWorkspaceStore({ stateDir, workspaceDir: ws });
-    const tree = git(ws, ['rev-parse', 'HEAD^{tree}']).trim();
+    initRepo(fx.workspace);
+    store = await fx.open();
+    const tree = git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim();
     await store.writeCheckpoint({ sessionId: 'old', kind: 'start', turnId: 't', tree });
     const live = await store.writeCheckpoint({ sessionId: 'live', kind: 'start', turnId: 't', tree });
     await store.markSessionEnded('old', '2024-01-02T00:00:00Z');
@@ -143,11 +127,11 @@ describe('checkpoints', () => {
     expect(sessions['live']).toMatchObject({ live: true, checkpointCount: 1 });
 
     await store.close();
-    store = await openWorkspaceStore({ stateDir, workspaceDir: ws });
+    store = await fx.open();
     sessions = byId(await store.listSessions());
     expect(sessions['old']?.live).toBe(false);
-    commitFiles(ws, { 'b.txt': 'b\n' }, 'more');
-    const next = await store.writeCheckpoint({ sessionId: 'live', kind: 'end', turnId: 't', tree: git(ws, ['rev-parse', 'HEAD^{tree}']).trim(), turn: { state: 'cancelled' } });
+    commitFiles(fx.workspace, { 'b.txt': 'b\n' }, 'more');
+    const next = await store.writeCheckpoint({ sessionId: 'live', kind: 'end', turnId: 't', tree: git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim(), turn: { state: 'cancelled' } });
     expect(next).toMatchObject({ seq: 2, parent: live.commit, turnIndex: 1 });
     await store.writeCheckpoint({ sessionId: 'old', kind: 'start', turnId: 'resumed', tree });
     expect(byId(await store.listSessions())['old']?.live).toBe(true);
@@ -155,7 +139,7 @@ describe('checkpoints', () => {
   });
 
   it('rejects bad checkpoint input without writing refs', async () => {
-    store = await openWorkspaceStore({ stateDir, workspaceDir: ws });
+    store = await fx.open();
     const tree = await treeOf({ 'f': 'x' });
     const blob = await store.writeObject('blob', Buffer.from('blob'));
     const bad: unknown[] = [

@@ -1,10 +1,12 @@
 /** Real git repositories in temp dirs for store tests; `git` is the oracle here only. */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, lstat, readlink } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach } from 'vitest';
+import { openWorkspaceStore, type OpenWorkspaceStoreOptions, type WorkspaceStore } from '../../server/store/index.js';
 
 const GIT_ENV = {
   ...process.env,
@@ -77,4 +79,47 @@ export async function fingerprint(dir: string): Promise<Map<string, string>> {
 export function allObjectIds(gitDir: string): string[] {
   const text = git(gitDir, ['--git-dir', gitDir, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)']);
   return text.split('\n').filter(Boolean);
+}
+
+/** A temp root with an empty `ws/` workspace, a `state/` directory, and the stores a test opens. */
+export interface StoreFixture {
+  /** The temp root. */
+  readonly root: string;
+  /** The workspace directory (`<root>/ws`), created empty. */
+  readonly workspace: string;
+  /** The state directory (`<root>/state`). */
+  readonly stateDir: string;
+  /** Opens a store in the state directory (the workspace by default); closed after the test. */
+  open(options?: Partial<OpenWorkspaceStoreOptions>): Promise<WorkspaceStore>;
+}
+
+/** Registers the per-test temp root and store cleanup every store test uses. */
+export function useStoreFixture(): StoreFixture {
+  let root: { path: string; cleanup: () => Promise<void> } | undefined;
+  const opened: WorkspaceStore[] = [];
+  beforeEach(async () => {
+    root = await tempDir();
+    await mkdir(join(root.path, 'ws'));
+  });
+  afterEach(async () => {
+    // A test may have closed its store already; closing again is harmless here.
+    for (const store of opened.splice(0)) await store.close().catch(() => undefined);
+    await root?.cleanup();
+  });
+  return {
+    get root() {
+      return root!.path;
+    },
+    get workspace() {
+      return join(root!.path, 'ws');
+    },
+    get stateDir() {
+      return join(root!.path, 'state');
+    },
+    async open(options = {}) {
+      const store = await openWorkspaceStore({ stateDir: join(root!.path, 'state'), workspaceDir: join(root!.path, 'ws'), ...options });
+      opened.push(store);
+      return store;
+    },
+  };
 }

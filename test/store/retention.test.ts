@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openWorkspaceStore, serializeTree, type WorkspaceStore } from '../../server/store/index.js';
-import { fingerprint, git, initRepo, tempDir } from './git-fixture.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { serializeTree, type WorkspaceStore } from '../../server/store/index.js';
+import { fingerprint, git, initRepo, useStoreFixture } from './git-fixture.js';
 
 describe('budget and retention', () => {
-  let root: { path: string; cleanup: () => Promise<void> };
-  let ws: string;
+  const fx = useStoreFixture();
   let store: WorkspaceStore | undefined;
-  const shadowGit = (...args: string[]) => git(root.path, ['--git-dir', store!.layout.shadowDir, ...args]);
+  const shadowGit = (...args: string[]) => git(fx.root, ['--git-dir', store!.layout.shadowDir, ...args]);
   const exists = (oid: string) => {
     try {
       shadowGit('cat-file', '-e', oid);
@@ -20,23 +18,14 @@ describe('budget and retention', () => {
   };
 
   beforeEach(async () => {
-    root = await tempDir();
-    ws = join(root.path, 'ws');
-    await mkdir(ws);
-    initRepo(ws, { 'tracked.txt': 'tracked\n' });
-    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
-  });
-
-  afterEach(async () => {
-    await store?.close();
-    store = undefined;
-    await root.cleanup();
+    initRepo(fx.workspace, { 'tracked.txt': 'tracked\n' });
+    store = await fx.open();
   });
 
   /** A session with one turn whose tree holds a unique 200 kB blob, a shared blob and a workspace blob. */
   async function session(id: string, shared: string): Promise<{ unique: string; tree: string }> {
     const unique = await store!.writeObject('blob', randomBytes(200_000));
-    const tracked = git(ws, ['rev-parse', 'HEAD:tracked.txt']).trim();
+    const tracked = git(fx.workspace, ['rev-parse', 'HEAD:tracked.txt']).trim();
     const tree = await store!.writeObject(
       'tree',
       serializeTree([
@@ -57,7 +46,7 @@ describe('budget and retention', () => {
     const live = await session('live', shared);
     await store!.markSessionEnded('older', '2024-02-01T00:00:00Z');
     await store!.markSessionEnded('oldest', '2024-01-01T00:00:00Z');
-    const gitDirBefore = await fingerprint(join(ws, '.git'));
+    const gitDirBefore = await fingerprint(join(fx.workspace, '.git'));
 
     const report = await store!.enforceBudget({ budgetBytes: 1, graceMs: 0 });
     expect(report.droppedSessions.map((s) => s.sessionId)).toEqual(['oldest', 'older']);
@@ -75,11 +64,11 @@ describe('budget and retention', () => {
     expect(shadowGit('for-each-ref', '--format=%(refname)').trim().split('\n').every((r) => r.includes('/live/'))).toBe(true);
     shadowGit('fsck', '--no-dangling', '--full');
     expect(shadowGit('count-objects', '-v')).toMatch(/^packs: 1$/m);
-    expect(await fingerprint(join(ws, '.git'))).toEqual(gitDirBefore);
+    expect(await fingerprint(join(fx.workspace, '.git'))).toEqual(gitDirBefore);
     expect(store!.collectionGeneration).toBe(1);
 
     await store!.close();
-    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
+    store = await fx.open();
     expect((await store.listSessionCheckpoints('live')).map((c) => c.kind)).toEqual(['start', 'end']);
     expect(store.collectionGeneration).toBe(1);
   });

@@ -1,10 +1,10 @@
 import { mkdir, rm, symlink, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
+import { describe, expect, it } from 'vitest';
+import { type WorkspaceStore } from '../../server/store/index.js';
 import { parseTree, serializeTree, TreeReader } from '../../server/store/tree.js';
 import { diffTrees, type TreeChange } from '../../server/store/tree-diff.js';
-import { git, gitBytes, initRepo, tempDir } from './git-fixture.js';
+import { git, gitBytes, initRepo, useStoreFixture } from './git-fixture.js';
 
 /** `git diff-tree -r` as TreeChange[], the oracle. */
 function gitDiffTree(cwd: string, a: string, b: string): TreeChange[] {
@@ -22,35 +22,23 @@ function gitDiffTree(cwd: string, a: string, b: string): TreeChange[] {
 }
 
 describe('tree parsing and tree diff', () => {
-  let root: { path: string; cleanup: () => Promise<void> };
-  let ws: string;
+  const fx = useStoreFixture();
   let store: WorkspaceStore | undefined;
 
-  beforeEach(async () => {
-    root = await tempDir();
-    ws = join(root.path, 'ws');
-    await mkdir(ws);
-  });
-
-  afterEach(async () => {
-    await store?.close();
-    store = undefined;
-    await root.cleanup();
-  });
 
   it('parses trees like git ls-tree and serialises them like git mktree', async () => {
-    initRepo(ws, { 'b.txt': 'b\n', 'a-b': 'x\n', 'a/inner.txt': 'i\n', 'a.txt': 'y\n', 'ünï.txt': 'u\n' });
-    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
-    const tree = git(ws, ['rev-parse', 'HEAD^{tree}']).trim();
+    initRepo(fx.workspace, { 'b.txt': 'b\n', 'a-b': 'x\n', 'a/inner.txt': 'i\n', 'a.txt': 'y\n', 'ünï.txt': 'u\n' });
+    store = await fx.open();
+    const tree = git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim();
     const entries = parseTree((await store.readObject(tree)).content);
-    const lsTree = git(ws, ['-c', 'core.quotepath=false', 'ls-tree', tree]).trim().split('\n');
+    const lsTree = git(fx.workspace, ['-c', 'core.quotepath=false', 'ls-tree', tree]).trim().split('\n');
     expect(entries.map((e) => `${e.mode} ${e.kind} ${e.oid}\t${e.name}`)).toEqual(lsTree);
     const rebuilt = serializeTree([...entries].reverse());
     expect(Buffer.from((await store.readObject(tree)).content).equals(rebuilt)).toBe(true);
   });
 
   it('matches git diff-tree -r for adds, deletes, edits, mode and type changes, symlinks and gitlinks', async () => {
-    initRepo(ws, {
+    initRepo(fx.workspace, {
       'keep.txt': 'same\n',
       'edit.txt': 'old\n',
       'gone.txt': 'bye\n',
@@ -64,45 +52,45 @@ describe('tree parsing and tree diff', () => {
       'exec.sh': 'echo\n',
       'space name.txt': 'sp\n',
     });
-    await symlink('keep.txt', join(ws, 'link'));
-    git(ws, ['add', '-A']);
-    git(ws, ['update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},sub`]);
-    git(ws, ['commit', '-q', '-m', 'before']);
-    const before = git(ws, ['rev-parse', 'HEAD^{tree}']).trim();
+    await symlink('keep.txt', join(fx.workspace, 'link'));
+    git(fx.workspace, ['add', '-A']);
+    git(fx.workspace, ['update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},sub`]);
+    git(fx.workspace, ['commit', '-q', '-m', 'before']);
+    const before = git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim();
 
-    await writeFile(join(ws, 'edit.txt'), 'new\n');
-    await rm(join(ws, 'gone.txt'));
-    await rm(join(ws, 'becomes-dir'));
-    await mkdir(join(ws, 'becomes-dir'));
-    await writeFile(join(ws, 'becomes-dir', 'inside.txt'), 'now a dir\n');
-    await rm(join(ws, 'dir-becomes-file'), { recursive: true });
-    await writeFile(join(ws, 'dir-becomes-file'), 'now a file\n');
-    await writeFile(join(ws, 'deep/a/b/c.txt'), 'c2\n');
-    await writeFile(join(ws, 'new.txt'), 'added\n');
-    await writeFile(join(ws, 'a/new.txt'), 'added in a\n');
-    await chmod(join(ws, 'exec.sh'), 0o755);
-    await rm(join(ws, 'link'));
-    await writeFile(join(ws, 'link'), 'link became a file\n');
-    git(ws, ['add', '-A']);
-    git(ws, ['update-index', '--add', '--cacheinfo', `160000,${'2'.repeat(40)},sub`]);
-    git(ws, ['commit', '-q', '-m', 'after']);
-    const after = git(ws, ['rev-parse', 'HEAD^{tree}']).trim();
+    await writeFile(join(fx.workspace, 'edit.txt'), 'new\n');
+    await rm(join(fx.workspace, 'gone.txt'));
+    await rm(join(fx.workspace, 'becomes-dir'));
+    await mkdir(join(fx.workspace, 'becomes-dir'));
+    await writeFile(join(fx.workspace, 'becomes-dir', 'inside.txt'), 'now a dir\n');
+    await rm(join(fx.workspace, 'dir-becomes-file'), { recursive: true });
+    await writeFile(join(fx.workspace, 'dir-becomes-file'), 'now a file\n');
+    await writeFile(join(fx.workspace, 'deep/a/b/c.txt'), 'c2\n');
+    await writeFile(join(fx.workspace, 'new.txt'), 'added\n');
+    await writeFile(join(fx.workspace, 'a/new.txt'), 'added in a\n');
+    await chmod(join(fx.workspace, 'exec.sh'), 0o755);
+    await rm(join(fx.workspace, 'link'));
+    await writeFile(join(fx.workspace, 'link'), 'link became a file\n');
+    git(fx.workspace, ['add', '-A']);
+    git(fx.workspace, ['update-index', '--add', '--cacheinfo', `160000,${'2'.repeat(40)},sub`]);
+    git(fx.workspace, ['commit', '-q', '-m', 'after']);
+    const after = git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim();
 
-    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
-    const expected = gitDiffTree(ws, before, after);
+    store = await fx.open();
+    const expected = gitDiffTree(fx.workspace, before, after);
     expect(expected.length).toBeGreaterThan(10);
     expect(await diffTrees(store, before, after)).toEqual(expected);
-    expect(await diffTrees(store, after, before)).toEqual(gitDiffTree(ws, after, before));
+    expect(await diffTrees(store, after, before)).toEqual(gitDiffTree(fx.workspace, after, before));
     expect(await diffTrees(store, before, before)).toEqual([]);
     const all = await diffTrees(store, undefined, after);
     expect(all.every((c) => c.after && !c.before)).toBe(true);
     expect(all.map((c) => c.path)).toEqual(
-      git(ws, ['-c', 'core.quotepath=false', 'ls-tree', '-r', '--name-only', after]).trim().split('\n'),
+      git(fx.workspace, ['-c', 'core.quotepath=false', 'ls-tree', '-r', '--name-only', after]).trim().split('\n'),
     );
   });
 
   it('diffs trees written to the shadow store and reuses a TreeReader cache', async () => {
-    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
+    store = await fx.open();
     const blob = (s: string) => store!.writeObject('blob', Buffer.from(s));
     const dir = async (files: Record<string, string>) =>
       store!.writeObject(
@@ -123,7 +111,7 @@ describe('tree parsing and tree diff', () => {
   });
 
   it('rejects ids that are not trees', async () => {
-    store = await openWorkspaceStore({ stateDir: join(root.path, 'state'), workspaceDir: ws });
+    store = await fx.open();
     const blob = await store.writeObject('blob', Buffer.from('not a tree'));
     await expect(diffTrees(store, blob, undefined)).rejects.toThrow(/not a tree/);
     await expect(diffTrees(store, 'nope', undefined)).rejects.toThrow(/treeA must be 40 lowercase hex/);
