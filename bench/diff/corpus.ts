@@ -1,4 +1,5 @@
 // Seeded benchmark corpus: code-like files and the edits reviewers see.
+import { prng } from '../../test/diff/git-oracle.js';
 
 export interface BenchCase {
   /** Short name printed in the table. */
@@ -9,16 +10,6 @@ export interface BenchCase {
   after: string;
   /** An adversarial case beyond the reference corpus, reported separately in the totals. */
   stress?: boolean;
-}
-
-function prng(seed: number): () => number {
-  let t = seed >>> 0;
-  return () => {
-    t = (t + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(t ^ (t >>> 15), 1 | t);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A code-like file of about `lines` lines: functions with bodies, blank lines, braces. */

@@ -53,19 +53,17 @@ export class ChangesetFileBuilder {
     if (stats.oversized) meta.oversized = true;
     if (change.captured) meta.captured = true;
     const edit: ChangesetFile['edit'] = { diff: { added: stats.added, removed: stats.deleted } };
-    if (change.before) {
-      edit.before = await this.side(beforeUri!, change.before, change.root, stats);
-      meta.beforeOid = change.before.oid;
-      meta.beforeMode = change.before.mode;
-      const hash = await sha256Of(change.before);
-      if (hash) meta.beforeSha256 = hash;
-    }
-    if (change.after) {
-      edit.after = await this.side(afterUri!, change.after, change.root, stats);
-      meta.afterOid = change.after.oid;
-      meta.afterMode = change.after.mode;
-      const hash = await sha256Of(change.after);
-      if (hash) meta.afterSha256 = hash;
+    const sides = [
+      ['before', change.before, beforeUri],
+      ['after', change.after, afterUri],
+    ] as const;
+    for (const [name, ref, uri] of sides) {
+      if (!ref) continue;
+      edit[name] = await this.side(uri!, ref, change.root, stats);
+      meta[`${name}Oid`] = ref.oid;
+      meta[`${name}Mode`] = ref.mode;
+      const hash = await sha256Of(ref);
+      if (hash) meta[`${name}Sha256`] = hash;
     }
     return { id: afterUri ?? beforeUri!, edit, _meta: meta as unknown as Record<string, unknown> };
   }

@@ -6,24 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { lookupPath } from '../changes/tree-lookup.js';
-import { EMPTY_TREE_ID, type GitRepositoryLocation } from '../snapshot/index.js';
+import { EMPTY_TREE_ID, resolveRef as resolveGitRef, type GitRepositoryLocation } from '../snapshot/index.js';
 import { parseCommit } from '../store/commit.js';
 import type { TreeReader } from '../store/tree.js';
 import type { ObjectStore } from '../store/types.js';
 
-const OID = /^[0-9a-f]{40}$/;
-
-/** Resolves a ref (`HEAD`, `refs/heads/main`, …) to a commit id, following symbolic refs. */
+/** Resolves a ref of the workspace repository to a commit id. */
 export function resolveRef(repo: GitRepositoryLocation, name: string): string | undefined {
-  let ref = name;
-  for (let depth = 0; depth < 10; depth++) {
-    const text = readText(join(repo.gitDir, ref)) ?? readText(join(repo.commonDir, ref));
-    if (text === undefined) return packedRef(repo.commonDir, ref);
-    const value = text.trim();
-    if (!value.startsWith('ref: ')) return OID.test(value) ? value : undefined;
-    ref = value.slice(5).trim();
-  }
-  return undefined;
+  return resolveGitRef(repo.gitDir, repo.commonDir, name);
 }
 
 /** The branch HEAD is on (`main`), or undefined when detached. */
@@ -139,14 +129,6 @@ async function* ancestors(store: ObjectStore, start: string, limit: number): Asy
       }
     }
   }
-}
-
-function packedRef(commonDir: string, ref: string): string | undefined {
-  const packed = readText(join(commonDir, 'packed-refs'));
-  for (const line of packed?.split('\n') ?? []) {
-    if (line.length > 41 && line[40] === ' ' && line.slice(41) === ref && OID.test(line.slice(0, 40))) return line.slice(0, 40);
-  }
-  return undefined;
 }
 
 function shortName(ref: string): string {

@@ -115,11 +115,12 @@ function lookupPackedRef(commonDir: string, ref: string): string | undefined {
 }
 
 /**
- * The commit HEAD points at, or undefined when HEAD names a branch with no
- * commit yet (a freshly initialised repository).
+ * The commit a ref (`HEAD`, `refs/heads/main`, …) points at, following
+ * symbolic refs; undefined when it names a branch with no commit yet (a
+ * freshly initialised repository) or does not exist.
  */
-export function readHeadCommit(gitDir: string, commonDir: string): string | undefined {
-  let ref = 'HEAD';
+export function resolveRef(gitDir: string, commonDir: string, name: string): string | undefined {
+  let ref = name;
   for (let depth = 0; depth < 10; depth++) {
     // Per-worktree refs (HEAD, refs/bisect...) live in gitDir, the rest in commonDir.
     const text = readText(join(gitDir, ref)) ?? readText(join(commonDir, ref));
@@ -132,4 +133,9 @@ export function readHeadCommit(gitDir: string, commonDir: string): string | unde
     return OID_RE.test(value) ? value : undefined;
   }
   return undefined;
+}
+
+/** The commit HEAD points at (see {@link resolveRef}). */
+export function readHeadCommit(gitDir: string, commonDir: string): string | undefined {
+  return resolveRef(gitDir, commonDir, 'HEAD');
 }

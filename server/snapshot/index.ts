@@ -5,7 +5,7 @@
  */
 export { WorkspaceSnapshotter, type NestedSnapshot, type SnapshotOptions, type SnapshotResult } from './workspace-snapshotter.js';
 export type { SnapshotHooks, SnapshotWarning } from './walker.js';
-export { findGitRepository, readHeadCommit, resolveDotGit, type GitRepositoryLocation } from './git-repository.js';
+export { findGitRepository, readHeadCommit, resolveDotGit, resolveRef, type GitRepositoryLocation } from './git-repository.js';
 export { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
 export { EMPTY_TREE_ID, hashObject, parseTree } from './git-objects.js';
 export type { GitEnvironment } from './git-config.js';
