@@ -1,6 +1,6 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../store/fs-util.js';
+import { isNotFound, mkdirPrivateSync, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writeFileAtomic } from '../store/fs-util.js';
 
 /**
  * Review flags that survive restarts: for each changeset URI and file id,
@@ -16,9 +16,16 @@ export class ReviewStore {
 
   constructor(stateDir: string, sessionId: string) {
     const dir = join(stateDir, 'reviews');
-    mkdirSync(dir, { recursive: true });
+    mkdirPrivateSync(dir);
     this.tmpDir = dir;
     this.path = join(dir, `${encodeURIComponent(sessionId)}.json`);
+    // Flags written by an earlier version may be readable by others.
+    chmodSync(dir, PRIVATE_DIR_MODE);
+    try {
+      chmodSync(this.path, PRIVATE_FILE_MODE);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
     this.data = load(this.path);
   }
 

@@ -1,7 +1,9 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { relativeInside } from '../paths.js';
+import { writeFileAtomic } from '../store/fs-util.js';
 import type { RetentionReport } from '../store/retention.js';
+import { shadowTmpDir } from '../store/shadow-repo.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
 import { SerialQueue } from './serial-queue.js';
 import { findGitRepository, WorkspaceSnapshotter, type GitRepositoryLocation, type NestedSnapshot, type SnapshotResult } from '../snapshot/index.js';
@@ -154,7 +156,7 @@ export class WorkspaceRoot {
       await this.store.addFallbackGitDir(dir);
       this.nestedGitDirs.add(dir);
     }
-    await writeFile(this.nestedFile, `${JSON.stringify([...this.nestedGitDirs])}\n`);
+    await writeFileAtomic(this.nestedFile, `${JSON.stringify([...this.nestedGitDirs])}\n`, shadowTmpDir(this.store.layout.shadowDir));
   }
 
   private async loadNestedRepositories(): Promise<void> {

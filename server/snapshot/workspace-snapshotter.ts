@@ -5,8 +5,9 @@
  * the given store and the stat cache to `cacheDir`.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, readFileSync, realpathSync, statSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { mkdirPrivateSync, openPrivateSync } from '../store/fs-util.js';
 import type { ObjectStore } from '../store/types.js';
 import { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
 import { globalGitFiles, type GitEnvironment } from './git-config.js';
@@ -160,8 +161,8 @@ export class WorkspaceSnapshotter {
 
   /** The filesystem's current time, read from a file we just wrote (the same clock as file mtimes). */
   private fsNow(): number {
-    mkdirSync(dirname(this.clockFile), { recursive: true });
-    const fd = openSync(this.clockFile, 'w');
+    mkdirPrivateSync(dirname(this.clockFile));
+    const fd = openPrivateSync(this.clockFile, 'w');
     try {
       writeSync(fd, 'x');
     } finally {

@@ -2,9 +2,10 @@
  * Opening a workspace's store: the shadow repository under the state
  * directory, with read-only fallback to the workspace's own repository.
  */
-import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
+import { chmod, readFile, realpath, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { StoreInputError } from './errors.js';
-import { writeFileAtomic } from './fs-util.js';
+import { mkdirPrivate, PRIVATE_DIR_MODE, tightenPrivateTree, writeFileAtomic } from './fs-util.js';
 import { describeValue } from './object-format.js';
 import { initShadowRepo, lockShadowRepo, shadowTmpDir, type ShadowLock } from './shadow-repo.js';
 import { ShadowStore } from './shadow-store.js';
@@ -156,7 +157,8 @@ export async function openWorkspaceStore(options: OpenWorkspaceStoreOptions): Pr
   const objectDirs = objectsDir ? await objectDirsWithAlternates(objectsDir) : [];
 
   const layout = workspaceLayout(stateDir, workspaceDir);
-  await mkdir(layout.root, { recursive: true });
+  await mkdirPrivate(layout.root);
+  await tightenStore(stateDir, layout);
   await initShadowRepo(layout.shadowDir, objectDirs[0]);
   const lock = await lockShadowRepo(layout.shadowDir);
   try {
@@ -171,6 +173,17 @@ export async function openWorkspaceStore(options: OpenWorkspaceStoreOptions): Pr
     await lock.release();
     throw error;
   }
+}
+
+/**
+ * A store written by an earlier version, or under a loose umask, may be
+ * readable by others: the state directory and `workspaces/` become 0700 and
+ * this workspace's store is walked once, directories 0700, files 0600.
+ */
+async function tightenStore(stateDir: string, layout: WorkspaceLayout): Promise<void> {
+  await chmod(stateDir, PRIVATE_DIR_MODE);
+  await chmod(dirname(layout.root), PRIVATE_DIR_MODE);
+  await tightenPrivateTree(layout.root);
 }
 
 async function recordWorkspace(layout: WorkspaceLayout, record: WorkspaceRecord): Promise<void> {

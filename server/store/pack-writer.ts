@@ -5,13 +5,13 @@
  * incomplete pack (readers discover packs through their indexes).
  */
 import { randomBytes, createHash } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crc32, deflate, deflateSync, constants as zlibConstants } from 'node:zlib';
 import { PACK_TYPE_CODE, type AnyObjectType } from './object-format.js';
 import { writePackIndex, type PackIndexRow } from './pack-index.js';
-import { fsyncDirectory } from './fs-util.js';
+import { fsyncDirectory, openPrivate } from './fs-util.js';
 
 const deflateAsync = promisify(deflate);
 
@@ -88,7 +88,7 @@ export async function writePack(
   const tmpIdx = join(packDir, `tmp_idx_${suffix}`);
   try {
     const { rows, checksum } = await writePackFile(tmpPack, sources, count, level);
-    const idxHandle = await open(tmpIdx, 'wx');
+    const idxHandle = await openPrivate(tmpIdx, 'wx');
     try {
       await idxHandle.writeFile(writePackIndex(rows, checksum));
       await idxHandle.sync();
@@ -115,7 +115,7 @@ async function writePackFile(
   count: number,
   level: number,
 ): Promise<{ rows: PackIndexRow[]; checksum: Buffer }> {
-  const handle = await open(path, 'wx');
+  const handle = await openPrivate(path, 'wx');
   try {
     const hash = createHash('sha1');
     const rows: PackIndexRow[] = [];

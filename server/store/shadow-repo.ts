@@ -4,10 +4,10 @@
  * at the workspace repository's objects so stock git also resolves the
  * objects we deliberately did not copy.
  */
-import { mkdir, open, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreBusyError } from './errors.js';
-import { isNotFound, writeFileAtomic } from './fs-util.js';
+import { isNotFound, mkdirPrivate, openPrivate, writeFileAtomic } from './fs-util.js';
 
 const CONFIG = `[core]
 \trepositoryformatversion = 0
@@ -25,10 +25,10 @@ export function shadowTmpDir(shadowDir: string): string {
 
 /** Creates the bare repository skeleton if missing and points its alternates at `workspaceObjectsDir`. */
 export async function initShadowRepo(shadowDir: string, workspaceObjectsDir: string | undefined): Promise<void> {
-  await mkdir(join(shadowDir, 'objects', 'pack'), { recursive: true });
-  await mkdir(join(shadowDir, 'objects', 'info'), { recursive: true });
-  await mkdir(join(shadowDir, 'refs', 'heads'), { recursive: true });
-  await mkdir(join(shadowDir, 'refs', 'tags'), { recursive: true });
+  await mkdirPrivate(join(shadowDir, 'objects', 'pack'));
+  await mkdirPrivate(join(shadowDir, 'objects', 'info'));
+  await mkdirPrivate(join(shadowDir, 'refs', 'heads'));
+  await mkdirPrivate(join(shadowDir, 'refs', 'tags'));
   await writeIfMissing(join(shadowDir, 'HEAD'), 'ref: refs/heads/main\n');
   await writeIfMissing(join(shadowDir, 'config'), CONFIG);
   await writeIfMissing(join(shadowDir, 'description'), 'Shadow object store of changeset-server. Read-only for git.\n');
@@ -44,7 +44,12 @@ export async function initShadowRepo(shadowDir: string, workspaceObjectsDir: str
 
 async function writeIfMissing(path: string, content: string): Promise<void> {
   try {
-    await writeFile(path, content, { flag: 'wx' });
+    const handle = await openPrivate(path, 'wx');
+    try {
+      await handle.writeFile(content);
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
@@ -85,7 +90,7 @@ export async function lockShadowRepo(shadowDir: string): Promise<ShadowLock> {
   const path = join(shadowDir, 'changeset-server.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const handle = await open(path, 'wx');
+      const handle = await openPrivate(path, 'wx');
       await handle.writeFile(`${process.pid}\n`);
       await handle.close();
       let released = false;
