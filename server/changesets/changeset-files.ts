@@ -1,8 +1,8 @@
-import { pathToFileURL } from 'node:url';
 import type { ChangesetFile } from '../../protocol/index.js';
 import { sha256Of } from '../changes/content-hash.js';
 import type { BlobRef, FileChange } from '../changes/file-change.js';
 import type { FileStats } from '../changes/file-stats.js';
+import { fileUri } from '../file-uri.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import { contentUri } from './content-uri.js';
 
@@ -44,8 +44,8 @@ export class ChangesetFileBuilder {
 
   async build(change: FileChange): Promise<ChangesetFile> {
     const stats = await this.session.stats(change);
-    const afterUri = change.after ? pathToFileURL(change.absPath).href : undefined;
-    const beforeUri = change.before ? pathToFileURL(change.oldAbsPath ?? change.absPath).href : undefined;
+    const afterUri = change.after ? fileUri(change.absPath) : undefined;
+    const beforeUri = change.before ? fileUri(change.oldAbsPath ?? change.absPath) : undefined;
     const meta: ChangesetFileMeta = { path: this.session.display(change), kind: change.kind, root: change.root };
     if (change.oldAbsPath) meta.oldPath = this.session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
     if (change.similarity !== undefined && change.kind === 'renamed') meta.similarity = Math.round(change.similarity * 1000) / 1000;

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { relative } from 'node:path';
+import { displayPathBytes } from '../path-bytes.js';
 import { relativeInside, toSlashes } from '../paths.js';
 
 /** Where a changed file sits relative to the places a user recognises. */
@@ -15,9 +16,14 @@ export interface DisplayContext {
 /**
  * The label a reviewer sees for a file: relative inside the working
  * directory, `../…` for repository files above it, `~/…` under the home
- * directory, else absolute. Always `/`-separated.
+ * directory, else absolute. Always `/`-separated; bytes of a name that are
+ * not UTF-8 show as `\xNN`.
  */
 export function displayPath(absolutePath: string, ctx: DisplayContext): string {
+  return displayPathBytes(locatePath(absolutePath, ctx));
+}
+
+function locatePath(absolutePath: string, ctx: DisplayContext): string {
   const inside = relativeInside(ctx.workingDirectory, absolutePath);
   if (inside !== undefined) return inside;
   if (ctx.repositoryRoot && relativeInside(ctx.repositoryRoot, absolutePath) !== undefined) {

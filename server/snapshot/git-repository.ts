@@ -5,6 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fsPath } from '../path-bytes.js';
 
 /** Where a repository lives on disk. */
 export interface GitRepositoryLocation {
@@ -24,7 +25,7 @@ const OID_RE = /^[0-9a-f]{40}$/;
 
 function isDirectory(p: string): boolean {
   try {
-    return statSync(p).isDirectory();
+    return statSync(fsPath(p)).isDirectory();
   } catch {
     return false;
   }
@@ -32,7 +33,7 @@ function isDirectory(p: string): boolean {
 
 function readText(p: string): string | undefined {
   try {
-    return readFileSync(p, 'utf8');
+    return readFileSync(fsPath(p), 'utf8');
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@
  * skipped and files are hashed.
  */
 import { readFileSync, lstatSync } from 'node:fs';
+import { decodePathBytes } from '../path-bytes.js';
 
 /**
  * Index entries by path (relative to the working tree top) plus the index
@@ -65,14 +66,14 @@ export class IndexSeed {
     const last = this.lastDirBytes;
     if (!this.lastMap || last.length !== dirLen || bytes.compare(last, 0, dirLen, start, slash + 1) !== 0) {
       this.lastDirBytes = Buffer.from(bytes.subarray(start, slash + 1));
-      const dir = bytes.toString('utf8', start, slash + 1);
+      const dir = decodePathBytes(bytes.subarray(start, slash + 1));
       this.lastMap = this.byDir.get(dir);
       if (!this.lastMap) {
         this.lastMap = new Map();
         this.byDir.set(dir, this.lastMap);
       }
     }
-    this.lastMap.set(bytes.toString('utf8', slash + 1, end), i);
+    this.lastMap.set(decodePathBytes(bytes.subarray(slash + 1, end)), i);
   }
 
   /** The entries of one directory ('' for the top, else 'a/b/'), by name. */

@@ -5,6 +5,7 @@
  * Persisted as one compact binary file written atomically (temp + rename).
  */
 import { closeSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { decodePathBytes } from '../path-bytes.js';
 
 /** Entry kinds as read from the directory. */
 export const KIND_FILE = 1;
@@ -22,7 +23,7 @@ export const STATUS_SKIPPED = 2;
 
 /** One directory entry as last seen. */
 export interface CachedEntry {
-  /** Name as a string (UTF-8 decoded). */
+  /** Name as a string, undecodable bytes escaped (see `decodePathBytes`). */
   name: string;
   /** Raw name bytes when the name is not valid UTF-8; undefined otherwise. */
   raw: Buffer | undefined;
@@ -269,7 +270,7 @@ function decode(buf: Buffer, identity: string): LoadedCache | undefined {
       let name = names[i]!;
       if (ef & 1) {
         raw = raws[ri++]!;
-        name = raw.toString('utf8');
+        name = decodePathBytes(raw);
       }
       entries[j] = {
         name,

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
+import { decodePathBytes } from '../path-bytes.js';
 import { liteLstat, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, type LiteStat } from './fast-lstat.js';
 import type { ObjectStore, ObjectType } from '../store/types.js';
 import { compareTreeNames, encodeTree, hashObject, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE, type TreeEntryInput } from './git-objects.js';
@@ -257,7 +258,7 @@ export class Walker {
       if (typeof d.name === 'string') name = d.name;
       else {
         const bytes = d.name;
-        name = bytes.toString('utf8');
+        name = decodePathBytes(bytes);
         if (!Buffer.from(name, 'utf8').equals(bytes)) rawName = Buffer.from(bytes);
       }
       if (name === '.git' && !rawName) {
@@ -307,7 +308,8 @@ export class Walker {
     } catch {
       return undefined;
     }
-    const parsed = { oid: hashObject('blob', buf), text: buf.toString('utf8') };
+    // Patterns naming bytes that are not UTF-8 must match the escaped names the walk compares them with.
+    const parsed = { oid: hashObject('blob', buf), text: decodePathBytes(buf) };
     this.ruleFiles.set(key, parsed);
     return parsed;
   }
@@ -350,7 +352,7 @@ export class Walker {
 
     // A directory holding a valid .git is a nested repository: recorded as a gitlink by the caller.
     if (hasDotGit && !isRoot) {
-      const dotGit = typeof fsPath === 'string' ? fsPath + '/.git' : Buffer.concat([fsPath, Buffer.from('/.git')]).toString();
+      const dotGit = typeof fsPath === 'string' ? fsPath + '/.git' : decodePathBytes(Buffer.concat([fsPath, Buffer.from('/.git')]));
       if (resolveDotGit(dotGit)) {
         return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, rulesKey: '', entries: [], tree: undefined, files: 0, hasDotGit, nestedRepo: true };
       }
@@ -447,7 +449,7 @@ export class Walker {
     }
     e.dir = child;
     if (child.nestedRepo) {
-      const dotGit = typeof fsPath === 'string' ? fsPath + '/.git' : Buffer.concat([fsPath, Buffer.from('/.git')]).toString();
+      const dotGit = typeof fsPath === 'string' ? fsPath + '/.git' : decodePathBytes(Buffer.concat([fsPath, Buffer.from('/.git')]));
       const loc = resolveDotGit(dotGit);
       const head = loc ? readHeadCommit(loc.gitDir, loc.commonDir) : undefined;
       this.nested.push({ path, fsPath });

@@ -4,6 +4,7 @@
  * that keeps recently parsed trees in an LRU cache.
  */
 import { CorruptObjectError, StoreInputError } from './errors.js';
+import { decodePathBytes, displayPathBytes, encodePathBytes } from '../path-bytes.js';
 import { LruCache } from './lru.js';
 import type { ObjectStore } from './types.js';
 
@@ -16,7 +17,7 @@ export const GITLINK_MODE = '160000';
 export interface TreeEntry {
   /** Six-digit octal mode as git prints it: `100644`, `100755`, `120000`, `040000`, `160000`. */
   mode: string;
-  /** Entry name decoded as UTF-8 (lossy for names that are not valid UTF-8; see `nameBytes`). */
+  /** Entry name as `decodePathBytes` gives it: bytes that are not UTF-8 are escaped, so it converts back exactly. */
   name: string;
   /** The entry name's exact bytes, used for ordering. */
   nameBytes: Uint8Array;
@@ -25,8 +26,6 @@ export interface TreeEntry {
   /** What the entry points at: `tree` for directories, `commit` for gitlinks, `blob` otherwise. */
   kind: 'blob' | 'tree' | 'commit';
 }
-
-const utf8 = new TextDecoder('utf-8');
 
 /** Parses a tree object's content. `oid` only names the tree in error messages. */
 export function parseTree(content: Uint8Array, oid = 'tree'): TreeEntry[] {
@@ -45,7 +44,7 @@ export function parseTree(content: Uint8Array, oid = 'tree'): TreeEntry[] {
     const mode = rawMode.padStart(6, '0');
     entries.push({
       mode,
-      name: utf8.decode(nameBytes),
+      name: decodePathBytes(nameBytes),
       nameBytes,
       oid: buf.toString('hex', nul + 1, nul + 21),
       kind: rawMode === TREE_MODE ? 'tree' : mode === GITLINK_MODE ? 'commit' : 'blob',
@@ -79,7 +78,7 @@ export function compareTreeEntries(
 export interface NewTreeEntry {
   /** Octal mode, e.g. `100644` or `040000`. */
   mode: string;
-  /** Entry name: no `/`, no NUL, not `.` or `..`. */
+  /** Entry name (escaped bytes allowed, see `decodePathBytes`): no `/`, no NUL, not `.` or `..`. */
   name: string;
   /** Id of what the entry points at. */
   oid: string;
@@ -93,12 +92,12 @@ export function serializeTree(entries: readonly NewTreeEntry[]): Buffer {
     }
     const mode = e.mode.replace(/^0+/, '');
     const kind: TreeEntry['kind'] = mode === TREE_MODE ? 'tree' : 'blob';
-    return { mode, nameBytes: Buffer.from(e.name, 'utf8'), kind, oid: e.oid };
+    return { mode, nameBytes: encodePathBytes(e.name), kind, oid: e.oid };
   });
   prepared.sort(compareTreeEntries);
   for (let i = 1; i < prepared.length; i++) {
     if (Buffer.compare(prepared[i - 1]!.nameBytes, prepared[i]!.nameBytes) === 0) {
-      throw new StoreInputError(`duplicate tree entry name ${JSON.stringify(prepared[i]!.nameBytes.toString())}`);
+      throw new StoreInputError(`duplicate tree entry name ${JSON.stringify(displayPathBytes(decodePathBytes(prepared[i]!.nameBytes)))}`);
     }
   }
   return Buffer.concat(

@@ -27,7 +27,7 @@ describe('stat cache file', () => {
     const repo = dir([], { nestedRepo: true, hasDotGit: true, tree: undefined, rulesKey: '' });
     const root = dir([
       entry('a.txt'),
-      entry('caf\uFFFD', { raw: Buffer.from([0x63, 0x61, 0x66, 0xe9]) }),
+      entry('caf\uDCE9', { raw: Buffer.from([0x63, 0x61, 0x66, 0xe9]) }),
       entry('sub', { kind: 3, mode: 0o040000, oid: 'd'.repeat(40), dir: inner }),
       entry('link', { kind: 2, mode: 0o120000 }),
       entry('repo', { kind: 3, mode: 0o160000, oid: 'e'.repeat(40), dir: repo }),

@@ -2,7 +2,7 @@
  * Trees are byte-identical to `git add -A && git write-tree` on the same
  * files: git itself is the oracle.
  */
-import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EMPTY_TREE_ID, WorkspaceSnapshotter } from '../../server/snapshot/index.js';
@@ -144,6 +144,45 @@ describe('tree identity with git', () => {
     const again = await s.snapshot();
     expect(again.tree).toBe(snap.tree);
     expect(again.hashed).toBe(0);
+  });
+
+  it('matches git for Latin-1 file and directory names deep in the tree, byte ignore patterns, a saved cache and edits', async () => {
+    const { root, cacheDir } = workspace();
+    const at = (...parts: (string | number[])[]): Buffer => Buffer.concat([Buffer.from(root), ...parts.map((p) => Buffer.from(p as string))]);
+    const resume = at('/src/r', [0xe9], 'sum', [0xe9]);
+    write(root, 'src/plain.txt', 'p');
+    mkdirSync(resume, { recursive: true });
+    writeFileSync(at('/src/r', [0xe9], 'sum', [0xe9], '/caf', [0xe9], '.txt'), 'nested latin-1\n');
+    writeFileSync(at('/src/r', [0xe9], 'sum', [0xe9], '/caf', [0xfe], '.txt'), 'another byte, the same lossy text\n');
+    writeFileSync(at('/src/r', [0xe9], 'sum', [0xe9], '/caf', [0xc3, 0xa9], '.txt'), 'the same name in UTF-8\n');
+    writeFileSync(at('/src/na', [0xef], 've'), 'a file beside the directory');
+    writeFileSync(at('/src/x', [0xff]), 'ff');
+    writeFileSync(at('/src/x', [0xe9]), 'e9');
+    writeFileSync(at('/src/ignored-', [0xe9], '.log'), 'ignored by a byte pattern');
+    writeFileSync(at('/src/ignored-', [0xfe], '.log'), 'not ignored: another byte');
+    writeFileSync(at('/src/.gitignore'), Buffer.concat([Buffer.from('ignored-'), Buffer.from([0xe9]), Buffer.from('.log\n')]));
+    // Old enough not to be racy, so later snapshots reuse cached listings.
+    const past = new Date(Date.now() - 10_000);
+    for (const p of [resume, at('/src'), at('')]) utimesSync(p, past, past);
+    const s = snapshotter(root, cacheDir);
+    const snap = await s.snapshot();
+    expect(snap.tree).toBe(gitTree(root));
+    expect(snap.files).toBe(9);
+    await s.saveCache();
+
+    // A new snapshotter loads the saved cache; new rules are decided on the cached names of an unchanged directory.
+    writeFileSync(at('/.gitignore'), Buffer.concat([Buffer.from('caf'), Buffer.from([0xfe]), Buffer.from('.txt\n')]));
+    const warm = snapshotter(root, cacheDir);
+    const ignored = await warm.snapshot();
+    expect(ignored.tree).toBe(gitTree(root));
+    expect(ignored.files).toBe(9);
+
+    writeFileSync(at('/src/r', [0xe9], 'sum', [0xe9], '/caf', [0xe9], '.txt'), 'edited\n');
+    rmSync(at('/src/x', [0xff]));
+    writeFileSync(at('/src/new-', [0xfe]), 'new');
+    const after = await warm.snapshot();
+    expect(after.tree).toBe(gitTree(root));
+    expect(after.tree).not.toBe(ignored.tree);
   });
 
   it('walks a root given through a symlink at its real location', async () => {
