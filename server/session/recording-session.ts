@@ -13,6 +13,7 @@ import { lookupPath } from '../changes/tree-lookup.js';
 import { isInsideDir, toSlashes } from '../paths.js';
 import { CachingReads } from '../store/caching-reads.js';
 import { TreeReader } from '../store/tree.js';
+import { displayPathBytes } from '../path-bytes.js';
 import { displayPath } from './display-path.js';
 import { SerialQueue } from './serial-queue.js';
 import { SessionJournal, type LoadedSession } from './session-journal.js';
@@ -338,7 +339,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   /** The label a reviewer sees for a changed file. */
   display(change: { absPath: string; root: number; path: string }): string {
     if (this.roots.length > 1 && change.root >= 0) {
-      return `${basename(this.roots[change.root]!.dir)}/${change.path}`;
+      return displayPathBytes(`${basename(this.roots[change.root]!.dir)}/${change.path}`);
     }
     const first = this.roots[0]!;
     return displayPath(change.absPath, {

@@ -93,6 +93,18 @@ describe('names that are not UTF-8', () => {
     client.assertValid();
   });
 
+  it('show as \\xNN in a multi-root session, in a directory that is not a repository', async () => {
+    const a = makeRepo(temp.make('alpha-'), { 'x.txt': 'x\n' });
+    const b = temp.make('beta-');
+    writeFileSync(bytesPath(b, 'caf', [0xe9], '.txt'), 'one\n');
+    const client = await svc.client();
+    await client.request('createSession', { channel: SESSION, config: { workingDirectories: [pathToFileURL(a).href, pathToFileURL(b).href] } });
+    await recordTurn(client, SESSION, 't1', () => writeFileSync(bytesPath(b, 'caf', [0xe9], '.txt'), 'two\n'));
+    const turn = await subscribeReady(client, turnUri('t1'));
+    expect(turn.files.map((f) => [meta(f).path, f.id])).toEqual([[`${b.split('/').pop()}/caf\\xe9.txt`, `${pathToFileURL(b).href}/caf%E9.txt`]]);
+    client.assertValid();
+  });
+
   it('captures a path with raw bytes named to beforeEdit and lists it under its byte id', async () => {
     const repo = makeRepo(temp.make(), { '.gitignore': '*.log\n' });
     writeFileSync(bytesPath(repo, 'caf', [0xe9], '.log'), 'before\n');
