@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { displayPathBytes } from '../path-bytes.js';
 import { WorkspaceRoot } from '../session/workspace-root.js';
 import { defaultStateDir } from '../store/index.js';
 import { progressLine } from './progress.js';
@@ -58,7 +59,7 @@ export async function snapshotCommand(argv: readonly string[]): Promise<number> 
     if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
     else {
       process.stdout.write(`${result.tree}  ${result.files} files in ${report.ms} ms (${result.hashed} hashed)\n`);
-      for (const w of result.warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
+      for (const w of result.warnings) process.stderr.write(`warning: ${displayPathBytes(w.path)}: ${w.message}\n`);
     }
     return 0;
   } finally {

@@ -513,7 +513,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     const out: RootTrees[] = [];
     for (const root of this.roots) {
       const result = await root.snapshot(this.opts.onProgress);
-      for (const warning of result.warnings) this.emit('warning', `${warning.path}: ${warning.message}`);
+      for (const warning of result.warnings) this.emit('warning', `${displayPathBytes(warning.path)}: ${warning.message}`);
       out.push({ tree: result.tree, nested: result.nested.map((n) => ({ path: n.path, tree: n.tree })) });
     }
     return out;
