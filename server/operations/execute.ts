@@ -1,56 +1,182 @@
-import { realpath } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { rmdir } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { AhpErrorCodes, JsonRpcErrorCodes } from '../../protocol/index.js';
+import { RpcError } from '../connection/errors.js';
+import { encodePathBytes, fsPath } from '../path-bytes.js';
 import { isInsideDir } from '../paths.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SafetyDetails, SafetyPath } from '../session/session-journal.js';
-import type { Plan } from './plan.js';
-import { deleteDiskFile, writeDiskFileAtomic } from './workspace-file.js';
+import { hashObject } from '../snapshot/index.js';
+import { ContainedDirs, DirectoryChangedError, OutsideWorkspaceError, realPath } from './contained-dirs.js';
+import { ChangedWhileRunningError, newSwapNames, swapFile, type ExpectedVersion, type NewVersion, type SwapNames } from './file-swap.js';
+import type { Plan, PlannedWrite } from './plan.js';
+import { WriteIntent, type IntendedWrite } from './write-intent.js';
+
+export { OutsideWorkspaceError } from './contained-dirs.js';
 
 /** Test hook: milliseconds to pause between two file writes (fault tests kill the server there). */
 const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
 
 /**
- * Carries out a plan without losing a byte: first a safety checkpoint of
- * every path about to be written (what `undo` restores), then one atomic
- * write per file. Returns the safety checkpoint's index.
+ * Error code of an operation stopped because a file changed while it ran:
+ * AHP's AlreadyExists, like a conflict found while planning; `data.conflicts`
+ * names the file.
+ */
+const CHANGED_WHILE_RUNNING = AhpErrorCodes.AlreadyExists;
+
+interface Step {
+  write: PlannedWrite;
+  names: SwapNames;
+  /** What the write expects on disk, and what it puts there. */
+  expected: ExpectedVersion;
+  next: NewVersion;
+}
+
+/**
+ * Carries out a plan without losing a byte: a safety checkpoint of every
+ * path about to be written (what `undo` restores), a write-ahead intent
+ * (what a restart cleans up), then one compare-and-swap per file in a
+ * directory reached without leaving the working directories. A file that
+ * changed since it was planned stops the operation, and what was already
+ * written is put back. Returns the safety checkpoint's index.
  */
 export async function executePlan(session: RecordingSession, plan: Plan, details: Omit<SafetyDetails, 'paths'>): Promise<number> {
   for (const w of plan.writes) await assertInside(session, w.absPath);
+  const steps = [...plan.writes].sort((a, b) => (a.absPath < b.absPath ? -1 : 1)).map(stepFor);
+  const index = await writeSafetyCheckpoint(session, steps, details);
+  const intents = await beginIntents(session, steps);
+  const dirs = new ContainedDirs(session.workingDirectories);
+  const pause = Number(process.env[PAUSE_ENV] ?? 0);
+  const done: Step[] = [];
+  try {
+    for (const step of steps) {
+      if (done.length > 0 && pause > 0) await new Promise((r) => setTimeout(r, pause));
+      try {
+        const dir = await dirs.parentOf(step.write.absPath, step.next !== undefined);
+        await swapFile(dir, encodePathBytes(basename(step.write.absPath)), step.names, step.expected, step.next);
+      } catch (error) {
+        const putBack = await rollBack(dirs, done);
+        if (putBack.failed.length === 0) {
+          await session.journal.writeSafety({ operation: 'rollback', changeset: details.changeset, paths: [], undoes: index, message: `${details.operation} stopped` });
+        }
+        throw failure(session, step.write, error, done.length, putBack.failed);
+      }
+      done.push(step);
+    }
+    await removeEmptiedDirs(dirs, plan.removeDirs ?? []);
+    return index;
+  } finally {
+    await dirs.close();
+    await Promise.all(intents.map((i) => i.end()));
+  }
+}
+
+function stepFor(write: PlannedWrite): Step {
+  const current = write.current;
+  const expected: ExpectedVersion = current ? { oid: current.oid, mode: current.mode, identity: current.identity } : undefined;
+  // A rewritten file keeps its permissions and owner; a recreated one gets what the plan remembers, else the umask's.
+  const keep = current && current.mode !== '120000' ? { perm: current.perm, uid: current.uid, gid: current.gid } : write.owner;
+  const next: NewVersion = write.next ? { content: write.next.content, mode: write.next.mode, ...(write.next.mode !== '120000' ? keep : {}) } : undefined;
+  return { write, names: newSwapNames(), expected, next };
+}
+
+async function writeSafetyCheckpoint(session: RecordingSession, steps: readonly Step[], details: Omit<SafetyDetails, 'paths'>): Promise<number> {
   const paths: SafetyPath[] = [];
-  for (const w of plan.writes) {
-    const p: SafetyPath = { absPath: w.absPath, root: w.root };
+  for (const { write: w, next } of steps) {
+    const p: SafetyPath = { absPath: w.absPath, root: w.root, result: next ? { oid: hashObject('blob', next.content), mode: next.mode } : null };
     if (w.current) {
-      p.oid = await session.roots[Math.max(w.root, 0)]!.store.writeObject('blob', w.current.content);
+      p.oid = await storeOf(session, w.root).writeObject('blob', w.current.content);
       p.mode = w.current.mode;
+      if (w.current.mode !== '120000') Object.assign(p, { perm: w.current.perm, uid: w.current.uid, gid: w.current.gid });
     }
     paths.push(p);
   }
   await Promise.all(session.roots.map((r) => r.store.flush()));
-  const index = await session.journal.writeSafety({ ...details, paths });
-  const pause = Number(process.env[PAUSE_ENV] ?? 0);
-  let first = true;
-  for (const w of [...plan.writes].sort((a, b) => (a.absPath < b.absPath ? -1 : 1))) {
-    if (!first && pause > 0) await new Promise((r) => setTimeout(r, pause));
-    first = false;
-    if (w.next) await writeDiskFileAtomic(w.absPath, w.next.content, w.next.mode);
-    else await deleteDiskFile(w.absPath);
-  }
-  return index;
+  return session.journal.writeSafety({ ...details, paths });
 }
 
-/** Thrown when a path resolves (symlinks included) outside the session's working directories. */
-export class OutsideWorkspaceError extends Error {}
+/** One intent per store, naming the writes in its working directory, so each root recovers its own on open. */
+async function beginIntents(session: RecordingSession, steps: readonly Step[]): Promise<WriteIntent[]> {
+  const byRoot = new Map<number, IntendedWrite[]>();
+  for (const { write: w, names, next } of steps) {
+    const root = Math.max(w.root, 0);
+    const entry: IntendedWrite = { absPath: w.absPath, names, ...(w.current ? { expectedOid: w.current.oid } : {}), ...(next ? { writtenOid: hashObject('blob', next.content) } : {}) };
+    byRoot.set(root, [...(byRoot.get(root) ?? []), entry]);
+  }
+  return Promise.all([...byRoot].map(([root, writes]) => WriteIntent.begin(session.roots[root]!.store.layout.root, writes)));
+}
+
+/** Puts back, newest first, what an interrupted operation wrote, each only if it still holds what was written. */
+async function rollBack(dirs: ContainedDirs, done: readonly Step[]): Promise<{ failed: string[] }> {
+  const failed: string[] = [];
+  for (const step of [...done].reverse()) {
+    const written = step.next;
+    const expected: ExpectedVersion = written ? { oid: hashObject('blob', written.content), mode: written.mode } : undefined;
+    const current = step.write.current;
+    const original: NewVersion = current
+      ? { content: current.content, mode: current.mode, ...(current.mode !== '120000' ? { perm: current.perm, uid: current.uid, gid: current.gid } : {}) }
+      : undefined;
+    try {
+      const dir = await dirs.parentOf(step.write.absPath, original !== undefined);
+      await swapFile(dir, encodePathBytes(basename(step.write.absPath)), step.names, expected, original);
+    } catch {
+      // Edited again after it was written: that newer version stays, the one before the operation is in the safety checkpoint.
+      failed.push(step.write.display);
+    }
+  }
+  for (const dir of [...dirs.created].reverse()) await rmdir(fsPath(dir)).catch(() => undefined);
+  return { failed };
+}
+
+/** Removes directories the operation emptied that the state it restores does not have, deepest first. */
+async function removeEmptiedDirs(dirs: ContainedDirs, candidates: readonly string[]): Promise<void> {
+  for (const dir of [...candidates].sort((a, b) => b.length - a.length)) {
+    const parent = await dirs.parentOf(dir, false).catch(() => undefined);
+    if (!parent) continue;
+    await parent.verify().then(
+      () => rmdir(parent.entry(encodePathBytes(basename(dir)))),
+      () => undefined,
+    ).catch(() => undefined);
+  }
+}
+
+/** The error an operation stopped part-way answers with, saying what was put back. */
+function failure(session: RecordingSession, write: PlannedWrite, error: unknown, written: number, notPutBack: readonly string[]): Error {
+  const putBack =
+    written === 0
+      ? 'nothing had been written yet'
+      : notPutBack.length === 0
+        ? `the ${plural(written, 'file')} already written ${written === 1 ? 'was' : 'were'} put back`
+        : `${plural(written - notPutBack.length, 'file')} put back; ${notPutBack.join(', ')} ${notPutBack.length === 1 ? 'was' : 'were'} edited again since and kept (undo has the version before the operation)`;
+  if (error instanceof OutsideWorkspaceError) return new RpcError(AhpErrorCodes.PermissionDenied, `${error.message}; ${putBack}`);
+  if (error instanceof ChangedWhileRunningError || error instanceof DirectoryChangedError) {
+    const reason = error instanceof ChangedWhileRunningError ? `changed while the operation ran (${error.detail})` : error.message;
+    return new RpcError(CHANGED_WHILE_RUNNING, `Stopped: ${write.display} ${reason}; ${putBack}`, {
+      conflicts: [{ path: write.display, reason: 'changed while the operation ran' }],
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new RpcError(JsonRpcErrorCodes.InternalError, `Stopped: writing ${write.display} failed (${message}); ${putBack}`);
+}
+
+function storeOf(session: RecordingSession, root: number) {
+  return session.roots[Math.max(root, 0)]!.store;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
 
 /**
  * Refuses a path whose nearest existing ancestor resolves, after symlinks,
- * outside every working directory: a symlinked folder must not carry a
- * write elsewhere.
+ * outside every working directory: checked once while planning, and again
+ * by every write (ContainedDirs).
  */
 export async function assertInside(session: RecordingSession, absPath: string): Promise<void> {
   let dir = dirname(absPath);
   let real: string | undefined;
   for (;;) {
-    real = await realpath(dir).catch(() => undefined);
+    real = await realPath(dir);
     if (real || dirname(dir) === dir) break;
     dir = dirname(dir);
   }

@@ -9,6 +9,7 @@ import {
 import type { ChangesetServer } from '../app.js';
 import type { Changesets } from '../changesets/changesets.js';
 import type { ChangesetChannel, SessionChangesets } from '../changesets/session-changesets.js';
+import type { RootTrees } from '../changes/collect-changes.js';
 import type { FileChange } from '../changes/file-change.js';
 import { invalidParams, RpcError } from '../connection/errors.js';
 import type { RecordingSession } from '../session/recording-session.js';
@@ -131,6 +132,8 @@ export class ChangesetOperations {
       return result;
     } catch (error) {
       if (!dryRun) {
+        // A stopped operation that put everything back has cancelled its own safety checkpoint.
+        await this.refreshUndo(session);
         const message = error instanceof Error ? error.message : String(error);
         this.setStatus(owner, channel, opId, { status: 'error', error: { errorType: error instanceof RpcError && error.code === OPERATION_CONFLICT ? 'Conflict' : 'OperationFailed', message } });
       }
@@ -153,7 +156,7 @@ export class ChangesetOperations {
     switch (opId) {
       case OperationId.Revert:
       case OperationId.Discard: {
-        const plan = await planReverse(session, selected, selection);
+        const plan = await planReverse(session, selected, selection, this.restoredTrees(session, parsed));
         const verb = opId === OperationId.Discard ? 'Discarded changes to' : 'Reverted';
         return { plan, describe: (p) => summary(`${verb} ${plural(p.writes.length, 'file')}`, p) };
       }
@@ -188,6 +191,13 @@ export class ChangesetOperations {
     }
   }
 
+  /** The state a revert goes back to, where it is recorded: directories it does not have are removed once emptied. */
+  private restoredTrees(session: RecordingSession, parsed: ParsedChangesetUri): RootTrees[] | undefined {
+    if (parsed.kind === 'turn') return session.turn(parsed.turnId!)?.before;
+    if (parsed.kind === 'session') return session.startTrees;
+    return undefined;
+  }
+
   /** The files a target names: every file for the changeset scope, else the one whose id or URIs match. */
   private selectChanges(channel: ChangesetChannel, params: InvokeChangesetOperationParams): FileChange[] {
     const target = params.target;
@@ -219,8 +229,9 @@ export class ChangesetOperations {
 
   private async lastUndoable(session: RecordingSession): Promise<SafetyRecord | undefined> {
     const records = await session.journal.listSafety();
-    const undone = new Set(records.filter((r) => r.details.operation === OperationId.Undo).map((r) => r.details.undoes));
-    return [...records].reverse().find((r) => r.details.operation !== OperationId.Undo && !undone.has(r.index) && r.details.paths.length > 0);
+    const cancels = (r: SafetyRecord) => r.details.undoes !== undefined;
+    const undone = new Set(records.filter(cancels).map((r) => r.details.undoes));
+    return [...records].reverse().find((r) => !cancels(r) && !undone.has(r.index) && r.details.paths.length > 0);
   }
 
   private async refreshUndo(session: RecordingSession): Promise<void> {

@@ -4,7 +4,11 @@ import type { RecordingSession } from '../session/recording-session.js';
 import type { SafetyRecord } from '../session/session-journal.js';
 import type { TurnRecord } from '../session/turn-record.js';
 import { reverseMerge, type RangeSelection, type Version } from './reverse-merge.js';
-import { readDiskFile, type DiskFile } from './workspace-file.js';
+import { lookupPath } from '../changes/tree-lookup.js';
+import { hashObject } from '../snapshot/index.js';
+import { NotAFileError, readDiskFile, type DiskFile } from './workspace-file.js';
+import { dirname, relative } from 'node:path';
+import { toSlashes } from '../paths.js';
 
 /** One file an operation will write (or delete, when `next` is undefined). */
 export interface PlannedWrite {
@@ -17,6 +21,8 @@ export interface PlannedWrite {
   current: DiskFile;
   /** What the file becomes; undefined deletes it. */
   next: Version;
+  /** Permissions and owner for a file recreated where none is now (from a safety checkpoint). */
+  owner?: { perm: number; uid: number; gid: number };
 }
 
 /** What an invocation would do. */
@@ -30,10 +36,23 @@ export interface Plan {
   skipped: { path: string; reason: string }[];
   /** Paths with edits no recorded turn made, which a restore overwrites (undo brings them back). */
   userEdited: string[];
+  /** Directories to remove once emptied: the restored state does not have them (absolute paths). */
+  removeDirs?: string[];
 }
 
 export function emptyPlan(): Plan {
   return { writes: [], conflicts: [], unchanged: [], skipped: [], userEdited: [] };
+}
+
+/** What is on disk at a path, or undefined (recorded as a conflict) when it is something operations do not write over. */
+async function readForPlan(plan: Plan, absPath: string, display: string): Promise<DiskFile | 'blocked'> {
+  try {
+    return await readDiskFile(absPath);
+  } catch (error) {
+    if (!(error instanceof NotAFileError)) throw error;
+    plan.conflicts.push({ path: display, reason: 'a directory or other non-file is in its place' });
+    return 'blocked';
+  }
 }
 
 /**
@@ -41,7 +60,12 @@ export function emptyPlan(): Plan {
  * changesets, discard on uncommitted): the file goes back to the change's
  * old side, keeping later edits to other lines.
  */
-export async function planReverse(session: RecordingSession, changes: readonly FileChange[], selection?: RangeSelection): Promise<Plan> {
+export async function planReverse(
+  session: RecordingSession,
+  changes: readonly FileChange[],
+  selection?: RangeSelection,
+  restoredTrees?: readonly RootTrees[],
+): Promise<Plan> {
   const plan = emptyPlan();
   for (const change of changes) {
     const display = session.display(change);
@@ -64,7 +88,23 @@ export async function planReverse(session: RecordingSession, changes: readonly F
     }
     await addOutcome(plan, change.absPath, change.root, display, before, after, selection);
   }
+  if (restoredTrees) plan.removeDirs = await dirsToRemove(session, plan, restoredTrees);
   return plan;
+}
+
+/** Parent directories of files the plan deletes that the restored state does not have. */
+async function dirsToRemove(session: RecordingSession, plan: Plan, trees: readonly RootTrees[]): Promise<string[]> {
+  const out = new Set<string>();
+  for (const w of plan.writes) {
+    if (w.next || w.root < 0 || !trees[w.root]) continue;
+    const source = session.sources[w.root]!;
+    for (let dir = dirname(w.absPath); dir !== source.dir && dir.startsWith(source.dir); dir = dirname(dir)) {
+      if (out.has(dir)) continue;
+      if (await lookupPath(source.reader, trees[w.root]!.tree, toSlashes(relative(source.dir, dir)))) break;
+      out.add(dir);
+    }
+  }
+  return [...out];
 }
 
 /** Brings every file back to a recorded state (restore-checkpoint): overwrites by design. */
@@ -98,22 +138,48 @@ export async function planRestore(session: RecordingSession, target: readonly Ro
       wanted.set(capture.absPath, { root: capture.root, display: session.display(change), next: await version(capture.before) });
     }
   }
-  const last = [...session.turns].reverse().find((t) => t.after);
-  const userEdited = last?.after ? new Set((await session.changesBetween(last.after, current)).flatMap((c) => [c.absPath, c.oldAbsPath ?? ''])) : new Set<string>();
+  const isKnown = await knownVersions(session, current);
   for (const [absPath, w] of wanted) {
     if (w.root < 0) {
       plan.skipped.push({ path: w.display, reason: 'outside the working directories' });
       continue;
     }
-    const disk = await readDiskFile(absPath);
+    const disk = await readForPlan(plan, absPath, w.display);
+    if (disk === 'blocked') continue;
     if (sameVersion(disk, w.next)) {
       plan.unchanged.push(w.display);
       continue;
     }
     plan.writes.push({ absPath, root: w.root, display: w.display, current: disk, next: w.next });
-    if (userEdited.has(absPath)) plan.userEdited.push(w.display);
+    if (!isKnown(absPath, disk)) plan.userEdited.push(w.display);
   }
   return plan;
+}
+
+/**
+ * Which on-disk versions the session accounts for: the last turn's end,
+ * or what an operation since then wrote. Anything else at a path that
+ * differs from the last turn's end is an edit no turn made.
+ */
+async function knownVersions(session: RecordingSession, current: readonly RootTrees[]): Promise<(absPath: string, disk: DiskFile) => boolean> {
+  const last = [...session.turns].reverse().find((t) => t.after);
+  if (!last?.after) return () => true;
+  const differing = new Set((await session.changesBetween(last.after, current)).flatMap((c) => [c.absPath, c.oldAbsPath ?? '']));
+  const endedAt = Date.parse(last.startedAt) + (last.durationMs ?? 0);
+  const written = new Map<string, Set<string | null>>();
+  for (const record of await session.journal.listSafety()) {
+    if (Date.parse(record.createdAt) < endedAt - 1000) continue;
+    for (const p of record.details.paths) {
+      if (p.result === undefined) continue;
+      const set = written.get(p.absPath) ?? new Set();
+      set.add(p.result ? `${p.result.mode} ${p.result.oid}` : null);
+      written.set(p.absPath, set);
+    }
+  }
+  return (absPath, disk) => {
+    if (!differing.has(absPath)) return true;
+    return written.get(absPath)?.has(disk ? `${disk.mode} ${disk.oid}` : null) === true;
+  };
 }
 
 /** Puts back what an operation changed, from its safety checkpoint (undo). */
@@ -123,11 +189,27 @@ export async function planUndo(session: RecordingSession, record: SafetyRecord):
     const store = session.roots[Math.max(p.root, 0)]!.store;
     const next: Version = p.oid && p.mode ? { content: (await store.readObject(p.oid)).content, mode: p.mode } : undefined;
     const display = session.display({ absPath: p.absPath, root: p.root, path: '' });
-    const disk = await readDiskFile(p.absPath);
-    if (sameVersion(disk, next)) plan.unchanged.push(display);
-    else plan.writes.push({ absPath: p.absPath, root: p.root, display, current: disk, next });
+    const disk = await readForPlan(plan, p.absPath, display);
+    if (disk === 'blocked') continue;
+    if (sameVersion(disk, next)) {
+      plan.unchanged.push(display);
+      continue;
+    }
+    // Only what the operation left is put back: a file edited since holds a version undo would otherwise lose.
+    if (p.result !== undefined && !sameResult(disk, p.result)) {
+      plan.conflicts.push({ path: display, reason: `changed since ${record.details.operation} wrote it` });
+      continue;
+    }
+    const write: PlannedWrite = { absPath: p.absPath, root: p.root, display, current: disk, next };
+    if (p.perm !== undefined && p.uid !== undefined && p.gid !== undefined) write.owner = { perm: p.perm, uid: p.uid, gid: p.gid };
+    plan.writes.push(write);
   }
   return plan;
+}
+
+function sameResult(disk: DiskFile, result: { oid: string; mode: string } | null): boolean {
+  if (!disk || !result) return !disk && !result;
+  return disk.oid === result.oid && disk.mode === result.mode;
 }
 
 async function addOutcome(
@@ -143,7 +225,8 @@ async function addOutcome(
     plan.skipped.push({ path: display, reason: 'outside the working directories' });
     return;
   }
-  const current = await readDiskFile(absPath);
+  const current = await readForPlan(plan, absPath, display);
+  if (current === 'blocked') return;
   const outcome = reverseMerge(before, after, current, selection);
   if (outcome.kind === 'conflict') plan.conflicts.push({ path: display, reason: outcome.reason });
   else if (outcome.kind === 'unchanged') plan.unchanged.push(display);
@@ -157,5 +240,5 @@ async function version(ref: BlobRef | undefined): Promise<Version> {
 
 function sameVersion(disk: DiskFile, next: Version): boolean {
   if (!disk || !next) return !disk && !next;
-  return disk.mode === next.mode && Buffer.compare(Buffer.from(disk.content), Buffer.from(next.content)) === 0;
+  return disk.mode === next.mode && disk.oid === hashObject('blob', next.content);
 }

@@ -1,82 +1,96 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, open, readFile, readlink, rename, rm, symlink, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { lstat, readFile, readlink } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
 import type { GitMode } from '../changes/file-change.js';
+import { fsPath } from '../path-bytes.js';
 import { hashObject } from '../snapshot/index.js';
 
+/**
+ * What identifies one version of a file on disk without reading it: when
+ * all of these are unchanged (and the version was not "racy"), the content
+ * is the one read with them.
+ */
+export interface DiskIdentity {
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  /** The mtime was so close to the read that a same-tick write could hide behind it: compare by hash. */
+  racy: boolean;
+}
+
 /** A file's content and mode as found on disk; `undefined` when it does not exist. */
-export type DiskFile = { content: Uint8Array; mode: GitMode; oid: string } | undefined;
+export type DiskFile =
+  | {
+      content: Uint8Array;
+      mode: GitMode;
+      oid: string;
+      /** Permission bits (`st_mode & 0o7777`), kept when the file is rewritten. */
+      perm: number;
+      uid: number;
+      gid: number;
+      identity: DiskIdentity;
+    }
+  | undefined;
+
+/** A path holds something operations do not write over: a directory, a socket, a device. */
+export class NotAFileError extends Error {}
+
+/**
+ * Timestamps come from the kernel's coarse clock (a few milliseconds a
+ * tick): a write landing in the same tick as a read can leave mtime as it
+ * was, so a version read within this window is compared by content.
+ */
+const RACY_NS = 20_000_000n;
 
 /** Reads a path without following a final symlink (links are content, as git records them). */
 export async function readDiskFile(absPath: string): Promise<DiskFile> {
-  let st;
+  const path = fsPath(absPath);
+  for (let attempt = 0; ; attempt++) {
+    const startedNs = process.hrtime.bigint();
+    const wallNs = BigInt(Date.now()) * 1_000_000n;
+    const st = await lstatOrUndefined(path);
+    if (!st) return undefined;
+    if (!st.isFile() && !st.isSymbolicLink()) throw new NotAFileError(`${absPath} is not a regular file`);
+    const content = st.isSymbolicLink() ? Buffer.from(await readlink(path, { encoding: 'buffer' })) : await readFile(path);
+    const again = await lstatOrUndefined(path);
+    // A write between the two stats means the content may be neither version: read again.
+    if (again && sameStat(st, again) && BigInt(content.length) === st.size) {
+      const mode: GitMode = st.isSymbolicLink() ? '120000' : (Number(st.mode) & 0o111) !== 0 ? '100755' : '100644';
+      const elapsed = process.hrtime.bigint() - startedNs;
+      return {
+        content,
+        mode,
+        oid: hashObject('blob', content),
+        perm: Number(st.mode) & 0o7777,
+        uid: Number(st.uid),
+        gid: Number(st.gid),
+        identity: identityOf(st, wallNs + elapsed),
+      };
+    }
+    if (attempt >= 20) throw new Error(`${absPath} keeps changing while it is read`);
+  }
+}
+
+/** The identity of a stat result, racy when its mtime is within a clock tick of `readNs`. */
+export function identityOf(st: BigIntStats, readNs: bigint): DiskIdentity {
+  return { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, racy: st.mtimeNs + RACY_NS >= readNs };
+}
+
+/** True when a stat shows the very version an identity was taken from (never for a racy one). */
+export function matchesIdentity(st: BigIntStats, identity: DiskIdentity): boolean {
+  return !identity.racy && st.ino === identity.ino && st.dev === identity.dev && st.size === identity.size && st.mtimeNs === identity.mtimeNs;
+}
+
+export async function lstatOrUndefined(path: string | Buffer): Promise<BigIntStats | undefined> {
   try {
-    st = await lstat(absPath);
+    return await lstat(path, { bigint: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw error;
   }
-  if (st.isSymbolicLink()) {
-    const content = Buffer.from(await readlink(absPath, { encoding: 'buffer' }));
-    return { content, mode: '120000', oid: hashObject('blob', content) };
-  }
-  if (!st.isFile()) return undefined;
-  const content = await readFile(absPath);
-  return { content, mode: (st.mode & 0o111) !== 0 ? '100755' : '100644', oid: hashObject('blob', content) };
 }
 
-/**
- * Replaces a file atomically: the new content goes to a temporary file in
- * the same directory, is flushed to disk, gets its mode, and is renamed over
- * the target, so a crash leaves either the old or the new file, never a mix.
- * Symlinks are created as links. Missing parent directories are created.
- */
-export async function writeDiskFileAtomic(absPath: string, content: Uint8Array, mode: GitMode): Promise<void> {
-  const dir = dirname(absPath);
-  await mkdir(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(absPath)}.changeset-${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    if (mode === '120000') {
-      await symlink(Buffer.from(content).toString(), tmp);
-    } else {
-      const handle = await open(tmp, 'wx', mode === '100755' ? 0o755 : 0o644);
-      try {
-        await handle.writeFile(content);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await chmod(tmp, mode === '100755' ? 0o755 : 0o644);
-    }
-    // A directory in the way (the file became a directory) is not ours to remove.
-    const existing = await lstat(absPath).catch(() => undefined);
-    if (existing?.isDirectory()) throw new Error(`${absPath} is a directory`);
-    await rename(tmp, absPath);
-    await syncDirectory(dir);
-  } catch (error) {
-    await rm(tmp, { force: true });
-    throw error;
-  }
-}
-
-/** Deletes a file (never a directory). */
-export async function deleteDiskFile(absPath: string): Promise<void> {
-  try {
-    await unlink(absPath);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await syncDirectory(dirname(absPath));
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r').catch(() => undefined);
-  try {
-    await handle?.sync();
-  } catch {
-    // Not every platform can fsync a directory; the rename is atomic regardless.
-  } finally {
-    await handle?.close();
-  }
+function sameStat(a: BigIntStats, b: BigIntStats): boolean {
+  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.mode === b.mode;
 }

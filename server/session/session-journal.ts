@@ -47,6 +47,12 @@ export interface SafetyPath {
   oid?: string;
   /** Git mode of the content. */
   mode?: GitMode;
+  /** Permission bits, owner and group of the file before, so `undo` recreates it no wider than it was. */
+  perm?: number;
+  uid?: number;
+  gid?: number;
+  /** What the operation wrote there (null: it removed the file); `undo` refuses a file that no longer holds it. */
+  result?: { oid: string; mode: GitMode } | null;
 }
 
 /** What a safety checkpoint records about the operation it protects against. */

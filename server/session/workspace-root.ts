@@ -5,6 +5,8 @@ import { writeFileAtomic } from '../store/fs-util.js';
 import type { RetentionReport } from '../store/retention.js';
 import { shadowTmpDir } from '../store/shadow-repo.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
+import { TEMP_EXCLUDES } from '../operations/file-swap.js';
+import { recoverInterruptedWrites } from '../operations/write-intent.js';
 import { SerialQueue } from './serial-queue.js';
 import { findGitRepository, WorkspaceSnapshotter, type GitRepositoryLocation, type NestedSnapshot, type SnapshotResult } from '../snapshot/index.js';
 
@@ -70,6 +72,9 @@ export class WorkspaceRoot {
       ...(opts.budgetBytes !== undefined ? { budgetBytes: opts.budgetBytes } : {}),
     });
     try {
+      // Before anything looks at the directory: an operation a crash interrupted leaves no file of ours behind.
+      const recovery = await recoverInterruptedWrites(store.layout.root, [store.workspaceDir]);
+      if (recovery.kept.length > 0) console.warn(`changeset-server: kept files an interrupted operation set aside: ${recovery.kept.join(', ')}`);
       let root: WorkspaceRoot | undefined;
       const makeSnapshotter = () =>
         new WorkspaceSnapshotter({
@@ -77,7 +82,7 @@ export class WorkspaceRoot {
           root: store.workspaceDir,
           store,
           cacheDir: join(store.layout.root, 'stat-cache'),
-          extraExcludes: [...(opts.extraExcludes ?? []), ...stateDirExclude(store.workspaceDir, opts.stateDir)],
+          extraExcludes: [...(opts.extraExcludes ?? []), ...stateDirExclude(store.workspaceDir, opts.stateDir), ...TEMP_EXCLUDES],
           ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
         });
       root = new WorkspaceRoot(store.workspaceDir, store, makeSnapshotter, findGitRepository(store.workspaceDir), key);
