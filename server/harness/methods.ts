@@ -1,6 +1,7 @@
 import { AhpErrorCodes } from '../../protocol/index.js';
 import type { ChangesetServer } from '../app.js';
 import { invalidParams, RpcError } from '../connection/errors.js';
+import { OutsideWorkingDirectoriesError } from '../containment.js';
 import { SessionError } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import type { TurnSummary } from '../session/turn-summary.js';
@@ -102,6 +103,7 @@ async function mapErrors<T>(task: () => Promise<T>): Promise<T> {
   try {
     return await task();
   } catch (error) {
+    if (error instanceof OutsideWorkingDirectoriesError) throw new RpcError(AhpErrorCodes.PermissionDenied, error.message);
     if (error instanceof SessionError) {
       if (error.code === 'not-found') throw new RpcError(AhpErrorCodes.SessionNotFound, error.message);
       throw invalidParams(error.message);

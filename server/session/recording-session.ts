@@ -11,6 +11,7 @@ import { statsOf, type FileStats } from '../changes/file-stats.js';
 import { detectRenames } from '../changes/renames.js';
 import { lookupPath } from '../changes/tree-lookup.js';
 import { isInsideDir, toSlashes } from '../paths.js';
+import { OutsideWorkingDirectoriesError, realPathInside } from '../containment.js';
 import { CachingReads } from '../store/caching-reads.js';
 import { TreeReader } from '../store/tree.js';
 import { displayPathBytes } from '../path-bytes.js';
@@ -267,11 +268,13 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     if (invalid) return Promise.reject(new SessionError('invalid', invalid));
     return this.queue.run(async () => {
       const turn = this.requireActive(turnId);
+      // Every path is checked before anything is copied: one outside path refuses the whole request.
+      const targets = [];
+      for (const p of paths) targets.push(await this.editTarget(p));
       const captured: string[] = [];
-      for (const p of paths) {
-        const absPath = this.resolvePath(p);
+      for (const { absPath, skip } of targets) {
         if (opts.tool) turn.tools.set(absPath, opts.tool);
-        if (this.isExcludedTemp(absPath)) continue;
+        if (skip) continue;
         if (!turn.captures.has(absPath)) {
           const root = this.rootIndexOf(absPath);
           const store = this.roots[Math.max(root, 0)]!.store;
@@ -564,6 +567,23 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   /** Index of the working directory containing an absolute path, or -1. */
   rootIndexOf(absPath: string): number {
     return this.roots.findIndex((r) => isInsideDir(r.dir, absPath));
+  }
+
+  /**
+   * Where a `beforeEdit` path leads: inside a working directory after
+   * symlinks (captured at its real location when only a symlink makes it
+   * so), or under the temporary directory outside every working directory
+   * (skipped). Anything else is refused: the store would otherwise hold
+   * copies of files the session has no business reading.
+   */
+  private async editTarget(p: string): Promise<{ absPath: string; skip: boolean }> {
+    const absPath = this.resolvePath(p);
+    if (this.isExcludedTemp(absPath)) return { absPath, skip: true };
+    const real = await realPathInside(this.workingDirectories, absPath);
+    if (real === undefined) {
+      throw new OutsideWorkingDirectoriesError(`${p} resolves outside the session's working directories`);
+    }
+    return { absPath: this.rootIndexOf(absPath) >= 0 ? absPath : real, skip: false };
   }
 
   private isExcludedTemp(absPath: string): boolean {

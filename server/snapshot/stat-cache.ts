@@ -4,7 +4,8 @@
  * snapshot re-hash only changed files and re-encode only changed trees.
  * Persisted as one compact binary file written atomically (temp + rename).
  */
-import { closeSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { openPrivateSync } from '../store/fs-util.js';
 import { decodePathBytes } from '../path-bytes.js';
 
 /** Entry kinds as read from the directory. */
@@ -347,7 +348,7 @@ export function saveStatCache(file: string, identity: string, refTimeMs: number,
   // No mkdir: the directory exists since the snapshot started (it holds the
   // clock file); if it was removed since, the cache is not resurrected.
   const tmp = `${file}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w');
+  const fd = openPrivateSync(tmp, 'w');
   try {
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
