@@ -1,6 +1,7 @@
 import { mkdir, rm, symlink, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { decodePathBytes, displayPathBytes, encodePathBytes } from '../../server/path-bytes.js';
 import { type WorkspaceStore } from '../../server/store/index.js';
 import { parseTree, serializeTree, TreeReader } from '../../server/store/tree.js';
 import { diffTrees, type TreeChange } from '../../server/store/tree-diff.js';
@@ -108,6 +109,39 @@ describe('tree parsing and tree diff', () => {
     ]);
     await store.flush();
     expect(gitDiffTree(store.layout.shadowDir, t1, t2)).toEqual(changes);
+  });
+
+  it('names entries that are not UTF-8 by their exact bytes: parsed, diffed and serialised like git', async () => {
+    initRepo(fx.workspace, { 'README.md': 'r\n' });
+    const at = (...parts: (string | number[])[]) => Buffer.concat([Buffer.from(`${fx.workspace}/`), ...parts.map((p) => Buffer.from(p as string))]);
+    await mkdir(at('dir-', [0xff]));
+    await writeFile(at('caf', [0xe9], '.txt'), 'e9\n');
+    await writeFile(at('caf', [0xfe], '.txt'), 'fe\n');
+    await writeFile(at('caf', [0xc3, 0xa9], '.txt'), 'utf-8\n');
+    await writeFile(at('dir-', [0xff], '/in', [0xe9]), 'in\n');
+    git(fx.workspace, ['add', '-A']);
+    git(fx.workspace, ['commit', '-q', '-m', 'before']);
+    const before = git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim();
+    await writeFile(at('caf', [0xe9], '.txt'), 'e9 edited\n');
+    await rm(at('caf', [0xfe], '.txt'));
+    await writeFile(at('dir-', [0xff], '/in', [0xe9]), 'in edited\n');
+    git(fx.workspace, ['add', '-A']);
+    git(fx.workspace, ['commit', '-q', '-m', 'after']);
+    const after = git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim();
+
+    store = await fx.open();
+    const content = Buffer.from((await store.readObject(before)).content);
+    const entries = parseTree(content);
+    expect(entries.map((e) => Buffer.from(e.nameBytes).toString('hex'))).toEqual(entries.map((e) => encodePathBytes(e.name).toString('hex')));
+    expect(new Set(entries.map((e) => e.name)).size).toBe(entries.length);
+    expect(serializeTree([...entries].reverse()).equals(content)).toBe(true);
+
+    // git's paths as bytes, decoded the same way.
+    const raw = gitBytes(fx.workspace, ['diff-tree', '-r', '-z', '--name-only', before, after]);
+    const gitPaths = raw.toString('latin1').split('\0').filter((p) => p !== '').map((p) => decodePathBytes(Buffer.from(p, 'latin1')));
+    const changes = await diffTrees(store, before, after);
+    expect(changes.map((c) => c.path)).toEqual(gitPaths);
+    expect(changes.map((c) => displayPathBytes(c.path))).toEqual(['caf\\xe9.txt', 'caf\\xfe.txt', 'dir-\\xff/in\\xe9']);
   });
 
   it('rejects ids that are not trees', async () => {
