@@ -15,6 +15,7 @@ import {
   object,
   oneOf,
   optional,
+  overlongUriComponent,
   run,
 } from './checks.js';
 import type { Check, Validation } from './checks.js';
@@ -36,10 +37,13 @@ export const textRange: Check = all(object({ start: position, end: position }), 
 
 const side = optional(oneOf('before', 'after'));
 
+/** A file's id in a changeset (its URI): no path component longer than a file name can be. */
+const resource: Check = (value, path) => nonEmptyString(value, path) ?? overlongUriComponent(value as string, path);
+
 /** A {@link ChangesetOperationTarget}: `resource` or `range`. */
 export const changesetOperationTarget: Check = discriminated('kind', {
-  resource: object({ resource: nonEmptyString, side }),
-  range: object({ resource: nonEmptyString, side, range: textRange }),
+  resource: object({ resource, side }),
+  range: object({ resource, side, range: textRange }),
 });
 
 /** Checks one operation target on its own (e.g. a stored or round-tripped one). */

@@ -5,7 +5,7 @@
  * Unknown object keys are always allowed: receivers ignore them.
  */
 
-import { channelKindOf } from '../common/channels.js';
+import { channelKindOf, parseChannel } from '../common/channels.js';
 import type { ChannelKind } from '../common/channel-state.js';
 
 /** Returns a message naming `path` when `value` is unacceptable, else `undefined`. */
@@ -61,10 +61,37 @@ export function oneOf(...allowed: readonly string[]): Check {
         : `${path} must be one of ${list}`;
 }
 
-/** A `file:` URI. */
+/** Longest id (session, turn) accepted, in characters: ids end up in ref names and commit trailers. */
+export const MAX_ID_LENGTH = 1024;
+
+/** Longest file name, in bytes, the file systems we run on accept (NAME_MAX). */
+export const MAX_NAME_BYTES = 255;
+
+/** A non-empty id of at most {@link MAX_ID_LENGTH} characters. */
+export const boundedId: Check = (value, path) =>
+  nonEmptyString(value, path) ?? ((value as string).length > MAX_ID_LENGTH ? `${path} must be at most ${MAX_ID_LENGTH} characters` : undefined);
+
+const utf8 = new TextEncoder();
+
+/** Bytes a URI path component stands for: each `%XX` is one byte, anything else its UTF-8. */
+function uriComponentBytes(component: string): number {
+  let bytes = 0;
+  for (const part of component.split(/(%[0-9A-Fa-f]{2})/)) bytes += part.startsWith('%') && part.length === 3 ? 1 : utf8.encode(part).length;
+  return bytes;
+}
+
+/** The problem with a URI whose path has a component over {@link MAX_NAME_BYTES} bytes, else `undefined`. */
+export function overlongUriComponent(uri: string, path: string): string | undefined {
+  const pathPart = uri.replace(/^[a-z][a-z0-9+.-]*:(\/\/[^/]*)?/i, '').split(/[?#]/, 1)[0]!;
+  return pathPart.split('/').some((c) => uriComponentBytes(c) > MAX_NAME_BYTES)
+    ? `${path} has a path component longer than ${MAX_NAME_BYTES} bytes`
+    : undefined;
+}
+
+/** A `file:` URI, no path component longer than a file name can be. */
 export const fileUri: Check = (value, path) =>
   typeof value === 'string' && value.startsWith('file:') && value.length > 'file:'.length
-    ? undefined
+    ? overlongUriComponent(value, path)
     : `${path} must be a file: URI`;
 
 const channelNames: Record<ChannelKind, string> = {
@@ -86,6 +113,13 @@ export function channel(...kinds: ChannelKind[]): Check {
     return kind !== undefined && accepted.includes(kind) ? undefined : `${path} must be ${expectation}`;
   };
 }
+
+/** A session channel URI whose id is at most {@link MAX_ID_LENGTH} characters. */
+export const sessionChannel: Check = (value, path) => {
+  const problem = channel('session')(value, path);
+  if (problem) return problem;
+  return parseChannel(value as string)!.id.length > MAX_ID_LENGTH ? `${path} must name a session id of at most ${MAX_ID_LENGTH} characters` : undefined;
+};
 
 /** An array whose every item passes `item`; `nonEmpty` also rejects `[]`. */
 export function arrayOf(item: Check, options: { nonEmpty?: boolean } = {}): Check {

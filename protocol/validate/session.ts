@@ -1,14 +1,14 @@
 /** Validators for session channel commands. */
 
 import type { CreateSessionParams, DisposeSessionParams } from '../session/commands.js';
-import { anyObject, arrayOf, channel, fileUri, nonEmptyString, object, optional, run, string } from './checks.js';
+import { anyObject, arrayOf, boundedId, channel, fileUri, nonEmptyString, object, optional, run, sessionChannel, string } from './checks.js';
 import type { Validation } from './checks.js';
 
 const createSessionParams = object({
-  channel: channel('session'),
+  channel: sessionChannel,
   provider: optional(nonEmptyString),
   workingDirectory: optional(fileUri),
-  fork: optional(object({ session: channel('session'), turnId: nonEmptyString })),
+  fork: optional(object({ session: channel('session'), turnId: boundedId })),
   config: optional(anyObject),
   activeClient: optional(
     object({

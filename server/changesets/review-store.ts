@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_NAME_BYTES } from '../../protocol/validate/checks.js';
 import { isNotFound, mkdirPrivateSync, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writeFileAtomic } from '../store/fs-util.js';
 
 /**
@@ -18,7 +20,7 @@ export class ReviewStore {
     const dir = join(stateDir, 'reviews');
     mkdirPrivateSync(dir);
     this.tmpDir = dir;
-    this.path = join(dir, `${encodeURIComponent(sessionId)}.json`);
+    this.path = join(dir, reviewFileName(sessionId));
     // Flags written by an earlier version may be readable by others.
     chmodSync(dir, PRIVATE_DIR_MODE);
     try {
@@ -51,6 +53,16 @@ export class ReviewStore {
     this.writing = this.writing.then(() => writeFileAtomic(this.path, text, this.tmpDir)).catch(() => undefined);
     return this.writing;
   }
+}
+
+/**
+ * The session's file name: its id percent-encoded, or for ids too long for a
+ * file name, a prefix of it plus a hash of the whole id.
+ */
+function reviewFileName(sessionId: string): string {
+  const encoded = encodeURIComponent(sessionId);
+  if (encoded.length + '.json'.length <= MAX_NAME_BYTES) return `${encoded}.json`;
+  return `${encoded.slice(0, 160)}--${createHash('sha256').update(sessionId, 'utf8').digest('hex').slice(0, 16)}.json`;
 }
 
 function load(path: string): Record<string, Record<string, string>> {

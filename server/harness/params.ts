@@ -1,3 +1,6 @@
+import { MAX_ID_LENGTH, MAX_NAME_BYTES } from '../../protocol/validate/checks.js';
+import { encodePathBytes } from '../path-bytes.js';
+
 /** Params of `harness/turnStarted`. */
 export interface TurnStartedParams {
   /** The session URI. */
@@ -40,6 +43,9 @@ export interface StatusParams {
 
 type Check = (params: unknown) => string | undefined;
 
+/** Longest path, in bytes, the file systems we run on accept (PATH_MAX). */
+const MAX_PATH_BYTES = 4096;
+
 function object(params: unknown): Record<string, unknown> | string {
   return typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : 'params must be an object';
 }
@@ -50,31 +56,56 @@ function nonEmpty(p: Record<string, unknown>, key: string, optional = false): st
   return typeof v === 'string' && v.length > 0 ? undefined : `params.${key} must be a non-empty string`;
 }
 
+/** A turn id: non-empty, at most {@link MAX_ID_LENGTH} characters (ids become ref names and commit trailers). */
+function turnId(p: Record<string, unknown>, optional = false): string | undefined {
+  const problem = nonEmpty(p, 'turnId', optional);
+  if (problem || p['turnId'] === undefined) return problem;
+  return (p['turnId'] as string).length > MAX_ID_LENGTH ? `params.turnId must be at most ${MAX_ID_LENGTH} characters` : undefined;
+}
+
+/** A path no file system could hold: a component over {@link MAX_NAME_BYTES} bytes, or the whole over {@link MAX_PATH_BYTES}. */
+function overlongPath(path: string, field: string): string | undefined {
+  const bytes = encodePathBytes(path);
+  if (bytes.length > MAX_PATH_BYTES) return `${field} is longer than ${MAX_PATH_BYTES} bytes`;
+  let start = 0;
+  for (let i = 0; i <= bytes.length; i++) {
+    if (i < bytes.length && bytes[i] !== 0x2f) continue;
+    if (i - start > MAX_NAME_BYTES) return `${field} has a path component longer than ${MAX_NAME_BYTES} bytes`;
+    start = i + 1;
+  }
+  return undefined;
+}
+
 /** Checks `harness/turnStarted` params; returns the problem or undefined. */
 export const checkTurnStarted: Check = (params) => {
   const p = object(params);
   if (typeof p === 'string') return p;
   if (p['message'] !== undefined && typeof p['message'] !== 'string') return 'params.message must be a string';
-  return nonEmpty(p, 'channel') ?? nonEmpty(p, 'turnId', true);
+  return nonEmpty(p, 'channel') ?? turnId(p, true);
 };
 
 /** Checks `harness/beforeEdit` params; returns the problem or undefined. */
 export const checkBeforeEdit: Check = (params) => {
   const p = object(params);
   if (typeof p === 'string') return p;
-  const basic = nonEmpty(p, 'channel') ?? nonEmpty(p, 'turnId') ?? nonEmpty(p, 'tool', true);
+  const basic = nonEmpty(p, 'channel') ?? turnId(p) ?? nonEmpty(p, 'tool', true);
   if (basic) return basic;
   const paths = p['paths'];
   if (!Array.isArray(paths) || paths.length === 0) return 'params.paths must be a non-empty array of strings';
   const bad = paths.findIndex((x) => typeof x !== 'string' || x.length === 0 || x.includes('\0'));
-  return bad >= 0 ? `params.paths[${bad}] must be a non-empty path` : undefined;
+  if (bad >= 0) return `params.paths[${bad}] must be a non-empty path`;
+  for (let i = 0; i < paths.length; i++) {
+    const problem = overlongPath(paths[i] as string, `params.paths[${i}]`);
+    if (problem) return problem;
+  }
+  return undefined;
 };
 
 /** Checks `harness/turnEnded` params; returns the problem or undefined. */
 export const checkTurnEnded: Check = (params) => {
   const p = object(params);
   if (typeof p === 'string') return p;
-  const basic = nonEmpty(p, 'channel') ?? nonEmpty(p, 'turnId');
+  const basic = nonEmpty(p, 'channel') ?? turnId(p);
   if (basic) return basic;
   const state = p['state'];
   if (state !== undefined && state !== 'complete' && state !== 'cancelled' && state !== 'error') {
