@@ -18,6 +18,7 @@ import { parseIgnoreFile, type IgnoreStack } from './ignore-rules.js';
 import type { IndexSeed, SeedDirectory } from './index-file.js';
 import { isLfsPointer, lfsPointer, parseFilterRules, type AttributeStack } from './lfs-attributes.js';
 import { KIND_DIR, KIND_FILE, KIND_OTHER, KIND_SYMLINK, STATUS_IGNORED, STATUS_INCLUDED, type CachedEntry, type DirState } from './stat-cache.js';
+import { NOTHING_TOUCHED, type TouchedNode } from './touched-paths.js';
 
 /** A path on disk: a string, or raw bytes below a name that is not valid UTF-8. */
 export type FsPath = string | Buffer;
@@ -81,7 +82,20 @@ export interface WalkEnv {
   onProgress: ((done: number, total?: number) => void) | undefined;
   /** Total from the previous snapshot, for progress. */
   progressTotal: number | undefined;
+  /**
+   * Paths touched since the previous snapshot (from a file watcher): only
+   * these are visited, everything else is reused from the cache unseen.
+   * Undefined: visit everything.
+   */
+  touched?: TouchedNode | undefined;
+  /** With `touched`: still visit everything (ignore rules changed), but keep finding directories the watch cannot see into. */
+  visitAll?: boolean;
+  /** Collect the paths whose content or presence differs from the cache (verification walks). */
+  collectChanged?: boolean;
 }
+
+/** What the walk does with one entry of a directory when following touched paths. */
+const SKIP = Symbol('skip');
 
 const READ_RETRIES = 3;
 const YIELD_EVERY_MS = 15;
@@ -164,6 +178,15 @@ export class Walker {
   readonly counters: WalkCounters = { hashed: 0, reusedFromCache: 0, seededFromIndex: 0, treesWritten: 0, racy: 0, dirsRead: 0 };
   readonly warnings: SnapshotWarning[] = [];
   readonly nested: NestedFound[] = [];
+  /**
+   * Directories that appeared with subdirectories the watcher reported
+   * nothing about (moved in, or created faster than the watch was set up):
+   * the watch may not see into them, so they are walked entirely until it
+   * is restarted.
+   */
+  readonly blind: string[] = [];
+  /** With `collectChanged`: files, symlinks and gitlinks added, removed or changed since the cache. */
+  readonly changedPaths: string[] = [];
   /** Set when anything differs from the cache loaded (the cache must be saved). */
   changed = false;
   private pending: Promise<void>[] = [];
@@ -186,10 +209,10 @@ export class Walker {
     if (kindOfStats(st) !== KIND_DIR) throw new Error(`${fsPath} is not a directory`);
     let state: DirState;
     try {
-      state = await this.walkDir(prev, fsPath, '', st, rules, false, true);
+      state = await this.walkDir(prev, fsPath, '', st, rules, false, true, this.env.touched);
     } catch (err) {
       if (!(err instanceof RescanNeeded)) throw err;
-      state = await this.walkDir(prev, fsPath, '', mustLstat(fsPath), rules, true, true);
+      state = await this.walkDir(prev, fsPath, '', mustLstat(fsPath), rules, true, true, this.env.touched);
     }
     await this.drain();
     this.env.onProgress?.(this.done, this.done);
@@ -322,8 +345,11 @@ export class Walker {
     parentRules: RuleContext,
     force: boolean,
     isRoot: boolean,
+    sel: TouchedNode | null | undefined,
   ): Promise<DirState> {
     const env = this.env;
+    // A directory new since the last snapshot (or reported created) has no events for what it held on arrival.
+    const fresh = sel != null && (prev === undefined || sel.created);
     const listingValid =
       !force &&
       prev !== undefined &&
@@ -340,6 +366,7 @@ export class Walker {
     } else {
       try {
         ({ entries, hasDotGit } = this.readListing(fsPath, prev));
+        if (env.collectChanged && prev) this.collectRemoved(prev, entries, rel);
       } catch (err) {
         if (isRoot) throw err;
         const code = errCode(err);
@@ -405,16 +432,27 @@ export class Walker {
         e.mode = 0;
         continue;
       }
+      const childSel = sel === undefined ? undefined : this.follow(sel, fresh, e, path);
+      if (childSel === SKIP) {
+        const reused = e.mode === 0 ? 0 : e.mode === MODE_TREE ? e.dir!.files : 1;
+        files += reused;
+        this.done += reused;
+        this.counters.reusedFromCache += reused;
+        continue;
+      }
       const oldMode = e.mode;
       const oldOid = e.oid;
       const entryPath = joinPath(fsPath, e);
       if (e.kind === KIND_DIR) {
-        await this.visitDir(e, entryPath, path, rules, listingValid);
+        await this.visitDir(e, entryPath, path, rules, listingValid, childSel);
       } else {
         this.visitFile(e, entryPath, path, listingValid, seedDir);
       }
       if (e.mode !== 0) files += e.kind === KIND_DIR && e.mode === MODE_TREE ? e.dir!.files : 1;
-      if (e.mode !== oldMode || e.oid !== oldOid) dirty = true;
+      if (e.mode !== oldMode || e.oid !== oldOid) {
+        dirty = true;
+        if (env.collectChanged && (e.kind !== KIND_DIR || e.mode === MODE_GITLINK || oldMode === MODE_GITLINK)) this.changedPaths.push(path);
+      }
       if (this.pending.length >= MAX_PENDING_WRITES || this.pendingBytes >= MAX_PENDING_BYTES) await this.drain();
       if (e.mode !== 0 && e.mode !== MODE_TREE) this.done++;
       if ((++this.visited & 1023) === 0) await this.maybeYield();
@@ -428,7 +466,31 @@ export class Walker {
     return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, rulesKey: rules.key, entries, tree, files, hasDotGit, nestedRepo: false };
   }
 
-  private async visitDir(e: CachedEntry, fsPath: FsPath, path: string, rules: RuleContext, listingValid: boolean): Promise<void> {
+  private collectRemoved(prev: DirState, entries: readonly CachedEntry[], rel: string): void {
+    const kept = new Set(entries);
+    for (const old of prev.entries) if (old.mode !== 0 && !kept.has(old)) this.changedPaths.push(rel + old.name);
+  }
+
+  /**
+   * Following touched paths: whether an entry is visited, and with which
+   * part of the touched tree (null: everything below).
+   */
+  private follow(sel: TouchedNode | null, fresh: boolean, e: CachedEntry, path: string): TouchedNode | null | typeof SKIP {
+    if (sel === null) return null;
+    const node = e.raw ? undefined : sel.children?.get(e.name);
+    if (node?.full) return null;
+    if (e.kind === KIND_DIR) {
+      if ((fresh || e.dir === undefined) && !node?.created) {
+        this.blind.push(path);
+        return null;
+      }
+      return node ?? (this.env.visitAll ? NOTHING_TOUCHED : SKIP);
+    }
+    const seen = e.size !== -1 || e.mode !== 0;
+    return node || fresh || this.env.visitAll || !seen ? NOTHING_TOUCHED : SKIP;
+  }
+
+  private async visitDir(e: CachedEntry, fsPath: FsPath, path: string, rules: RuleContext, listingValid: boolean, sel: TouchedNode | null | undefined): Promise<void> {
     let st: LiteStat | undefined;
     try {
       st = liteLstat(fsPath);
@@ -442,10 +504,10 @@ export class Walker {
     }
     let child: DirState;
     try {
-      child = await this.walkDir(e.dir, fsPath, path + '/', st, rules, false, false);
+      child = await this.walkDir(e.dir, fsPath, path + '/', st, rules, false, false, sel);
     } catch (err) {
       if (!(err instanceof RescanNeeded)) throw err;
-      child = await this.walkDir(e.dir, fsPath, path + '/', mustLstat(fsPath), rules, true, false);
+      child = await this.walkDir(e.dir, fsPath, path + '/', mustLstat(fsPath), rules, true, false, sel);
     }
     e.dir = child;
     if (child.nestedRepo) {

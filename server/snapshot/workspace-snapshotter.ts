@@ -16,8 +16,11 @@ import { findGitRepository, pathInWorkTree, type GitRepositoryLocation } from '.
 import { IgnoreStack, parseIgnoreFile, type IgnoreLevel } from './ignore-rules.js';
 import { readIndexSeed } from './index-file.js';
 import { AttributeStack, parseFilterRules, type AttributeLevel } from './lfs-attributes.js';
-import { loadStatCache, saveStatCache, type DirState } from './stat-cache.js';
+import { loadStatCache, saveStatCache, type CachedEntry, type DirState } from './stat-cache.js';
 import { Walker, type RuleContext, type SnapshotHooks, type SnapshotWarning } from './walker.js';
+import { ChangeTracker, HandedFeed, type ChangeTrackingStats, type WalkPlan } from './change-tracking.js';
+import { buildTouchedTree, isTouchedAround, touchedBelow, type ChangeFeed, type TakenChanges, type TouchedNode, type TouchedPath } from './touched-paths.js';
+import { MODE_GITLINK } from './git-objects.js';
 
 /** How to snapshot one workspace. */
 export interface SnapshotOptions {
@@ -62,6 +65,13 @@ export interface SnapshotOptions {
   env?: GitEnvironment;
   /** Test hooks. */
   hooks?: SnapshotHooks;
+  /**
+   * Paths touched since the previous snapshot, from a file watcher: with it
+   * a snapshot visits only those (or answers with the previous snapshot when
+   * nothing was touched), and walks everything when the feed cannot vouch
+   * for its list. Default: none, every snapshot walks the tree.
+   */
+  changes?: ChangeFeed;
 }
 
 /** A nested repository captured as a root of its own. */
@@ -144,19 +154,38 @@ export class WorkspaceSnapshotter {
   private saveError: string | undefined;
   private readonly nestedSnapshotters = new Map<string, WorkspaceSnapshotter>();
   private readonly ruleFiles = new Map<string, { oid: string; text: string }>();
+  private readonly tracker: ChangeTracker | undefined;
+  private lastResult: SnapshotResult | undefined;
 
   constructor(private readonly opts: SnapshotOptions) {
     validate(opts);
     this.root = resolve(opts.root);
     this.cacheFile = join(resolve(opts.cacheDir), 'stat-cache.bin');
     this.clockFile = join(resolve(opts.cacheDir), 'clock');
+    this.tracker = opts.changes ? new ChangeTracker(opts.changes) : undefined;
   }
 
   /** Captures the workspace now. Calls are serialised. */
   snapshot(): Promise<SnapshotResult> {
-    const run = this.queue.then(() => this.run());
+    const run = this.queue.then(() => this.run(false));
     this.queue = run.catch(() => undefined);
-    return run;
+    return run.then((r) => r.result);
+  }
+
+  /**
+   * Walks the whole tree and counts the changes the file watcher did not
+   * report (see `changeTracking`); the snapshot state is brought up to date
+   * on the way. Resolves with the missed paths (none without a watcher).
+   */
+  verify(): Promise<string[]> {
+    const run = this.queue.then(() => this.run(true));
+    this.queue = run.catch(() => undefined);
+    return run.then((r) => r.missed);
+  }
+
+  /** What change tracking did; undefined without a change feed. */
+  get changeTracking(): ChangeTrackingStats | undefined {
+    return this.tracker?.stats;
   }
 
   /** The filesystem's current time, read from a file we just wrote (the same clock as file mtimes). */
@@ -311,12 +340,13 @@ export class WorkspaceSnapshotter {
   discard(): void {
     this.pendingSave = undefined;
     this.state = undefined;
+    this.lastResult = undefined;
     this.loaded = false;
     for (const s of this.nestedSnapshotters.values()) s.discard();
     this.nestedSnapshotters.clear();
   }
 
-  private async run(): Promise<SnapshotResult> {
+  private async run(verifying: boolean): Promise<{ result: SnapshotResult; missed: string[] }> {
     const t0 = performance.now();
     // The walk mutates the cached state in place: the previous state must be on disk first.
     this.pendingSave?.();
@@ -334,6 +364,17 @@ export class WorkspaceSnapshotter {
       this.loaded = true;
       cold = c === undefined;
     }
+    const rules = this.rootRules(repo, rootPath);
+    let plan: WalkPlan | undefined;
+    let reported: TouchedPath[] | undefined;
+    if (this.tracker && verifying) {
+      const taken = await this.tracker.planVerification();
+      if ('touched' in taken) reported = taken.touched;
+    } else if (this.tracker) {
+      plan = await this.tracker.plan({ hasState: this.state !== undefined, hasResult: this.lastResult !== undefined, rulesKey: `${identity}\0${rules.key}` });
+      if (plan.kind === 'reuse') return { result: this.reusedResult(t0), missed: [] };
+    }
+    const { touched, visitAll } = this.walkSelection(plan, reported);
     const seed = cold && repo ? readIndexSeed(repo.indexFile) : undefined;
     const now = this.fsNow();
     const walker = new Walker(
@@ -346,12 +387,15 @@ export class WorkspaceSnapshotter {
         hooks: this.opts.hooks ?? {},
         onProgress: this.opts.onProgress,
         progressTotal: this.state?.files,
+        touched,
+        visitAll,
+        collectChanged: reported !== undefined,
       },
       this.ruleFiles,
     );
     let root: DirState;
     try {
-      root = await walker.walkRoot(this.state, rootPath, this.rootRules(repo, rootPath));
+      root = await walker.walkRoot(this.state, rootPath, rules);
       let tree = root.tree;
       if (tree === undefined) {
         tree = await this.opts.store.writeObject('tree', new Uint8Array(0));
@@ -366,7 +410,8 @@ export class WorkspaceSnapshotter {
         this.scheduleSave(identity, now, root);
       }
       this.state = root;
-      const nested = this.opts.nested === false ? [] : await this.snapshotNested(walker.nested, walker.warnings);
+      const handed = this.handedToNested(plan, reported);
+      const nested = this.opts.nested === false ? [] : await this.snapshotNested(walker.nested, walker.warnings, handed, root);
       const c = walker.counters;
       const result: SnapshotResult = {
         tree,
@@ -386,18 +431,62 @@ export class WorkspaceSnapshotter {
         result.warnings.push({ path: '', message: `could not save the stat cache: ${this.saveError}` });
         this.saveError = undefined;
       }
-      return result;
+      this.lastResult = result;
+      let missed: string[] = [];
+      if (this.tracker) {
+        this.tracker.noteBlind(walker.blind, plan ?? { kind: 'full', reason: 'verification', paths: reported });
+        if (reported) missed = await this.tracker.settleVerification(walker.changedPaths, reported);
+      }
+      return { result, missed };
     } catch (err) {
       // The in-memory state may be half-updated: start again from the saved cache.
       this.state = undefined;
+      this.lastResult = undefined;
       this.loaded = false;
       throw err;
     }
   }
 
-  private async snapshotNested(found: { path: string; fsPath: string | Buffer }[], warnings: SnapshotWarning[]): Promise<NestedSnapshot[]> {
+  /** The previous snapshot, when nothing was touched since. */
+  private reusedResult(t0: number): SnapshotResult {
+    const last = this.lastResult!;
+    return { ...last, warnings: [], ms: performance.now() - t0, flushMs: 0, hashed: 0, reusedFromCache: last.files, seededFromIndex: 0, treesWritten: 0 };
+  }
+
+  /** Which paths the walk follows: the touched ones, or (undefined) all of them. */
+  private walkSelection(plan: WalkPlan | undefined, reported: TouchedPath[] | undefined): { touched: TouchedNode | undefined; visitAll: boolean } {
+    if (!this.state) return { touched: undefined, visitAll: false };
+    if (reported) return { touched: buildTouchedTree(reported), visitAll: true };
+    if (plan?.kind === 'incremental') return { touched: plan.touched, visitAll: plan.visitAll };
+    // Walking everything, the touched paths still tell which new directories the watch cannot see into.
+    if (plan?.kind === 'full' && plan.paths) return { touched: buildTouchedTree(plan.paths), visitAll: true };
+    return { touched: undefined, visitAll: false };
+  }
+
+  /** What nested repositories' snapshotters are told changed below them; undefined: they walk everything. */
+  private handedToNested(plan: WalkPlan | undefined, reported: TouchedPath[] | undefined): TouchedPath[] | undefined {
+    if (reported) return undefined;
+    if (plan?.kind === 'incremental' || (plan?.kind === 'full' && plan.paths)) return plan.paths;
+    return undefined;
+  }
+
+  private async snapshotNested(
+    found: { path: string; fsPath: string | Buffer }[],
+    warnings: SnapshotWarning[],
+    touched: TouchedPath[] | undefined,
+    root: DirState,
+  ): Promise<NestedSnapshot[]> {
     const out: NestedSnapshot[] = [];
     const seen = new Set<string>();
+    if (touched) {
+      // Nested repositories the walk did not reach are as they were.
+      const visited = new Set(found.map((n) => n.path));
+      for (const prev of this.lastResult?.nested ?? []) {
+        if (visited.has(prev.path) || isTouchedAround(touched, prev.path) || !isGitlinkAt(root, prev.path)) continue;
+        seen.add(prev.path);
+        out.push(prev);
+      }
+    }
     for (const n of found) {
       if (typeof n.fsPath !== 'string') continue;
       seen.add(n.path);
@@ -408,9 +497,12 @@ export class WorkspaceSnapshotter {
         if (this.opts.maxFileBytes !== undefined) opts.maxFileBytes = this.opts.maxFileBytes;
         if (this.opts.env) opts.env = this.opts.env;
         if (this.opts.hooks) opts.hooks = this.opts.hooks;
+        if (this.opts.changes) opts.changes = new HandedFeed(this.opts.changes);
         s = new WorkspaceSnapshotter(opts);
         this.nestedSnapshotters.set(n.path, s);
       }
+      const taken: TakenChanges = touched ? { touched: touchedBelow(touched, n.path) } : { unknown: 'the parent walked everything' };
+      if (s.opts.changes instanceof HandedFeed) s.opts.changes.hand(taken);
       try {
         const snap = await s.snapshot();
         out.push({ path: n.path, tree: snap.tree, snapshot: snap });
@@ -420,6 +512,20 @@ export class WorkspaceSnapshotter {
       }
     }
     for (const k of [...this.nestedSnapshotters.keys()]) if (!seen.has(k)) this.nestedSnapshotters.delete(k);
+    out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return out;
   }
+}
+
+/** True when `path` ('a/b') names a nested repository recorded as a gitlink in the walked state. */
+function isGitlinkAt(root: DirState, path: string): boolean {
+  let dir: DirState | undefined = root;
+  const names = path.split('/');
+  for (let i = 0; i < names.length; i++) {
+    const e: CachedEntry | undefined = dir?.entries.find((x) => x.name === names[i]);
+    if (!e) return false;
+    if (i === names.length - 1) return e.mode === MODE_GITLINK;
+    dir = e.dir;
+  }
+  return false;
 }

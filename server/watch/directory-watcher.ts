@@ -1,0 +1,258 @@
+/**
+ * One native recursive watcher (@parcel/watcher) per working directory and
+ * process, shared by everything that needs to know what changed there: the
+ * snapshot engine's change feed, automatic turns and live changesets.
+ */
+import { chmodSync, lstatSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { sep } from 'node:path';
+
+/** One change reported by the watcher (absolute path). */
+export interface DirectoryEvent {
+  path: string;
+  type: 'create' | 'update' | 'delete';
+}
+
+type ParcelCallback = (error: Error | null, events: DirectoryEvent[]) => unknown;
+interface ParcelSubscription {
+  unsubscribe(): Promise<void>;
+}
+interface ParcelWatcher {
+  subscribe(dir: string, fn: ParcelCallback, opts?: { ignore?: string[] }): Promise<ParcelSubscription>;
+}
+
+/** Lifecycle of a watcher. */
+export type WatchState = 'starting' | 'watching' | 'failed' | 'closed';
+
+const SYNC_TIMEOUT_MS = 2000;
+const RETRY_DELAYS_MS = [1000, 5000, 30_000, 300_000];
+const S_ISGID = 0o2000;
+
+let parcel: ParcelWatcher | undefined | null;
+function loadParcel(): ParcelWatcher | undefined {
+  if (parcel === undefined) {
+    try {
+      parcel = createRequire(import.meta.url)('@parcel/watcher') as ParcelWatcher;
+    } catch {
+      // No prebuilt binary for this platform: snapshots walk the tree instead.
+      parcel = null;
+    }
+  }
+  return parcel ?? undefined;
+}
+
+/**
+ * A recursive watch of one directory. `generation` changes whenever events
+ * may have been lost (start, failure, restart, a sync that timed out), so a
+ * consumer that saw the same generation before and after a period knows it
+ * was told about every change in between.
+ */
+export class DirectoryWatcher {
+  private static readonly open = new Map<string, DirectoryWatcher>();
+  private users = 0;
+  private subscription: ParcelSubscription | undefined;
+  private readonly eventListeners = new Set<(events: readonly DirectoryEvent[]) => void>();
+  private readonly failureListeners = new Set<(error: Error) => void>();
+  private syncWaiter: ((delivered: boolean) => void) | undefined;
+  private syncChain: Promise<boolean> = Promise.resolve(true);
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retries = 0;
+  private starting: Promise<void> | undefined;
+  private muted = false;
+  state: WatchState = 'starting';
+  /** Changes whenever continuity of events is lost. */
+  generation = 0;
+  /** Why the watcher last failed, for status. */
+  lastError: string | undefined;
+
+  private constructor(
+    readonly dir: string,
+    private readonly ignore: readonly string[],
+  ) {}
+
+  /** The watcher of `dir` (a real path), started on first use and shared until the last user releases it. */
+  static acquire(dir: string, opts: { ignore?: readonly string[] } = {}): DirectoryWatcher {
+    let watcher = DirectoryWatcher.open.get(dir);
+    if (!watcher) {
+      watcher = new DirectoryWatcher(dir, opts.ignore ?? []);
+      DirectoryWatcher.open.set(dir, watcher);
+      watcher.start();
+    }
+    watcher.users++;
+    return watcher;
+  }
+
+  /** Resolves once the watcher is watching (true) or has failed (false). */
+  async ready(): Promise<boolean> {
+    while (this.starting) await this.starting;
+    return this.state === 'watching';
+  }
+
+  /** Calls `listener` with each batch of events; returns the function that stops it. */
+  onEvents(listener: (events: readonly DirectoryEvent[]) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  /** Calls `listener` when the watcher fails (events may have been lost); returns the function that stops it. */
+  onFailure(listener: (error: Error) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
+  }
+
+  /**
+   * Waits until every change made before the call has been delivered to the
+   * listeners. The kernel queues events of one watch in order, so the
+   * directory's own attribute change (a chmod to its current mode: only its
+   * ctime moves) arriving means everything before it has arrived too.
+   * Resolves false when that cannot be done or took too long (the watch is
+   * then started afresh).
+   */
+  sync(): Promise<boolean> {
+    const next = this.syncChain.then(() => this.syncOnce());
+    this.syncChain = next;
+    return next;
+  }
+
+  private syncOnce(): Promise<boolean> {
+    if (this.state !== 'watching') return Promise.resolve(false);
+    let mode: number;
+    try {
+      const st = lstatSync(this.dir);
+      const uid = process.getuid?.() ?? 0;
+      // chmod by a non-member of the directory's group would clear setgid: never change the user's modes.
+      if (st.mode & S_ISGID && uid !== 0 && !(process.getgroups?.() ?? []).includes(st.gid)) return Promise.resolve(false);
+      mode = st.mode & 0o7777;
+    } catch {
+      return Promise.resolve(false);
+    }
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.syncWaiter = undefined;
+        // The watch may be stuck, and a late marker could be taken for the next one: start afresh.
+        this.restart();
+        resolve(false);
+      }, SYNC_TIMEOUT_MS);
+      this.syncWaiter = (delivered) => {
+        clearTimeout(timer);
+        this.syncWaiter = undefined;
+        resolve(delivered);
+      };
+      try {
+        chmodSync(this.dir, mode);
+      } catch {
+        clearTimeout(timer);
+        this.syncWaiter = undefined;
+        resolve(false);
+      }
+    });
+  }
+
+  /** Drops the subscription and subscribes again (events in between are lost: the generation changes). */
+  restart(): void {
+    if (this.state === 'closed') return;
+    const old = this.subscription;
+    this.subscription = undefined;
+    void old?.unsubscribe().catch(() => undefined);
+    this.start();
+  }
+
+  /** Test hook: behaves exactly as if the native watcher had reported `error`. */
+  injectFailure(error: Error): void {
+    this.fail(error);
+  }
+
+  /**
+   * Test hook: while muted, changes are not delivered (synchronisation still
+   * works), as a watcher that silently misses changes would behave.
+   */
+  muteForTests(muted: boolean): void {
+    this.muted = muted;
+  }
+
+  /** Lets go of the watcher; the last user stops it. */
+  async release(): Promise<void> {
+    if (--this.users > 0) return;
+    DirectoryWatcher.open.delete(this.dir);
+    this.state = 'closed';
+    this.generation++;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.syncWaiter?.(false);
+    // A subscription still being set up unsubscribes itself once it is (state is closed).
+    await this.starting;
+    const sub = this.subscription;
+    this.subscription = undefined;
+    await sub?.unsubscribe().catch(() => undefined);
+  }
+
+  private start(): void {
+    this.state = 'starting';
+    this.generation++;
+    const watcher = loadParcel();
+    if (!watcher) {
+      this.fail(new Error('@parcel/watcher is not available on this platform'), false);
+      return;
+    }
+    const started = watcher
+      .subscribe(this.dir, (error, events) => this.deliver(error, events), this.ignore.length ? { ignore: [...this.ignore] } : {})
+      .then(
+        async (sub) => {
+          if (this.state === 'closed' || this.starting !== starting) {
+            await sub.unsubscribe().catch(() => undefined);
+            return sub;
+          }
+          this.subscription = sub;
+          this.state = 'watching';
+          this.retries = 0;
+          return sub;
+        },
+        (error: unknown) => {
+          if (this.starting === starting) this.fail(error instanceof Error ? error : new Error(String(error)));
+          return undefined;
+        },
+      );
+    const starting: Promise<void> = started.then(() => {
+      if (this.starting === starting) this.starting = undefined;
+    });
+    this.starting = starting;
+  }
+
+  private deliver(error: Error | null, events: DirectoryEvent[]): void {
+    if (this.state === 'closed') return;
+    if (error) {
+      this.fail(error);
+      return;
+    }
+    if (this.muted) events = events.filter((e) => e.path === this.dir);
+    for (const listener of this.eventListeners) listener(events);
+    if (this.syncWaiter && events.some((e) => e.path === this.dir)) this.syncWaiter(true);
+  }
+
+  private fail(error: Error, retry = true): void {
+    if (this.state === 'closed') return;
+    this.state = 'failed';
+    this.generation++;
+    this.lastError = error.message;
+    this.starting = undefined;
+    this.syncWaiter?.(false);
+    const sub = this.subscription;
+    this.subscription = undefined;
+    void sub?.unsubscribe().catch(() => undefined);
+    for (const listener of this.failureListeners) listener(error);
+    if (retry && this.retries < RETRY_DELAYS_MS.length) {
+      const delay = RETRY_DELAYS_MS[this.retries++]!;
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        if (this.state === 'failed') this.start();
+      }, delay);
+      this.retryTimer.unref();
+    }
+  }
+}
+
+/** `path` relative to `dir` with '/' separators, or undefined when it is `dir` itself or outside it. */
+export function relativeEventPath(dir: string, path: string): string | undefined {
+  if (path.length <= dir.length + 1 || !path.startsWith(dir) || path[dir.length] !== sep) return undefined;
+  const rel = path.slice(dir.length + 1);
+  return sep === '/' ? rel : rel.split(sep).join('/');
+}
