@@ -5,6 +5,7 @@ import { ChangesetOperations } from './operations/operations.js';
 import type { RecordingSession } from './session/recording-session.js';
 import { findResumableSession } from './session/resume.js';
 import { SessionManager, type SessionDefaults } from './session/session-manager.js';
+import { registerSessionMethods } from './session/session-methods.js';
 import { defaultStateDir } from './store/index.js';
 
 /** Options of {@link ChangesetService}. */
@@ -44,6 +45,12 @@ export class ChangesetService {
     });
     this.operations = new ChangesetOperations(this.server, this.sessions, this.changesets);
     registerHarnessMethods(this.server, this.sessions, () => (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId));
+    registerSessionMethods(this.server, this.sessions);
+  }
+
+  /** Opens the ended sessions recorded over these directories, for review (past sessions stay listed across restarts). */
+  async openHistory(workingDirectories: readonly string[]): Promise<RecordingSession[]> {
+    return this.sessions.openEnded(workingDirectories);
   }
 
   /**

@@ -61,6 +61,9 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
   private polling = false;
   private work: Promise<unknown> = Promise.resolve();
   private readonly session: RecordingSession;
+  /** When the burst being recorded began and last changed: the turn's real edit span. */
+  private firstChangeAt: number | undefined;
+  private lastChangeAt: number | undefined;
 
   constructor(private readonly options: AutoTurnsOptions) {
     super();
@@ -151,7 +154,9 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
             const first = this.polledTrees === undefined;
             this.polledTrees = trees;
             // The first poll compares with the baseline: edits made before polling began still count.
-            if (changed || (first && !sameTrees(trees, this.baselineTrees()))) this.noteChange(true);
+            // Between turns a change counts only against the baseline, which holds the server's own writes.
+            const differs = !sameTrees(trees, this.baselineTrees());
+            if ((changed && (this.phase !== 'idle' || differs)) || (first && differs)) this.noteChange(true);
           })
           .catch((error: unknown) => this.options.log?.(`polling ${this.session.uri}: ${(error as Error).message}`))
           .finally(() => {
@@ -164,6 +169,9 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
 
   /** A file changed. `verified`: a snapshot already showed the workspace differs. */
   private noteChange(verified: boolean): void {
+    const now = Date.now();
+    if (this.phase === 'idle' || this.phase === 'checking') this.firstChangeAt ??= now;
+    if (this.phase !== 'ending' && this.phase !== 'stopped') this.lastChangeAt = now;
     switch (this.phase) {
       case 'idle':
         if (verified) this.track(this.beginTurn());
@@ -210,13 +218,13 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
       return;
     }
     this.phase = 'idle';
+    this.firstChangeAt = this.lastChangeAt = undefined;
     if (this.changedDuringStep) this.scheduleCheck();
   }
 
-  /** The state the next turn starts from: the end of the last turn, or the session's start. */
+  /** The state the next turn starts from: the end of the last turn, or the state the server's own last operation left. */
   private baselineTrees(): RootTrees[] | undefined {
-    const last = this.session.turns.at(-1);
-    return last ? last.after : this.session.startTrees;
+    return this.session.baselineTrees;
   }
 
   private async beginTurn(): Promise<void> {
@@ -225,7 +233,8 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
     this.phase = 'starting';
     this.armQuietTimer();
     try {
-      await this.session.startTurn({ id, baseline: 'previous', message: this.options.message ?? AUTO_TURN_MESSAGE });
+      this.firstChangeAt ??= Date.now();
+      await this.session.startTurn({ id, baseline: 'previous', automatic: true, message: this.options.message ?? AUTO_TURN_MESSAGE });
     } catch (error) {
       this.options.log?.(`starting an automatic turn in ${this.session.uri}: ${(error as Error).message}`);
       if (this.phase === 'starting') {
@@ -264,8 +273,11 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
   }
 
   private async endTurn(id: string): Promise<void> {
+    const from = this.firstChangeAt;
+    const editSpan = from !== undefined ? { from: new Date(from).toISOString(), to: new Date(Math.max(from, this.lastChangeAt ?? from)).toISOString() } : undefined;
+    this.firstChangeAt = this.lastChangeAt = undefined;
     try {
-      const summary = await this.session.endTurn(id, { state: 'complete' });
+      const summary = await this.session.endTurn(id, { state: 'complete', ...(editSpan ? { editSpan } : {}) });
       this.emit('turnEnded', id, summary);
     } catch (error) {
       // The turn was already ended by someone else (a harness, disposal): nothing to record.

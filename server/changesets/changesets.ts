@@ -141,7 +141,13 @@ export class Changesets {
       this.watchers.delete(session.uri);
       sc.closeAll();
     });
-    void sc.refreshTotals(session.startTrees).catch(() => undefined);
+    // The totals of the session changeset as the workspace is now: a resumed or reopened session shows what it holds.
+    void sc
+      .refreshTotals()
+      .then((totals) => {
+        if (!session.isDisposed) this.sessions.publishSummaryChange(session, { changes: totals });
+      })
+      .catch(() => undefined);
   }
 
   private async resolve(uri: string): Promise<ChannelResolveError | void> {

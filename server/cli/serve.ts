@@ -124,6 +124,11 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
       return 1;
     }
   }
+  try {
+    await service.openHistory(args.directories);
+  } catch (err) {
+    process.stderr.write(`changeset-server: past sessions of ${args.directories.join(', ')} could not be opened: ${(err as Error).message}\n`);
+  }
   progress.done();
   showProgress = false;
 

@@ -17,6 +17,10 @@ export interface TurnStatus {
   durationMs?: number;
   /** Changed-file and line totals, once ended. */
   changes?: { files: number; added: number; deleted: number };
+  /** What the timeline calls it: the prompt, or for automatic turns what it touched. */
+  title?: string;
+  /** Recorded without a harness. */
+  automatic?: true;
 }
 
 /** One session as `harness/status` reports it. */
@@ -27,6 +31,12 @@ export interface SessionStatusInfo {
   chat: string;
   /** Its title. */
   title: string;
+  /** The agent recording into it, when a harness said so. */
+  agent?: string;
+  /** When it ended (ISO 8601); it records no more, and stays reviewable and revertable. */
+  endedAt?: string;
+  /** The user's own actions (reverts, restores, undos), oldest first (at most `limit`). */
+  userActions?: { at: string; text: string; files: string[] }[];
   /** Working directories (real paths). */
   workingDirectories: string[];
   /** ISO 8601 creation time. */
@@ -56,6 +66,7 @@ export function turnStatusOf(turn: TurnRecord): TurnStatus {
   if (turn.state !== undefined) out.state = turn.state;
   if (turn.durationMs !== undefined) out.durationMs = turn.durationMs;
   if (turn.summary) out.changes = { files: turn.summary.total, added: turn.summary.added, deleted: turn.summary.deleted };
+  if (turn.automatic) out.automatic = true;
   return out;
 }
 
@@ -74,5 +85,13 @@ export async function sessionStatusOf(session: RecordingSession, limit: number):
     ),
   };
   if (active) out.activeTurn = turnStatusOf(active);
+  const meta = session.timeline.current;
+  for (const t of out.turns) {
+    const title = meta.turns[t.turnId]?.title;
+    if (title) t.title = title;
+  }
+  if (meta.agent) out.agent = meta.agent;
+  if (session.endedAt) out.endedAt = session.endedAt;
+  if (meta.userActions.length > 0) out.userActions = meta.userActions.slice(-Math.max(limit, 1)).map((a) => ({ at: a.at, text: a.text, files: a.files }));
   return out;
 }

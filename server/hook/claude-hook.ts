@@ -87,7 +87,7 @@ class HookContext {
   /** Creates the session for the event's directory, or reuses it. */
   async ensureSession(): Promise<void> {
     try {
-      await this.client.request('createSession', { channel: this.channel, workingDirectory: pathToFileURL(this.event.cwd).href });
+      await this.client.request('createSession', { channel: this.channel, provider: 'claude-code', workingDirectory: pathToFileURL(this.event.cwd).href });
       this.options.log(`created ${this.channel} over ${this.event.cwd}`);
     } catch (error) {
       if (!(error instanceof RemoteError && error.code === SESSION_ALREADY_EXISTS)) throw error;
@@ -140,7 +140,7 @@ class HookContext {
     await removeSessionState(this.options.stateDir, this.event.sessionId);
     try {
       await this.client.request('disposeSession', { channel: this.channel });
-      this.options.log(`${this.channel}: disposed`);
+      this.options.log(`${this.channel}: ended (kept for review)`);
     } catch (error) {
       if (!(error instanceof RemoteError && error.code === SESSION_NOT_FOUND)) throw error;
     }

@@ -19,6 +19,7 @@ import { OperationId, operationsFor, type OperationStatusInfo } from './catalogu
 import { assertInside, executePlan, OutsideWorkspaceError } from './execute.js';
 import { planRestore, planReverse, planUndo, type Plan } from './plan.js';
 import type { RangeSelection } from './reverse-merge.js';
+import { userActionText } from '../session/user-action-text.js';
 
 /**
  * Error code of an operation refused because files changed since: AHP's
@@ -113,22 +114,27 @@ export class ChangesetOperations {
         }
         const message = describe(plan);
         if (dryRun) return { message: `Dry run: ${message}`, _meta: dryRunMeta(plan) } as InvokeChangesetOperationResult;
-        if (plan.writes.length > 0 || truncateAfter !== undefined) {
+        const files = plan.writes.map((w) => w.display);
+        const undid = undoes !== undefined ? (await session.journal.listSafety()).find((r) => r.index === undoes)?.details.action : undefined;
+        const action = userActionText(session, { operation: opId, parsed: channel.parsed, target: params.target, files, ...(undid ? { undid } : {}) });
+        const written = plan.writes.length > 0 || truncateAfter !== undefined;
+        if (written) {
           await executePlan(session, plan, {
             operation: opId,
             changeset: params.channel,
             message,
+            action,
             ...(undoes !== undefined ? { undoes } : {}),
             ...(truncateAfter !== undefined ? { truncateAfter } : {}),
           });
         }
-        if (truncateAfter !== undefined) this.dropTurns(session, owner, truncateAfter);
-        return { message };
-      });
-      if (!dryRun) {
+        // Status goes back to idle before the removed turns' channels close, so no client keeps a running operation.
         this.setStatus(owner, channel, opId, { status: 'idle' });
-        await this.afterWrite(session, owner);
-      }
+        if (truncateAfter !== undefined) this.dropTurns(session, owner, truncateAfter);
+        await session.recordUserAction({ at: new Date().toISOString(), operation: opId, text: action, files, changeset: params.channel }, written);
+        return { message, _meta: { action, files } } as InvokeChangesetOperationResult;
+      });
+      if (!dryRun) await this.afterWrite(session, owner);
       return result;
     } catch (error) {
       if (!dryRun) {
@@ -216,7 +222,9 @@ export class ChangesetOperations {
     const dropped = new Set(session.dropTurnsAfter(keepUpTo).map((t) => t.id));
     for (const [uri, channel] of owner.channels) {
       const p = channel.parsed;
-      if ([p.turnId, p.originalTurnId, p.modifiedTurnId].some((id) => id !== undefined && dropped.has(id))) owner.close(uri);
+      if (![p.turnId, p.originalTurnId, p.modifiedTurnId].some((id) => id !== undefined && dropped.has(id))) continue;
+      for (const key of [...this.status.keys()]) if (key.startsWith(`${uri} `)) this.status.delete(key);
+      owner.close(uri);
     }
   }
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, relative, resolve } from 'node:path';
-import { chatUri as toChatUri, sessionUri as toSessionUri, type ChatState, type SessionState, type StateAction } from '../../protocol/index.js';
+import { chatUri as toChatUri, SessionStatus, sessionUri as toSessionUri, type ChatState, type SessionState, type StateAction } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/index.js';
 import { captureFile, DEFAULT_CAPTURE_MAX_BYTES } from '../changes/capture.js';
 import { countChanges, recordChangeEntries } from '../changes/change-entries.js';
@@ -17,10 +17,11 @@ import { TreeReader } from '../store/tree.js';
 import { displayPathBytes } from '../path-bytes.js';
 import { displayPath } from './display-path.js';
 import { SerialQueue } from './serial-queue.js';
-import { SessionJournal, type LoadedSession } from './session-journal.js';
-import { chatSummaryOf, initialChatState, initialSessionState, restoredChatState } from './session-state.js';
+import { SessionJournal, type LoadedSession, type SafetyDetails } from './session-journal.js';
+import { initialChatState, initialSessionState, restoredChatState } from './session-state.js';
+import { SessionTimeline, sessionTitle, type UserAction } from './timeline.js';
 import type { CaptureRecord, TurnEndState, TurnRecord } from './turn-record.js';
-import { DEFAULT_MAX_FILES, summarizeTurn, summaryMarkdown, type ChangedFileSummary, type TurnSummary } from './turn-summary.js';
+import { DEFAULT_MAX_FILES, summarizeTurn, type ChangedFileSummary, type TurnSummary } from './turn-summary.js';
 import { ulid } from './ulid.js';
 import { WorkspaceRoot } from './workspace-root.js';
 
@@ -46,6 +47,14 @@ export interface RecordingSessionOptions {
   builtinExcludes?: boolean | readonly string[];
   /** Called with snapshot progress during long walks. */
   onProgress?: (done: number, total?: number) => void;
+  /** The agent recording into the session ("Claude Code"), for its title. */
+  agent?: string;
+  /**
+   * What to do when the stores hold this id as ended: `refuse` (default),
+   * `archived` (open it for review, recording nothing), `resume` (record
+   * into it again).
+   */
+  ended?: 'refuse' | 'archived' | 'resume';
 }
 
 /** Options of {@link RecordingSession.startTurn}. */
@@ -60,6 +69,8 @@ export interface StartTurnOptions {
    * the session's start), for turns noticed only after their first change.
    */
   baseline?: 'snapshot' | 'previous';
+  /** Recorded without a harness: the timeline names it by what it touched. */
+  automatic?: boolean;
 }
 
 /** Options of {@link RecordingSession.endTurn}. */
@@ -68,12 +79,14 @@ export interface EndTurnOptions {
   state?: TurnEndState;
   /** Error text for `state: 'error'`. */
   error?: string;
+  /** When the first and last file change of the turn were seen (automatic turns), ISO 8601. */
+  editSpan?: { from: string; to: string };
 }
 
 /** Errors a harness can act on; `code` maps onto JSON-RPC error codes. */
 export class SessionError extends Error {
   constructor(
-    readonly code: 'invalid' | 'not-found' | 'conflict',
+    readonly code: 'invalid' | 'not-found' | 'conflict' | 'ended',
     message: string,
   ) {
     super(message);
@@ -95,6 +108,10 @@ export interface RecordingSessionEvents {
   turnEnded: [TurnRecord];
   /** The session was disposed. */
   disposed: [];
+  /** The session ended (archived): it records no more and stays reviewable. */
+  ended: [];
+  /** The user did something through an operation. */
+  userAction: [UserAction];
   /** A step failed and was abandoned; the session goes on. */
   warning: [string];
 }
@@ -119,6 +136,12 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   private readonly statsCache = new Map<string, FileStats>();
   private readonly turnChangeCache = new WeakMap<TurnRecord, Promise<FileChange[]>>();
   private disposed = false;
+  /** When the session ended; undefined while it records. */
+  endedAt: string | undefined;
+  /** The workspace as the server itself last left it (after an operation wrote files); newer than the last turn's end. */
+  private settled: { trees: RootTrees[]; afterTurns: number } | undefined;
+  /** The chat and session-state projection clients see. */
+  readonly timeline: SessionTimeline;
 
   private constructor(
     readonly id: string,
@@ -131,6 +154,11 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     this.chatUri = toChatUri(id);
     this.createdAt = new Date().toISOString();
     this.journal = new SessionJournal(id, roots);
+    this.timeline = new SessionTimeline(opts.channels, this.uri, this.chatUri, {
+      dir: roots[0]!.dir,
+      createdAt: () => this.createdAt,
+      explicitTitle: opts.title !== undefined,
+    });
   }
 
   /**
@@ -161,19 +189,32 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     } catch (error) {
       session.emit('warning', `could not read the stored history of session ${id}: ${(error as Error).message}`);
     }
-    if (loaded?.ended) {
+    const ended = opts.ended ?? 'refuse';
+    if (loaded?.ended && ended === 'refuse') {
       await Promise.allSettled(roots.map((r) => r.release()));
       throw new SessionError('conflict', `session ${id} has ended; choose another id`);
     }
     if (loaded) session.createdAt = loaded.details.createdAt;
+    if (loaded?.ended && ended === 'archived') session.endedAt = loaded.endedAt ?? new Date().toISOString();
+    const agent = opts.agent ?? loaded?.details.agent;
+    session.timeline.restore({
+      workingDirectories: roots.map((r) => r.dir),
+      agent,
+      turns: loaded?.turns ?? [],
+      userActions: loaded ? await session.userActionsOf() : [],
+      endedAt: session.endedAt,
+    });
     const init = {
       sessionUri: session.uri,
       chatUri: session.chatUri,
-      title: loaded?.details.title ?? opts.title ?? (basename(roots[0]!.dir) || roots[0]!.dir),
+      title: session.timeline.title(opts.title ?? loaded?.details.title ?? sessionTitle({ agent, dir: roots[0]!.dir, createdAt: session.createdAt })),
       workingDirectories: roots.map((r) => r.dir),
       createdAt: session.createdAt,
     };
-    opts.channels.createChannel(session.uri, 'session', initialSessionState(init));
+    const sessionState = initialSessionState(init);
+    sessionState._meta = session.timeline.sessionMeta();
+    if (session.endedAt) sessionState.status |= SessionStatus.IsArchived;
+    opts.channels.createChannel(session.uri, 'session', sessionState);
     opts.channels.createChannel(session.chatUri, 'chat', restoredChatState(initialChatState(init), loaded?.turns ?? []));
     try {
       if (loaded) {
@@ -181,7 +222,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
         session.turns.push(...loaded.turns);
         // A turn the previous run did not finish (a crash) ends now, as cancelled.
         const unfinished = loaded.turns.find((t) => !t.after);
-        if (unfinished) {
+        if (unfinished && !session.endedAt) {
           session.active = unfinished;
           await session.queue.run(() => session.finishTurn(unfinished, { state: 'cancelled' }));
         }
@@ -191,14 +232,15 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
           title: init.title,
           createdAt: session.createdAt,
           workingDirectories: init.workingDirectories,
+          ...(agent !== undefined ? { agent } : {}),
         });
       }
     } catch (error) {
-      session.dispatchSession({ type: 'session/creationFailed', error: { errorType: 'SnapshotFailed', message: (error as Error).message } });
+      session.timeline.dispatchSession({ type: 'session/creationFailed', error: { errorType: 'SnapshotFailed', message: (error as Error).message } });
       await session.close();
       throw error;
     }
-    session.dispatchSession({ type: 'session/ready' });
+    session.timeline.dispatchSession({ type: 'session/ready' });
     return session;
   }
 
@@ -213,11 +255,16 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   }
 
   get sessionState(): SessionState {
-    return this.opts.channels.getState(this.uri) as SessionState;
+    return this.timeline.sessionState;
   }
 
   get chatState(): ChatState {
-    return this.opts.channels.getState(this.chatUri) as ChatState;
+    return this.timeline.chatState;
+  }
+
+  /** True once the session ended: it records no more turns and stays reviewable. */
+  get isEnded(): boolean {
+    return this.endedAt !== undefined;
   }
 
   /** The recorded turn with this id (ended or active). */
@@ -247,16 +294,11 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
         tools: new Map(),
       };
       if (opts.message !== undefined) record.message = opts.message;
+      if (opts.automatic) record.automatic = true;
       await this.journal.writeTurnStart(record);
       this.turns.push(record);
       this.active = record;
-      this.dispatchChat({
-        type: 'chat/turnStarted',
-        turnId: id,
-        startedAt: record.startedAt,
-        message: { text: opts.message ?? '', origin: { kind: 'user' } },
-      });
-      this.syncChatSummary();
+      this.timeline.turnStarted(record);
       return this.handle(id);
     });
   }
@@ -311,10 +353,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     const keep = turnId === null ? 0 : this.turns.findIndex((t) => t.id === turnId) + 1;
     if (turnId !== null && keep === 0) throw new SessionError('not-found', `no turn "${turnId}" in this session`);
     const dropped = this.turns.splice(keep);
-    if (dropped.length > 0) {
-      this.dispatchChat(turnId === null ? { type: 'chat/truncated' } : { type: 'chat/truncated', turnId });
-      this.syncChatSummary();
-    }
+    this.timeline.truncated(turnId, dropped);
     return dropped;
   }
 
@@ -352,12 +391,59 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   }
 
   /**
-   * Ends the session for good: an active turn is recorded as cancelled, the
-   * stores mark the session ended (retention may drop it later, oldest
-   * first) and its channels are removed.
+   * Ends recording, not history: an active turn is recorded as cancelled,
+   * the stores mark the session ended (retention may drop it later, by
+   * budget or age), and the session stays open for review, reverts and
+   * restores, flagged `IsArchived`.
    */
+  async end(): Promise<void> {
+    if (this.disposed || this.endedAt !== undefined) return;
+    await this.queue.run(async () => {
+      if (this.active) await this.finishTurn(this.active, { state: 'cancelled' });
+      await this.journal.markEnded();
+    });
+    this.endedAt = new Date().toISOString();
+    this.timeline.ended(this.endedAt);
+    this.emit('ended');
+  }
+
+  /** Records into an ended session again (the agent resumed it); the next checkpoint makes it live in the stores. */
+  reopen(): void {
+    if (this.endedAt === undefined) return;
+    this.endedAt = undefined;
+    this.timeline.ended(undefined);
+  }
+
+  /** Ends the session ({@link end}) and releases it: its channels go away (standalone use, tests). */
   async dispose(): Promise<void> {
-    await this.close({ end: true });
+    await this.end().catch((error: unknown) => this.emit('warning', `ending the session failed: ${(error as Error).message}`));
+    await this.close();
+  }
+
+  /**
+   * Records what the user did through an operation, after its writes: the
+   * timeline shows it as the user's action, and automatic turns take the
+   * workspace as the operation left it as their next baseline, so the
+   * server's own writes never become a turn. Only for tasks running in
+   * `exclusive`.
+   */
+  async recordUserAction(action: UserAction, written: boolean): Promise<void> {
+    if (written) this.settled = { trees: await this.snapshotAll(), afterTurns: this.turns.length };
+    // A safety checkpoint makes an ended session live in the stores; it is still ended.
+    if (this.endedAt !== undefined && written) await this.journal.markEnded();
+    this.timeline.userAction(action);
+    this.emit('userAction', action);
+  }
+
+  /** The state the next turn noticed after the fact starts from: the workspace as last recorded or as an operation left it. */
+  get baselineTrees(): RootTrees[] | undefined {
+    return this.previousTrees();
+  }
+
+  /** User actions read back from the safety checkpoints of a stored session. */
+  async userActionsOf(): Promise<UserAction[]> {
+    const records = await this.journal.listSafety().catch(() => []);
+    return records.map((r) => userActionOf(r.details, r.createdAt, (p) => this.display({ absPath: p.absPath, root: p.root, path: relative(this.roots[Math.max(p.root, 0)]!.dir, p.absPath) })));
   }
 
   /**
@@ -395,8 +481,10 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   private async finishTurn(turn: TurnRecord, opts: EndTurnOptions): Promise<TurnSummary> {
     const state = opts.state ?? 'complete';
     this.active = undefined;
-    const durationMs = Math.max(0, Date.now() - Date.parse(turn.startedAt));
+    const span = opts.editSpan;
+    const durationMs = span ? Math.max(0, Date.parse(span.to) - Date.parse(span.from)) : Math.max(0, Date.now() - Date.parse(turn.startedAt));
     turn.durationMs = durationMs;
+    if (span) turn.editSpan = { from: span.from, to: span.to };
     turn.state = state;
     if (opts.error) turn.error = opts.error;
     try {
@@ -429,9 +517,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       turn.error = message;
       turn.summary = summarizeTurn([], { turn: turn.id, cwd: this.roots[0]!.dir });
     }
-    this.dispatchChat({ type: 'chat/responsePart', turnId: turn.id, part: { kind: 'markdown', id: 'changes', content: summaryMarkdown(turn.summary) } });
-    this.dispatchChatEnd(turn, durationMs);
-    this.syncChatSummary();
+    this.timeline.turnEnded(turn);
     this.emit('turnEnded', turn);
     return turn.summary;
   }
@@ -508,6 +594,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
 
   /** The end trees of the last turn, or the session's start trees before any turn; undefined when the last turn has none. */
   private previousTrees(): RootTrees[] | undefined {
+    if (this.settled && this.settled.afterTurns === this.turns.length) return this.settled.trees;
     const last = this.turns.at(-1);
     return last ? last.after : this.startTrees;
   }
@@ -522,28 +609,8 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     return out;
   }
 
-  private dispatchChatEnd(turn: TurnRecord, duration: number): void {
-    const meta = turn.summary ? { summary: turn.summary as unknown as Record<string, unknown> } : undefined;
-    const base = { turnId: turn.id, duration, ...(meta ? { _meta: meta } : {}) };
-    if (turn.state === 'error') {
-      this.dispatchChat({ type: 'chat/error', ...base, error: { errorType: 'TurnError', message: turn.error ?? 'The turn ended with an error' } });
-    } else if (turn.state === 'cancelled') {
-      this.dispatchChat({ type: 'chat/turnCancelled', ...base });
-    } else {
-      this.dispatchChat({ type: 'chat/turnComplete', ...base });
-    }
-  }
-
-  private syncChatSummary(): void {
-    this.dispatchSession({ type: 'session/chatUpdated', chat: this.chatUri, changes: chatSummaryOf(this.chatState) });
-  }
-
   dispatchSession(action: StateAction): void {
-    this.opts.channels.dispatch(this.uri, action);
-  }
-
-  dispatchChat(action: StateAction): void {
-    this.opts.channels.dispatch(this.chatUri, action);
+    this.timeline.dispatchSession(action);
   }
 
   private requireActive(turnId: string): TurnRecord {
@@ -557,6 +624,9 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
 
   private assertLive(): void {
     if (this.disposed) throw new SessionError('not-found', `session ${this.id} is disposed`);
+    if (this.endedAt !== undefined) {
+      throw new SessionError('ended', `session ${this.id} has ended: it is kept for review and records no more turns (createSession with its URI resumes it)`);
+    }
   }
 
   /** Resolves a harness path: absolute as given, relative to the first working directory. */
@@ -590,6 +660,17 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     if (this.rootIndexOf(absPath) >= 0) return false;
     return [tmpdir(), '/tmp'].some((t) => isInsideDir(resolve(t), absPath));
   }
+}
+
+/** The timeline entry of a safety checkpoint. */
+export function userActionOf(details: SafetyDetails, at: string, display: (p: SafetyDetails['paths'][number]) => string): UserAction {
+  return {
+    at,
+    operation: details.operation,
+    text: details.action ?? details.message ?? details.operation,
+    files: details.paths.map(display),
+    changeset: details.changeset,
+  };
 }
 
 function snapshotOptions(opts: RecordingSessionOptions) {

@@ -16,6 +16,8 @@ export interface SessionStartDetails {
   title: string;
   createdAt: string;
   workingDirectories: string[];
+  /** The agent recording into the session, when a harness said so. */
+  agent?: string;
 }
 
 /** A captured side as stored in the journal (the blob itself sits in the checkpoint's `captures` tree). */
@@ -33,6 +35,8 @@ interface TurnJournal {
   summary?: TurnSummary;
   error?: string;
   durationMs?: number;
+  automatic?: true;
+  editSpan?: { from: string; to: string };
   tools: [string, string][];
   captures: { absPath: string; root: number; before?: StoredSide; after?: StoredSide }[];
 }
@@ -63,12 +67,14 @@ export interface SafetyDetails {
   changeset: string;
   /** Every path the operation was about to write, with its content before. */
   paths: SafetyPath[];
-  /** For `undo`: the safety checkpoint it put back. */
+  /** For `undo`, and for a failed operation that put back what it wrote (`rollback`): the safety checkpoint it cancels. */
   undoes?: number;
   /** For `restore-checkpoint-and-turns`: the last turn kept (null: none). */
   truncateAfter?: string | null;
   /** What the operation reported. */
   message?: string;
+  /** The line the session's timeline shows for it ("Reverted lines 3–9 of src/app.ts (turn 2)"). */
+  action?: string;
 }
 
 /** A safety checkpoint read back. */
@@ -85,6 +91,8 @@ export interface LoadedSession {
   turns: TurnRecord[];
   /** True when the store marked the session ended. */
   ended: boolean;
+  /** When it was marked ended. */
+  endedAt?: string;
 }
 
 /**
@@ -131,6 +139,8 @@ export class SessionJournal {
       ...(turn.summary ? { summary: turn.summary } : {}),
       ...(turn.error ? { error: turn.error } : {}),
       ...(turn.durationMs !== undefined ? { durationMs: turn.durationMs } : {}),
+      ...(turn.automatic ? { automatic: true as const } : {}),
+      ...(turn.editSpan ? { editSpan: turn.editSpan } : {}),
       tools: [...turn.tools],
       captures: captures.map((c) => ({
         absPath: c.absPath,
@@ -231,12 +241,13 @@ export class SessionJournal {
         if (journal) this.applyJournal(record, journal);
       }
     }
-    const sessions = await this.roots[0]!.store.listSessions();
+    const mine = (await this.roots[0]!.store.listSessions()).find((s) => s.sessionId === this.sessionId);
     return {
       details: start.details as SessionStartDetails,
       startTrees: treesAt(start),
       turns,
-      ended: sessions.some((s) => s.sessionId === this.sessionId && !s.live),
+      ended: mine !== undefined && !mine.live,
+      ...(mine?.endedAt !== undefined ? { endedAt: mine.endedAt } : {}),
     };
   }
 
@@ -246,6 +257,8 @@ export class SessionJournal {
     if (journal.summary) record.summary = journal.summary;
     if (journal.error) record.error = journal.error;
     if (journal.durationMs !== undefined) record.durationMs = journal.durationMs;
+    if (journal.automatic) record.automatic = true;
+    if (journal.editSpan) record.editSpan = journal.editSpan;
     record.tools = new Map(journal.tools);
     for (const c of journal.captures) {
       const store = this.roots[Math.max(c.root, 0)]!.store;

@@ -14,10 +14,13 @@ import type { ChangesetServer } from '../app.js';
 import { invalidParams, RpcError } from '../connection/errors.js';
 import type { SessionProvider } from '../connection/providers.js';
 import { RecordingSession, type RecordingSessionOptions } from './recording-session.js';
+import { SESSION_START_REASON, type SessionStartDetails } from './session-journal.js';
 import { sessionSummaryOf } from './session-state.js';
+import { agentName } from './timeline.js';
+import { WorkspaceRoot } from './workspace-root.js';
 
 /** Session defaults applied to every session the manager creates. */
-export type SessionDefaults = Omit<RecordingSessionOptions, 'id' | 'workingDirectories' | 'stateDir' | 'channels' | 'title'>;
+export type SessionDefaults = Omit<RecordingSessionOptions, 'id' | 'workingDirectories' | 'stateDir' | 'channels' | 'title' | 'agent' | 'ended'>;
 
 /** Options of {@link SessionManager}. */
 export interface SessionManagerOptions {
@@ -35,8 +38,12 @@ export interface CreateSessionOptions {
   id?: string;
   /** Working directories (paths); the first is the session default. */
   workingDirectories: readonly string[];
-  /** Title; the first directory's name by default. */
+  /** Title; the agent and first prompt, or the first directory and start time, by default. */
   title?: string;
+  /** The agent recording into it ("Claude Code"). */
+  agent?: string;
+  /** What to do when the stores hold this id as ended (see {@link RecordingSessionOptions.ended}). */
+  ended?: RecordingSessionOptions['ended'];
 }
 
 type SessionListener = (session: RecordingSession) => void;
@@ -57,7 +64,7 @@ export class SessionManager implements SessionProvider {
     private readonly opts: SessionManagerOptions,
   ) {}
 
-  /** Live sessions in creation order. */
+  /** Sessions in creation order: recording ones and ended ones kept for review. */
   list(): RecordingSession[] {
     return [...this.sessions.values()];
   }
@@ -88,6 +95,8 @@ export class SessionManager implements SessionProvider {
       ...this.opts.defaults,
       ...(options.id !== undefined ? { id: options.id } : {}),
       ...(options.title !== undefined ? { title: options.title } : {}),
+      ...(options.agent !== undefined ? { agent: options.agent } : {}),
+      ...(options.ended !== undefined ? { ended: options.ended } : {}),
       workingDirectories: dirs,
       stateDir: this.opts.stateDir,
       channels: this.server.store,
@@ -96,18 +105,71 @@ export class SessionManager implements SessionProvider {
     this.modifiedAt.set(session.uri, session.createdAt);
     session.on('warning', (line) => this.opts.log?.(`${session.uri}: ${line}`));
     session.on('turnEnded', () => this.touch(session));
+    session.on('ended', () => this.touch(session));
     this.server.notifyRoot('root/sessionAdded', { channel: ROOT_CHANNEL, summary: this.summaryOf(session) });
     for (const listener of this.addedListeners) listener(session);
     return session;
   }
 
-  /** Disposes a session and announces its removal. */
+  /**
+   * Ends a session (`disposeSession`, the hook's `SessionEnd`): recording
+   * stops, the session is flagged `IsArchived` and stays listed, reviewable
+   * and revertable until retention or {@link forget} removes it.
+   */
   async dispose(uri: string): Promise<void> {
+    await this.require(uri).end();
+  }
+
+  /** Removes a session and its history from the stores for good, and announces its removal. */
+  async forget(uri: string): Promise<void> {
     const session = this.require(uri);
+    if (!session.isEnded) await session.end();
     this.sessions.delete(uri);
     this.modifiedAt.delete(uri);
-    await session.dispose();
+    const roots = session.roots;
+    await session.close();
+    for (const root of roots) {
+      const root2 = await WorkspaceRoot.acquire({ stateDir: this.opts.stateDir, dir: root.dir });
+      try {
+        await root2.store.forgetSession(session.id);
+      } finally {
+        await root2.release();
+      }
+    }
     this.server.notifyRoot('root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
+  }
+
+  /**
+   * Opens the ended sessions the stores of these directories hold, for
+   * review (what a restart shows as past sessions). Sessions whose
+   * directories are gone, and those already open, are skipped.
+   */
+  async openEnded(directories: readonly string[]): Promise<RecordingSession[]> {
+    const opened: RecordingSession[] = [];
+    for (const dir of directories) {
+      const root = await WorkspaceRoot.acquire({ stateDir: this.opts.stateDir, dir: await realDirectory(dir) });
+      let candidates: { id: string; dirs: string[]; endedAt: string }[] = [];
+      try {
+        for (const stored of await root.store.listSessions()) {
+          if (stored.live || this.sessions.has(`ahp-session:/${stored.sessionId}`)) continue;
+          const start = (await root.store.listSessionCheckpoints(stored.sessionId)).find((c) => c.kind === 'safety' && c.reason === SESSION_START_REASON);
+          const details = start?.details as SessionStartDetails | undefined;
+          if (details?.workingDirectories?.length) candidates.push({ id: stored.sessionId, dirs: details.workingDirectories, endedAt: stored.endedAt ?? '' });
+        }
+      } finally {
+        await root.release();
+      }
+      candidates = candidates.sort((a, b) => a.endedAt.localeCompare(b.endedAt));
+      for (const c of candidates) {
+        if (this.sessions.has(`ahp-session:/${c.id}`)) continue;
+        try {
+          opened.push(await this.create({ id: c.id, workingDirectories: c.dirs, ended: 'archived' }));
+        } catch (error) {
+          this.opts.log?.(`cannot open ended session ${c.id}: ${(error as Error).message}`);
+        }
+      }
+    }
+    return opened;
   }
 
   /**
@@ -134,6 +196,15 @@ export class SessionManager implements SessionProvider {
 
   summaryOf(session: RecordingSession): SessionSummary {
     const summary = sessionSummaryOf(session.uri, session.sessionState, session.createdAt, this.modifiedAt.get(session.uri) ?? session.createdAt);
+    // The root catalogue carries what a session list shows, not every turn's figures.
+    const meta = session.timeline.current;
+    summary._meta = {
+      ...(meta.workingDirectories ? { workingDirectories: meta.workingDirectories } : {}),
+      ...(meta.agent ? { agent: meta.agent } : {}),
+      ...(meta.firstPrompt ? { firstPrompt: meta.firstPrompt } : {}),
+      ...(meta.endedAt ? { endedAt: meta.endedAt } : {}),
+      turnCount: session.turns.length,
+    };
     const changes = this.changesOf?.(session);
     if (changes) summary.changes = changes;
     return summary;
@@ -161,13 +232,28 @@ export class SessionManager implements SessionProvider {
   async createSession(params: CreateSessionParams): Promise<null> {
     const parsed = parseChannel(params.channel);
     if (parsed?.kind !== 'session') throw invalidParams('channel: must be an ahp-session:/<id> URI');
-    if (this.sessions.has(params.channel) || this.creating.has(params.channel)) {
+    if (params.provider !== undefined && (typeof params.provider !== 'string' || params.provider.length === 0 || params.provider.length > 100)) {
+      throw invalidParams('provider: must be a non-empty string of at most 100 characters');
+    }
+    const existing = this.sessions.get(params.channel);
+    if (existing?.isEnded) {
+      // The agent resumed a session it had ended: record into it again.
+      existing.reopen();
+      this.touch(existing);
+      return null;
+    }
+    if (existing || this.creating.has(params.channel)) {
       throw new RpcError(AhpErrorCodes.SessionAlreadyExists, `session ${params.channel} already exists`);
     }
     const dirs = workingDirectoriesOf(params);
     this.creating.add(params.channel);
     try {
-      await this.create({ id: parsed.id, workingDirectories: dirs });
+      await this.create({
+        id: parsed.id,
+        workingDirectories: dirs,
+        ended: 'resume',
+        ...(params.provider !== undefined ? { agent: agentName(params.provider) } : {}),
+      });
     } catch (error) {
       if (error instanceof RpcError) throw error;
       throw invalidParams(`workingDirectory: ${(error as Error).message}`);

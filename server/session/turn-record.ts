@@ -48,4 +48,8 @@ export interface TurnRecord {
   counts?: ChangeCounts;
   /** The turn summary, once it ended. */
   summary?: TurnSummary;
+  /** Recorded without a harness (automatic turns). */
+  automatic?: true;
+  /** For automatic turns: when the first and last file change were seen. */
+  editSpan?: { from: string; to: string };
 }

@@ -99,6 +99,8 @@ export interface WorkspaceStore extends ObjectStore {
   listSessions(): Promise<SessionSummary[]>;
   /** Marks a session ended, making it eligible for retention. */
   markSessionEnded(sessionId: string, endedAt?: TimeInput): Promise<void>;
+  /** Deletes every ref of a session (the user forgot it); its objects go at the next pack rewrite. */
+  forgetSession(sessionId: string): Promise<void>;
   /** The byte budget `enforceBudget` applies by default. */
   readonly budgetBytes: number;
   /** Bytes on disk of the shadow repository. */
@@ -230,6 +232,11 @@ class OpenStore implements WorkspaceStore {
 
   markSessionEnded(sessionId: string, endedAt?: TimeInput): Promise<void> {
     return this.checkpoints.markEnded(sessionId, endedAt);
+  }
+
+  async forgetSession(sessionId: string): Promise<void> {
+    const stored = (await this.checkpoints.listSessions()).find((s) => s.sessionId === sessionId);
+    if (stored) await this.checkpoints.dropSession(stored.refPrefix);
   }
 
   storeSize(): Promise<number> {

@@ -188,7 +188,9 @@ describe('harness methods over a socket', () => {
     const session = t.service.sessions.get(SESSION)!;
     expect(await client.request('disposeSession', { channel: SESSION })).toBeNull();
     expect(session.turn('open')?.state).toBe('cancelled');
-    expect((await client.requestError('harness/turnStarted', { channel: SESSION })).code).toBe(-32001);
+    const refused = await client.requestError('harness/turnStarted', { channel: SESSION });
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toContain('has ended');
   });
 
   it('refuses createSession for a directory that does not exist', async () => {

@@ -1,0 +1,232 @@
+import { basename } from 'node:path';
+import type { ChatState, JsonObject, SessionState, StateAction } from '../../protocol/index.js';
+import type { ChannelStore } from '../channels/index.js';
+import { chatSummaryOf, fileUri } from './session-state.js';
+import type { TurnRecord } from './turn-record.js';
+import { summaryMarkdown, type TurnSummary } from './turn-summary.js';
+
+/** A turn's figures as clients find them in the session state (`_meta.turns[turnId]`). */
+export interface TurnStats {
+  /** Files the turn changed. */
+  files: number;
+  added: number;
+  deleted: number;
+  /** Display paths of the first files (at most {@link LISTED_PATHS}). */
+  paths: string[];
+  /** What the timeline calls the turn: its prompt, or for automatic turns what it touched. */
+  title: string;
+  /** True for turns recorded without a harness. */
+  automatic?: true;
+  /** For automatic turns: the first and last file change seen, ISO 8601. */
+  editSpan?: { from: string; to: string };
+}
+
+/** Something the user did through an operation (revert, restore, undo…), never an agent turn. */
+export interface UserAction {
+  /** ISO 8601 time it was done. */
+  at: string;
+  /** The operation id. */
+  operation: string;
+  /** The timeline line: "Reverted lines 3–9 of src/app.ts (turn 2)". */
+  text: string;
+  /** Display paths the operation wrote. */
+  files: string[];
+  /** The changeset it was invoked on. */
+  changeset: string;
+}
+
+/** What the session's `_meta` carries besides the working directories. */
+export interface TimelineMeta {
+  workingDirectories?: string[];
+  /** The agent recording into the session ("Claude Code"), when a harness said so. */
+  agent?: string;
+  /** The first prompt, for session lists. */
+  firstPrompt?: string;
+  /** Set once the session has ended: it records no more, and stays reviewable. */
+  endedAt?: string;
+  /** Per-turn figures, by turn id. */
+  turns: Record<string, TurnStats>;
+  /** The user's own actions, oldest first. */
+  userActions: UserAction[];
+}
+
+const LISTED_PATHS = 20;
+const MAX_USER_ACTIONS = 500;
+
+/** Known provider ids and the names people know them by. */
+const AGENT_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI' };
+
+/** The name of an agent from a provider id. */
+export function agentName(provider: string): string {
+  return AGENT_NAMES[provider] ?? provider;
+}
+
+/** "Claude Code — fix the login redirect"; without an agent "app — 2026-01-01 10:00". */
+export function sessionTitle(opts: { agent?: string | undefined; firstPrompt?: string | undefined; dir: string; createdAt: string }): string {
+  const folder = basename(opts.dir) || opts.dir;
+  if (opts.agent) return `${opts.agent} — ${opts.firstPrompt ? oneLine(opts.firstPrompt, 60) : folder}`;
+  return `${folder} — ${localTime(opts.createdAt)}`;
+}
+
+/** "Edited src/app.ts, README.md and 3 more" from a turn's summary. */
+export function touchedTitle(summary: TurnSummary | undefined): string {
+  if (!summary || summary.total === 0) return 'No file changes';
+  const names = summary.files.slice(0, 2).map((f) => f.display);
+  const more = summary.total - names.length;
+  if (more <= 0) return `Edited ${names.join(names.length === 2 ? ' and ' : ', ')}`;
+  return `Edited ${names.join(', ')} and ${more} more`;
+}
+
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function localTime(iso: string): string {
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/**
+ * The session's projection for clients: the chat channel's turn list and the
+ * session state's title and `_meta` (turn figures, the user's own actions).
+ * Recording decides what happened; this module decides how it reads.
+ */
+export class SessionTimeline {
+  private meta: TimelineMeta = { turns: {}, userActions: [] };
+
+  constructor(
+    private readonly channels: ChannelStore,
+    readonly sessionUri: string,
+    readonly chatUri: string,
+    private readonly info: { dir: string; createdAt: () => string; explicitTitle: boolean },
+  ) {}
+
+  get sessionState(): SessionState {
+    return this.channels.getState(this.sessionUri) as SessionState;
+  }
+
+  get chatState(): ChatState {
+    return this.channels.getState(this.chatUri) as ChatState;
+  }
+
+  get current(): Readonly<TimelineMeta> {
+    return this.meta;
+  }
+
+  /** Builds the figures of restored turns and actions, without publishing (channels are created with them). */
+  restore(init: { workingDirectories: readonly string[]; agent?: string | undefined; turns: readonly TurnRecord[]; userActions: readonly UserAction[]; endedAt?: string | undefined }): void {
+    this.meta = { turns: {}, userActions: [...init.userActions].slice(-MAX_USER_ACTIONS) };
+    if (init.workingDirectories.length > 1) this.meta.workingDirectories = init.workingDirectories.map(fileUri);
+    if (init.agent) this.meta.agent = init.agent;
+    const prompt = init.turns.find((t) => t.message && !t.automatic)?.message;
+    if (prompt) this.meta.firstPrompt = oneLine(prompt, 200);
+    if (init.endedAt) this.meta.endedAt = init.endedAt;
+    for (const turn of init.turns) if (turn.after) this.meta.turns[turn.id] = statsOf(turn);
+  }
+
+  /** The `_meta` the session state carries. */
+  sessionMeta(): JsonObject {
+    // Dispatched state is frozen: hand out a copy so this projection stays writable.
+    return structuredClone(this.meta) as unknown as JsonObject;
+  }
+
+  /** The title the session should have now. */
+  title(current: string): string {
+    if (this.info.explicitTitle) return current;
+    return sessionTitle({ agent: this.meta.agent, firstPrompt: this.meta.firstPrompt, dir: this.info.dir, createdAt: this.info.createdAt() });
+  }
+
+  turnStarted(turn: TurnRecord): void {
+    this.dispatchChat({
+      type: 'chat/turnStarted',
+      turnId: turn.id,
+      startedAt: turn.startedAt,
+      message: { text: turn.message ?? '', origin: { kind: 'user' } },
+    });
+    if (!this.meta.firstPrompt && turn.message && !turn.automatic) {
+      this.meta.firstPrompt = oneLine(turn.message, 200);
+      this.publishMeta();
+    }
+    this.syncChatSummary();
+  }
+
+  turnEnded(turn: TurnRecord): void {
+    const summary = turn.summary;
+    if (summary) this.dispatchChat({ type: 'chat/responsePart', turnId: turn.id, part: { kind: 'markdown', id: 'changes', content: summaryMarkdown(summary) } });
+    const meta = summary ? { summary: summary as unknown as Record<string, unknown> } : undefined;
+    const base = { turnId: turn.id, duration: turn.durationMs ?? 0, ...(meta ? { _meta: meta } : {}) };
+    if (turn.state === 'error') {
+      this.dispatchChat({ type: 'chat/error', ...base, error: { errorType: 'TurnError', message: turn.error ?? 'The turn ended with an error' } });
+    } else if (turn.state === 'cancelled') {
+      this.dispatchChat({ type: 'chat/turnCancelled', ...base });
+    } else {
+      this.dispatchChat({ type: 'chat/turnComplete', ...base });
+    }
+    this.meta.turns[turn.id] = statsOf(turn);
+    this.publishMeta();
+    this.syncChatSummary();
+  }
+
+  /** Turns after `turnId` (all when null) left the session. */
+  truncated(turnId: string | null, dropped: readonly TurnRecord[]): void {
+    if (dropped.length === 0) return;
+    this.dispatchChat(turnId === null ? { type: 'chat/truncated' } : { type: 'chat/truncated', turnId });
+    for (const t of dropped) delete this.meta.turns[t.id];
+    this.publishMeta();
+    this.syncChatSummary();
+  }
+
+  userAction(action: UserAction): void {
+    this.meta.userActions = [...this.meta.userActions, action].slice(-MAX_USER_ACTIONS);
+    this.publishMeta();
+  }
+
+  agent(name: string): void {
+    if (this.meta.agent === name) return;
+    this.meta.agent = name;
+    this.publishMeta();
+  }
+
+  ended(endedAt: string | undefined): void {
+    if (endedAt) this.meta.endedAt = endedAt;
+    else delete this.meta.endedAt;
+    this.dispatchSession({ type: 'session/isArchivedChanged', isArchived: endedAt !== undefined });
+    this.publishMeta();
+  }
+
+  dispatchSession(action: StateAction): void {
+    this.channels.dispatch(this.sessionUri, action);
+  }
+
+  dispatchChat(action: StateAction): void {
+    this.channels.dispatch(this.chatUri, action);
+  }
+
+  private publishMeta(): void {
+    if (!this.channels.hasChannel(this.sessionUri)) return;
+    this.dispatchSession({ type: 'session/metaChanged', _meta: this.sessionMeta() });
+    const state = this.sessionState;
+    const title = this.title(state.title);
+    if (title !== state.title) this.dispatchSession({ type: 'session/titleChanged', title });
+  }
+
+  private syncChatSummary(): void {
+    this.dispatchSession({ type: 'session/chatUpdated', chat: this.chatUri, changes: chatSummaryOf(this.chatState) });
+  }
+}
+
+function statsOf(turn: TurnRecord): TurnStats {
+  const s = turn.summary;
+  const stats: TurnStats = {
+    files: s?.total ?? 0,
+    added: s?.added ?? 0,
+    deleted: s?.deleted ?? 0,
+    paths: (s?.files ?? []).slice(0, LISTED_PATHS).map((f) => f.display),
+    title: turn.automatic ? touchedTitle(s) : oneLine(turn.message ?? '', 120) || touchedTitle(s),
+  };
+  if (turn.automatic) stats.automatic = true;
+  if (turn.editSpan) stats.editSpan = { ...turn.editSpan };
+  return stats;
+}
