@@ -8,6 +8,8 @@ import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
 import { TEMP_EXCLUDES } from '../operations/file-swap.js';
 import { recoverInterruptedWrites } from '../operations/write-intent.js';
 import { SerialQueue } from './serial-queue.js';
+import { SnapshotWatch, type SnapshotWatchOptions } from '../watch/snapshot-watch.js';
+import type { ChangeTrackingStats } from '../snapshot/change-tracking.js';
 import { findGitRepository, WorkspaceSnapshotter, type GitRepositoryLocation, type NestedSnapshot, type SnapshotResult } from '../snapshot/index.js';
 
 /** Options for opening one working directory of a session. */
@@ -22,6 +24,8 @@ export interface WorkspaceRootOptions {
   builtinExcludes?: boolean | readonly string[];
   /** Byte budget of the shadow store. */
   budgetBytes?: number;
+  /** Change-driven snapshots: `watch: false` walks the tree at every snapshot; `verifyIdleMs` the quiet time before a verification walk. */
+  watching?: SnapshotWatchOptions;
 }
 
 /**
@@ -38,6 +42,10 @@ export class WorkspaceRoot {
   /** Snapshots and store maintenance of this directory, one at a time. */
   private readonly queue = new SerialQueue();
   private snapshotter: WorkspaceSnapshotter;
+  /** The file watcher that lets snapshots visit only what changed; undefined when watching is off. */
+  private watch: SnapshotWatch | undefined;
+  /** Trusting snapshots counted when the last verification was armed. */
+  private verifiedUpTo = 0;
 
   private constructor(
     readonly dir: string,
@@ -76,6 +84,7 @@ export class WorkspaceRoot {
       const recovery = await recoverInterruptedWrites(store.layout.root, [store.workspaceDir]);
       if (recovery.kept.length > 0) console.warn(`changeset-server: kept files an interrupted operation set aside: ${recovery.kept.join(', ')}`);
       let root: WorkspaceRoot | undefined;
+      const watch = SnapshotWatch.open(store.workspaceDir, opts.stateDir, opts.watching);
       const makeSnapshotter = () =>
         new WorkspaceSnapshotter({
           onProgress: (done, total) => root?.progress?.(done, total),
@@ -84,8 +93,10 @@ export class WorkspaceRoot {
           cacheDir: join(store.layout.root, 'stat-cache'),
           extraExcludes: [...(opts.extraExcludes ?? []), ...stateDirExclude(store.workspaceDir, opts.stateDir), ...TEMP_EXCLUDES],
           ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
+          ...(watch ? { changes: watch.feed } : {}),
         });
       root = new WorkspaceRoot(store.workspaceDir, store, makeSnapshotter, findGitRepository(store.workspaceDir), key);
+      root.watch = watch;
       await root.loadNestedRepositories();
       return root;
     } catch (error) {
@@ -102,6 +113,14 @@ export class WorkspaceRoot {
         const result = await this.snapshotter.snapshot();
         await this.store.flush();
         await this.registerNested(result.nested);
+        const trusted = this.changeTracking;
+        // Only snapshots that trusted the watcher need checking.
+        if (trusted && trusted.incremental + trusted.reused > this.verifiedUpTo) {
+          this.watch?.armVerification(async () => {
+            this.verifiedUpTo = trusted.incremental + trusted.reused;
+            await this.verify();
+          });
+        }
         return result;
       } finally {
         this.progress = undefined;
@@ -127,6 +146,29 @@ export class WorkspaceRoot {
     });
   }
 
+  /**
+   * Walks the whole directory and counts what the watcher missed (see
+   * `changeTracking`). Runs by itself once the directory is quiet after
+   * snapshots; resolves with the missed paths.
+   */
+  verify(): Promise<string[]> {
+    return this.queue.run(async () => {
+      const missed = await this.snapshotter.verify();
+      await this.store.flush();
+      return missed;
+    });
+  }
+
+  /** What change-driven snapshots did (undefined when watching is off). */
+  get changeTracking(): ChangeTrackingStats | undefined {
+    return this.snapshotter.changeTracking;
+  }
+
+  /** The directory's watcher, when watching is on (tests use it to simulate failures). */
+  get watcher(): SnapshotWatch['watcher'] | undefined {
+    return this.watch?.watcher;
+  }
+
   /** Bytes the shadow store takes on disk. */
   storeSize(): Promise<number> {
     return this.store.storeSize();
@@ -138,6 +180,7 @@ export class WorkspaceRoot {
     if (entry && --entry.users > 0) return;
     WorkspaceRoot.open.delete(this.key);
     await this.queue.idle().catch(() => undefined);
+    await this.watch?.close();
     await this.store.close();
   }
 

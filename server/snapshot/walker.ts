@@ -348,6 +348,7 @@ export class Walker {
     sel: TouchedNode | null | undefined,
   ): Promise<DirState> {
     const env = this.env;
+    if (sel?.full) sel = null;
     // A directory new since the last snapshot (or reported created) has no events for what it held on arrival.
     const fresh = sel != null && (prev === undefined || sel.created);
     const listingValid =
