@@ -55,6 +55,17 @@ export class ContainedDirs {
     return pinned;
   }
 
+  /** Makes the renames and links in every directory written durable (file contents are synced as they are written). */
+  async sync(): Promise<void> {
+    await Promise.all(
+      this.handles.map((h) =>
+        h.sync().catch(() => {
+          // Not every file system can sync a directory; the renames are atomic regardless.
+        }),
+      ),
+    );
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.handles.splice(0).map((h) => h.close().catch(() => undefined)));
     this.open.clear();

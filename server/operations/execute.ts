@@ -64,6 +64,7 @@ export async function executePlan(session: RecordingSession, plan: Plan, details
       done.push(step);
     }
     await removeEmptiedDirs(dirs, plan.removeDirs ?? []);
+    await dirs.sync();
     return index;
   } finally {
     await dirs.close();

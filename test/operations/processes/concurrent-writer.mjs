@@ -1,0 +1,37 @@
+// A second process that edits files the way people and editors do, while
+// the server runs an operation: each command line on stdin says which files,
+// after how long, how many writes and how far apart. Every completed write is
+// reported on stdout (path and content), then `{"done":true}`.
+import { randomBytes } from 'node:crypto';
+import { renameSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const pick = (list) => list[Math.floor(Math.random() * list.length)];
+
+for await (const line of createInterface({ input: process.stdin })) {
+  const { files, delayMs, count, maxGapMs, tag } = JSON.parse(line);
+  await sleep(delayMs);
+  for (let i = 0; i < count; i++) {
+    const path = pick(files);
+    const content = `${tag} write ${i} ${randomBytes(8).toString('hex')}\n`;
+    if (Math.random() < 0.5) {
+      // An in-place save: open with truncation, write, close.
+      writeFileSync(path, content);
+    } else {
+      // An atomic save, as many editors do: a temporary file renamed over the original.
+      const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(3).toString('hex')}.swp`);
+      writeFileSync(tmp, content);
+      try {
+        renameSync(tmp, path);
+      } catch {
+        // A restore removed the half-saved file (it holds it in its safety checkpoint): this save never landed.
+        continue;
+      }
+    }
+    process.stdout.write(`${JSON.stringify({ path, content })}\n`);
+    await sleep(Math.random() * maxGapMs);
+  }
+  process.stdout.write(`${JSON.stringify({ done: true })}\n`);
+}

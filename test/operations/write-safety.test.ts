@@ -1,0 +1,177 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
+import type { TestClient } from '../helpers/client.js';
+import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+
+const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
+const temp = new TempDirs();
+let svc: TestService;
+let client: TestClient;
+let repo: string;
+const SID = 'safety';
+const SESSION = `ahp-session:/${SID}`;
+const SESSION_CS = changesetUriTemplate(SID, 'session');
+const turnUri = (turnId: string) => expandChangesetUri(changesetUriTemplate(SID, 'turn'), { turnId });
+const perm = (rel: string) => statSync(join(repo, rel)).mode & 0o777;
+const read = (rel: string) => readFileSync(join(repo, rel), 'utf8');
+
+async function start(files: Record<string, string>): Promise<void> {
+  repo = makeRepo(temp.make(), files);
+  await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href });
+}
+
+const recordTurn = (turnId: string, edit: () => void) => record(client, SESSION, turnId, edit);
+
+async function invoke(channel: string, operationId: string, target?: unknown): Promise<string> {
+  await subscribeReady(client, channel);
+  const result = await client.request<{ message: string }>('invokeChangesetOperation', { channel, operationId, ...(target ? { target } : {}) }, { timeoutMs: 30_000 });
+  return result.message;
+}
+
+function invokeError(channel: string, operationId: string) {
+  return client.requestError('invokeChangesetOperation', { channel, operationId }, { timeoutMs: 30_000 });
+}
+
+/** Resolves once `predicate` holds, polling the disk while an operation pauses between writes. */
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  const holds = () => {
+    try {
+      return predicate();
+    } catch {
+      // A file being swapped is briefly absent.
+      return false;
+    }
+  };
+  while (!holds()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+beforeEach(async () => {
+  svc = await startTestService();
+  client = await svc.client();
+});
+afterEach(async () => {
+  delete process.env[PAUSE_ENV];
+  await svc.stop();
+  temp.cleanup();
+});
+
+describe('operations write safely', () => {
+  it('keep permission bits 0600, 0640 and 0700 through revert, restore and undo; a recreated file is never wider than before', async () => {
+    await start({ 'secret.txt': 'secret\n', 'shared.txt': 'shared\n', 'tool.sh': '#!/bin/sh\n', 'gone.txt': 'private\n' });
+    chmodSync(join(repo, 'secret.txt'), 0o600);
+    chmodSync(join(repo, 'shared.txt'), 0o640);
+    chmodSync(join(repo, 'tool.sh'), 0o700);
+    await recordTurn('t1', () => {
+      writeFiles(repo, { 'secret.txt': 'SECRET\n', 'shared.txt': 'SHARED\n', 'tool.sh': '#!/bin/sh\necho\n', 'made.txt': 'made by the turn\n' });
+      chmodSync(join(repo, 'made.txt'), 0o600);
+    });
+    const expectModes = () => expect([perm('secret.txt'), perm('shared.txt'), perm('tool.sh')]).toEqual([0o600, 0o640, 0o700]);
+
+    expect(await invoke(turnUri('t1'), 'revert')).toBe('Reverted 4 files');
+    expectModes();
+    expect(read('secret.txt')).toBe('secret\n');
+    expect(existsSync(join(repo, 'made.txt'))).toBe(false);
+    // Undo recreates the deleted file with the permissions it had, not the umask's.
+    expect(await invoke(SESSION_CS, 'undo')).toMatch(/^Undid revert/);
+    expectModes();
+    expect(perm('made.txt')).toBe(0o600);
+    expect(await invoke(turnUri('t1'), 'restore-checkpoint')).toMatch(/^Restored 4 files/);
+    expectModes();
+    expect(read('shared.txt')).toBe('shared\n');
+  });
+
+  it('handles a 250-byte file name: temporary names stay short, so nothing half-applies', async () => {
+    const long = `${'n'.repeat(246)}.txt`;
+    await start({ [long]: 'old\n', 'a.txt': 'a\n' });
+    await recordTurn('t1', () => writeFiles(repo, { [long]: 'new\n', 'a.txt': 'A\n' }));
+    expect(await invoke(turnUri('t1'), 'revert')).toBe('Reverted 2 files');
+    expect(read(long)).toBe('old\n');
+    expect(await invoke(SESSION_CS, 'undo')).toMatch(/^Undid revert: put back 2 files/);
+    expect([read(long), read('a.txt')]).toEqual(['new\n', 'A\n']);
+  });
+
+  it('writes nothing outside the workspace when a directory is swapped for a symlink mid-operation', async () => {
+    const dirs = Array.from({ length: 20 }, (_, i) => `d${String(i).padStart(2, '0')}`);
+    await start(Object.fromEntries(dirs.map((d) => [`${d}/f.txt`, `${d}\n`])));
+    await recordTurn('t1', () => {
+      for (const d of dirs) rmSync(join(repo, d, 'f.txt'));
+    });
+    const outside = temp.make('outside-');
+    process.env[PAUSE_ENV] = '40';
+    const running = invokeError(turnUri('t1'), 'revert');
+    await until(() => existsSync(join(repo, 'd01', 'f.txt')), 'the revert to start writing');
+    // The last directory becomes a link to a directory outside before the revert reaches it.
+    renameSync(join(repo, 'd19'), join(repo, 'd19.moved'));
+    symlinkSync(outside, join(repo, 'd19'));
+    const error = await running;
+    expect([-32009, -32010]).toContain(error.code);
+    expect(error.message).toContain('d19');
+    expect(readdirSync(outside)).toEqual([]);
+    // Stopped part-way, it put back what it had written.
+    expect(dirs.slice(0, 19).filter((d) => existsSync(join(repo, d, 'f.txt')))).toEqual([]);
+  });
+
+  it('stops when a file changes while the operation runs, puts back what it wrote, and leaves undo as it was', async () => {
+    await start({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+    await recordTurn('t1', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n', 'c.txt': 'C\n' }));
+    await subscribeReady(client, SESSION_CS);
+    process.env[PAUSE_ENV] = '150';
+    const running = invokeError(turnUri('t1'), 'revert');
+    await until(() => read('a.txt') === 'a\n', 'the first write');
+    writeFileSync(join(repo, 'c.txt'), 'saved by the user\n');
+    const error = await running;
+    expect(error.code).toBe(-32010);
+    expect(error.message).toContain('c.txt changed while the operation ran');
+    expect(error.message).toContain('put back');
+    expect([read('a.txt'), read('b.txt'), read('c.txt')]).toEqual(['A\n', 'B\n', 'saved by the user\n']);
+    // Nothing is left to undo: the stopped revert cancelled its own safety checkpoint.
+    await until(() => client.state<ChangesetState>(SESSION_CS)!.operations!.find((o) => o.id === 'undo')!.status === 'disabled', 'undo to be disabled');
+  });
+
+  it('undo refuses a file edited since the operation wrote it, and writes nothing', async () => {
+    await start({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    await recordTurn('t1', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n' }));
+    await invoke(turnUri('t1'), 'revert');
+    writeFileSync(join(repo, 'b.txt'), 'edited after the revert\n');
+    const error = await invokeError(SESSION_CS, 'undo');
+    expect(error.code).toBe(-32010);
+    expect(error.message).toContain('b.txt (changed since revert wrote it)');
+    expect([read('a.txt'), read('b.txt')]).toEqual(['a\n', 'edited after the revert\n']);
+  });
+
+  it("removes the directories a reverted turn created once they are empty, and keeps the ones that were there", async () => {
+    await start({ 'kept/old.txt': 'old\n' });
+    await recordTurn('t1', () => {
+      mkdirSync(join(repo, 'new/deep/dir'), { recursive: true });
+      writeFiles(repo, { 'new/deep/dir/x.txt': 'x\n', 'kept/added.txt': 'added\n' });
+      rmSync(join(repo, 'kept/old.txt'));
+    });
+    expect(await invoke(turnUri('t1'), 'revert')).toBe('Reverted 3 files');
+    expect(existsSync(join(repo, 'new'))).toBe(false);
+    expect(readdirSync(join(repo, 'kept'))).toEqual(['old.txt']);
+  });
+
+  it('restore counts as edits no turn made only files whose content no turn or operation produced', async () => {
+    const names = Array.from({ length: 20 }, (_, i) => `f${i}.txt`);
+    await start(Object.fromEntries(names.map((n) => [n, `${n} start\n`])));
+    await recordTurn('t1', () => writeFiles(repo, Object.fromEntries(names.map((n) => [n, `${n} turn 1\n`]))));
+    await recordTurn('t2', () => writeFiles(repo, Object.fromEntries(names.map((n) => [n, `${n} turn 2\n`]))));
+    await invoke(turnUri('t2'), 'revert');
+    const restored = await invoke(turnUri('t1'), 'restore-checkpoint');
+    expect(restored).toBe('Restored 20 files to the start of turn "t1"');
+    await recordTurn('t3', () => writeFiles(repo, { 'f1.txt': 'f1.txt turn 3\n' }));
+    writeFileSync(join(repo, 'f3.txt'), 'by hand\n');
+    expect(await invoke(turnUri('t1'), 'restore-checkpoint')).toBe(
+      'Restored 2 files to the start of turn "t1"; 1 file had edits no turn made: f3.txt (undo brings them back)',
+    );
+  });
+});
