@@ -2,10 +2,11 @@ import { parseArgs } from 'node:util';
 import { runClaudeHook } from '../hook/claude-hook.js';
 import { hookLog } from '../hook/hook-log.js';
 import { defaultStateDir } from '../store/index.js';
+import { DEFAULT_HOOK_IDLE_MS } from './idle-exit.js';
 import { cliCommand } from './package-root.js';
 
 export const HOOK_USAGE = [
-  'Usage: changeset-server hook claude [--state-dir DIR] [--timeout MS]',
+  'Usage: changeset-server hook claude [--state-dir DIR] [--timeout MS] [--idle-timeout MS]',
   '',
   'Reads one Claude Code hook event (JSON) on stdin and records it: SessionStart,',
   'UserPromptSubmit, PreToolUse (Edit, Write, MultiEdit, NotebookEdit), Stop,',
@@ -14,6 +15,8 @@ export const HOOK_USAGE = [
   '',
   '  --state-dir DIR      state directory (default $XDG_STATE_HOME/changeset-server or ~/.local/state/changeset-server)',
   '  --timeout MS         give up after MS milliseconds (default 10000)',
+  '  --idle-timeout MS    a server the hook starts stops after MS milliseconds with no turn being',
+  '                       recorded and no client connected (default 600000); sessions stay resumable',
   '',
 ].join('\n');
 
@@ -26,12 +29,12 @@ const MAX_INPUT_BYTES = 4 * 1024 * 1024;
 /** `changeset-server hook claude`: always exits 0 once the event is handled, failed, or timed out. */
 export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const startedAt = Date.now();
-  let values: { 'state-dir'?: string | undefined; timeout?: string | undefined; help?: boolean | undefined };
+  let values: { 'state-dir'?: string | undefined; timeout?: string | undefined; 'idle-timeout'?: string | undefined; help?: boolean | undefined };
   let agent: string | undefined;
   try {
     const parsed = parseArgs({
       args: [...argv],
-      options: { 'state-dir': { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { 'state-dir': { type: 'string' }, timeout: { type: 'string' }, 'idle-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,
     });
@@ -58,6 +61,11 @@ export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEn
     log(`--timeout must be an integer of at least 100 ms, got "${values.timeout}"`);
     return 0;
   }
+  const idleTimeoutMs = values['idle-timeout'] === undefined ? DEFAULT_HOOK_IDLE_MS : Number(values['idle-timeout']);
+  if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1) {
+    log(`--idle-timeout must be a positive integer of milliseconds, got "${values['idle-timeout']}"`);
+    return 0;
+  }
 
   const deadline = startedAt + timeoutMs;
   const timer = setTimeout(() => {
@@ -67,7 +75,7 @@ export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEn
   timer.unref();
   try {
     const input = await readStdin(MAX_INPUT_BYTES);
-    await runClaudeHook(input, { stateDir, deadline: deadline - 500, command: cliCommand(), log });
+    await runClaudeHook(input, { stateDir, deadline: deadline - 500, command: cliCommand(), idleTimeoutMs, log });
   } catch (error) {
     log(`error: ${(error as Error).message}`);
   } finally {

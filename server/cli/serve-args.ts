@@ -24,6 +24,8 @@ export interface ServeArgs {
   viewerDir: string | undefined;
   /** Start without a session over the directories (sessions come from `createSession`, e.g. the Claude Code hook). */
   noSession: boolean;
+  /** Stop after this many milliseconds with no turn being recorded and no client connected; undefined: never. */
+  idleTimeoutMs: number | undefined;
   /** Print usage and exit. */
   help: boolean;
 }
@@ -53,6 +55,8 @@ export const SERVE_USAGE = [
   '  --allow-origin ORIGIN let pages from ORIGIN connect (repeatable), e.g. http://localhost:5173',
   '  --viewer-dir DIR      serve the web viewer from DIR (default: the built dist/viewer)',
   '  --no-session          start without a session; clients create them with createSession',
+  '  --idle-timeout MS     stop after MS milliseconds with no turn being recorded and no client connected',
+  '                        (sessions stay resumable; what the Claude Code hook starts uses 600000)',
   '  -h, --help            show this help',
   '',
 ].join('\n');
@@ -71,6 +75,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
     allowedOrigins: [],
     viewerDir: undefined,
     noSession: false,
+    idleTimeoutMs: undefined,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -137,6 +142,9 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
       case '--no-session':
         args.noSession = flag();
         break;
+      case '--idle-timeout':
+        args.idleTimeoutMs = parsePositiveMs(name, value());
+        break;
       default:
         throw new UsageError(`unknown option ${name}`);
     }
@@ -149,6 +157,11 @@ function parsePort(text: string): number {
   const port = Number(text);
   if (port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${text}"`);
   return port;
+}
+
+function parsePositiveMs(name: string, text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`${name} must be a positive number of milliseconds, got "${text}"`);
+  return Number(text);
 }
 
 function parseMilliseconds(text: string): number {

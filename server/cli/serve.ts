@@ -6,6 +6,8 @@ import { createEndpointSecurity, endpointOfUrl, TOKEN_ENV, type EndpointSecurity
 import { ChangesetService } from '../service.js';
 import { defaultStateDir } from '../store/index.js';
 import { defaultViewerDir } from './package-root.js';
+import { readEndpoint, writeEndpoint } from './endpoint-memory.js';
+import { watchIdle } from './idle-exit.js';
 import { progressLine } from './progress.js';
 import { parseServeArgs, SERVE_USAGE, UsageError, type ServeArgs } from './serve-args.js';
 
@@ -52,11 +54,15 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     }
   }
 
+  const stateDir = args.stateDir ?? defaultStateDir(env);
+  // The same workspace gets the same port and token across restarts, so open tabs reconnect and links keep working.
+  const portGiven = argv.some((a) => a === '--port' || a.startsWith('--port='));
+  const remembered = await readEndpoint(stateDir, args.directories);
   let service: ChangesetService | undefined;
   let security: EndpointSecurity;
   try {
     const envToken = env[TOKEN_ENV];
-    const token = args.token ?? (args.noAuth || !envToken ? undefined : envToken);
+    const token = args.token ?? (args.noAuth ? undefined : envToken || remembered?.token);
     security = createEndpointSecurity({
       host: args.host,
       noAuth: args.noAuth,
@@ -83,25 +89,41 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     process.on('SIGTERM', stop);
   });
 
-  const stateDir = args.stateDir ?? defaultStateDir(env);
   const progress = progressLine(process.stderr);
   let showProgress = true;
-  service = new ChangesetService({
-    host: args.host,
-    port: args.port,
-    stateDir,
-    checkUpgrade: security.checkUpgrade,
-    selectProtocol: security.selectProtocol,
-    handleHttpRequest: security.handleHttpRequest,
-    sessionDefaults: { onProgress: (done, total) => showProgress && progress.update(done, total) },
-  });
+  const makeService = (port: number) =>
+    new ChangesetService({
+      host: args.host,
+      port,
+      stateDir,
+      checkUpgrade: security.checkUpgrade,
+      selectProtocol: security.selectProtocol,
+      handleHttpRequest: security.handleHttpRequest,
+      sessionDefaults: { onProgress: (done, total) => showProgress && progress.update(done, total) },
+    });
+  const port = portGiven ? args.port : (remembered?.port ?? args.port);
+  service = makeService(port);
   let url: string;
   try {
     ({ url } = await service.start());
   } catch (err) {
-    process.stderr.write(`changeset-server serve: cannot listen on ${args.host}:${args.port}: ${(err as Error).message}\n`);
-    return 1;
+    if (portGiven || port === 0) {
+      process.stderr.write(`changeset-server serve: cannot listen on ${args.host}:${port}: ${(err as Error).message}\n`);
+      return 1;
+    }
+    // The remembered port is taken by something else now: any free port will do.
+    service = makeService(0);
+    try {
+      ({ url } = await service.start());
+    } catch (again) {
+      process.stderr.write(`changeset-server serve: cannot listen on ${args.host}: ${(again as Error).message}\n`);
+      return 1;
+    }
   }
+  const boundPort = Number(new URL(url).port);
+  await writeEndpoint(stateDir, args.directories, { port: boundPort, ...(security.token !== undefined ? { token: security.token } : {}) }).catch((err: unknown) =>
+    process.stderr.write(`changeset-server: cannot remember the endpoint in ${stateDir}: ${(err as Error).message}\n`),
+  );
   const sessions: string[] = [];
   const autoTurns: AutoTurns[] = [];
   if (!args.noSession) {
@@ -151,7 +173,9 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
 
   process.stdout.write(args.json ? `${JSON.stringify(ready)}\n` : banner(ready, args));
 
+  const stopWatchingIdle = args.idleTimeoutMs !== undefined ? watchIdle(service, args.idleTimeoutMs, () => process.kill(process.pid, 'SIGTERM')) : undefined;
   await stopRequested;
+  stopWatchingIdle?.();
   for (const auto of autoTurns) auto.stop();
   await service.stop();
   await removeServerEntry(stateDir, process.pid).catch(() => undefined);

@@ -15,6 +15,8 @@ export interface ClaudeHookOptions {
   deadline: number;
   /** How to start a server when none runs. */
   command: { node: string; script: string } | undefined;
+  /** Idle time after which a server the hook starts goes away. */
+  idleTimeoutMs?: number;
   /** Receives what happened. */
   log: (line: string) => void;
 }
@@ -36,7 +38,14 @@ export async function runClaudeHook(input: string, options: ClaudeHookOptions): 
   const event = parseClaudeHookEvent(input);
   const action = actionOf(event);
   if (!action) return;
-  const entry = await ensureServer({ stateDir: options.stateDir, cwd: event.cwd, deadline: options.deadline, command: options.command, log: options.log });
+  const entry = await ensureServer({
+    stateDir: options.stateDir,
+    cwd: event.cwd,
+    deadline: options.deadline,
+    command: options.command,
+    log: options.log,
+    ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+  });
   const client = await RpcClient.connect(entry.url, {
     timeoutMs: Math.max(1000, options.deadline - Date.now()),
     clientId: `claude-code-hook-${event.sessionId}`,

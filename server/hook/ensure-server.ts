@@ -18,6 +18,8 @@ export interface EnsureServerOptions {
   command: { node: string; script: string } | undefined;
   /** Receives what happened. */
   log: (line: string) => void;
+  /** The started server stops after this long with no turn being recorded and no client connected. */
+  idleTimeoutMs?: number;
 }
 
 const POLL_MS = 100;
@@ -48,7 +50,16 @@ export async function ensureServer(options: EnsureServerOptions): Promise<Server
       try {
         const child = spawn(
           options.command.node,
-          [options.command.script, 'serve', options.cwd, '--json', '--no-session', '--state-dir', options.stateDir],
+          [
+            options.command.script,
+            'serve',
+            options.cwd,
+            '--json',
+            '--no-session',
+            '--state-dir',
+            options.stateDir,
+            ...(options.idleTimeoutMs !== undefined ? ['--idle-timeout', String(options.idleTimeoutMs)] : []),
+          ],
           { cwd: options.cwd, detached: true, stdio: ['ignore', out, out] },
         );
         child.once('error', (error) => (exited = `could not start: ${error.message}`));

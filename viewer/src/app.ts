@@ -20,7 +20,7 @@ import type {
   SessionSummaryChangedParams,
   URI,
 } from '../../protocol/index.js';
-import type { TurnSummary } from '../../server/session/turn-summary.js';
+import type { TimelineMeta } from '../../server/session/timeline-meta.js';
 import type { ViewerClient } from './client.js';
 import { buildRows, countsOf, type Counts, type Row } from './files-model.js';
 
@@ -77,7 +77,7 @@ export class App {
   context = 3;
   /** The latest notice. */
   notice: Notice | undefined;
-  /** Per-turn counts: from the turn-end summary, or from the turn changeset once it was opened. */
+  /** Per-turn counts from turn changesets once opened; the session state's figures otherwise. */
   readonly turnCounts = new Map<string, Counts>();
 
   private rowsCache: { files: readonly ChangesetFile[]; rows: Row[] } | undefined;
@@ -374,12 +374,7 @@ export class App {
   }
 
   private onEnvelope(envelope: ActionEnvelope): void {
-    const action = envelope.action as { type: string; turnId?: string; _meta?: { summary?: TurnSummary } };
-    // The chat reducer keeps no `_meta` on turns, so the summary is caught as the turn ends.
-    if (envelope.channel === this.chatUri && action.turnId && action._meta?.summary) {
-      const s = action._meta.summary;
-      if (typeof s.total === 'number') this.turnCounts.set(action.turnId, { files: s.total, additions: s.added, deletions: s.deleted, truncated: false });
-    }
+    const action = envelope.action as { type: string };
     if (envelope.channel === this.open?.uri && action.type === 'changeset/cleared' && envelope.origin === undefined) {
       // The server dropped the channel (e.g. evicted it); a fresh subscribe recomputes it.
       const open = this.open;
@@ -410,6 +405,20 @@ export class App {
       this.invalidate('sessions');
     }
   }
+}
+
+/** The session state's timeline figures (`_meta`), when the server sent them. */
+export function timelineOf(session: SessionState | undefined): Partial<TimelineMeta> {
+  const meta = session?._meta as Partial<TimelineMeta> | undefined;
+  return meta ?? {};
+}
+
+/** A turn's counts: from its opened changeset, else from the session state. */
+export function turnCountsOf(app: App, turnId: string): Counts | undefined {
+  const opened = app.turnCounts.get(turnId);
+  if (opened) return opened;
+  const stats = timelineOf(app.session).turns?.[turnId];
+  return stats ? { files: stats.files, additions: stats.added, deletions: stats.deleted, truncated: false } : undefined;
 }
 
 /** The first line of a message, for list labels. */

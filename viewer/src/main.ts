@@ -35,8 +35,39 @@ function socketUrl(token: string | undefined): string {
   return `${scheme}//${location.host}/${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
 }
 
-function main(): void {
-  const client = new ViewerClient(socketUrl(takeToken()));
+/** True when the server takes a WebSocket at this URL (it refuses one without a valid token). */
+function accepts(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url);
+    socket.addEventListener('open', () => {
+      socket.close();
+      resolve(true);
+    });
+    socket.addEventListener('error', () => resolve(false));
+  });
+}
+
+/** Instead of "Connecting…" forever: a page opened without its token says how to get the link. */
+function showNeedsLink(): void {
+  document.body.replaceChildren();
+  const box = document.createElement('main');
+  box.className = 'needs-link';
+  box.innerHTML = [
+    '<h1>This link needs its access token</h1>',
+    '<p>The viewer only connects with the token the server gave it, and this address has none (a new tab, or a copied address).</p>',
+    '<p>In the project folder, run <code>changeset-server open</code>: it prints the full link and opens it in your browser. ',
+    '<code>changeset-server status</code> prints it too.</p>',
+  ].join('');
+  document.body.append(box);
+}
+
+async function main(): Promise<void> {
+  const token = takeToken();
+  if (token === undefined && !(await accepts(socketUrl(undefined)))) {
+    showNeedsLink();
+    return;
+  }
+  const client = new ViewerClient(socketUrl(token));
   const app = new App(client);
   const files = new FileListView(app);
   const diff = new DiffView(app);
@@ -55,4 +86,4 @@ function main(): void {
   app.start().catch((error: unknown) => app.say({ tone: 'error', text: `Could not load sessions: ${(error as Error).message}` }));
 }
 
-main();
+void main();

@@ -4,7 +4,7 @@
  * the `compare-turns` changeset between them.
  */
 import type { App } from '../app.js';
-import { firstLine } from '../app.js';
+import { firstLine, timelineOf, turnCountsOf } from '../app.js';
 import { byId, formatDuration, formatTime, h, replaceChildren } from '../dom.js';
 import type { Counts } from '../files-model.js';
 
@@ -41,10 +41,17 @@ export function renderTurns(app: App): void {
       ),
     );
   }
+  const timeline = timelineOf(app.session);
+  // The user's own actions (reverts, restores, undos) sit between the turns, by time; they are not turns.
+  const actions = [...(timeline.userActions ?? [])].reverse();
+  const actionItem = (a: { at: string; text: string }) =>
+    h('li', { class: 'user-action', 'data-user-action': a.text }, h('span', { class: 'turn-message' }, a.text), h('span', { class: 'meta' }, h('span', { class: 'badge you' }, 'you'), ' ', formatTime(a.at)));
   const turns = [...chat.turns].reverse();
   turns.forEach((turn, i) => {
+    while (actions.length > 0 && (turn.startedAt === undefined || actions[0]!.at > turn.startedAt)) items.push(actionItem(actions.shift()!));
     const number = chat.turns.length - i;
-    const label = firstLine(turn.message.text) || `Turn ${number}`;
+    const stats = timeline.turns?.[turn.id];
+    const label = (stats?.automatic ? stats.title : firstLine(turn.message.text)) || `Turn ${number}`;
     const comparing = app.compare.includes(turn.id);
     items.push(
       h(
@@ -68,7 +75,7 @@ export function renderTurns(app: App): void {
             formatTime(turn.startedAt),
             turn.duration !== undefined ? ` · ${formatDuration(turn.duration)}` : '',
             ' ',
-            countsLabel(app.turnCounts.get(turn.id)),
+            countsLabel(turnCountsOf(app, turn.id)),
           ),
         ),
         hasCompare
@@ -88,6 +95,7 @@ export function renderTurns(app: App): void {
       ),
     );
   });
+  for (const a of actions) items.push(actionItem(a));
   if (items.length === 0) items.push(h('li', { class: 'empty' }, 'No turns recorded yet.'));
   replaceChildren(list, items);
 }

@@ -1,0 +1,24 @@
+import type { ChangesetService } from '../service.js';
+
+/** Default idle time after which a server started by the hook goes away (10 minutes). */
+export const DEFAULT_HOOK_IDLE_MS = 10 * 60 * 1000;
+
+/**
+ * Calls `onIdle` once no session has a turn being recorded and no client is
+ * connected, continuously for `idleMs`. Sessions stay resumable: stopping
+ * records nothing away. Returns a function that stops watching.
+ */
+export function watchIdle(service: ChangesetService, idleMs: number, onIdle: () => void): () => void {
+  let idleSince = Date.now();
+  const busy = () => service.server.connectionCount > 0 || service.sessions.list().some((s) => s.activeTurnId !== undefined);
+  const tick = (): void => {
+    if (busy()) idleSince = Date.now();
+    else if (Date.now() - idleSince >= idleMs) {
+      clearInterval(timer);
+      onIdle();
+    }
+  };
+  const timer = setInterval(tick, Math.max(50, Math.min(idleMs / 4, 5000)));
+  timer.unref();
+  return () => clearInterval(timer);
+}
