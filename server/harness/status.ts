@@ -1,3 +1,4 @@
+import type { ChangeTrackingStats } from '../snapshot/change-tracking.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { TurnEndState, TurnRecord } from '../session/turn-record.js';
 
@@ -49,6 +50,13 @@ export interface SessionStatusInfo {
   turns: TurnStatus[];
   /** Each working directory's shadow store: bytes on disk and the budget retention keeps it under. */
   stores: { dir: string; bytes: number; budgetBytes: number }[];
+  /** Each working directory's change-driven snapshots (absent when watching is off). */
+  snapshots?: SnapshotTrackingStatus[];
+}
+
+/** What the snapshots of one working directory trusted the file watcher for, and what verification found it missed. */
+export interface SnapshotTrackingStatus extends ChangeTrackingStats {
+  dir: string;
 }
 
 /** Result of `harness/status`. */
@@ -85,6 +93,8 @@ export async function sessionStatusOf(session: RecordingSession, limit: number):
     ),
   };
   if (active) out.activeTurn = turnStatusOf(active);
+  const tracking = session.roots.flatMap((r) => (r.changeTracking ? [{ dir: r.dir, ...r.changeTracking, lastMissed: [...r.changeTracking.lastMissed] }] : []));
+  if (tracking.length > 0) out.snapshots = tracking;
   const meta = session.timeline.current;
   for (const t of out.turns) {
     const title = meta.turns[t.turnId]?.title;
