@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { diffTrees, type TreeChange, type TreeChangeSide } from '../store/tree-diff.js';
 import type { TreeReader } from '../store/tree.js';
+import type { UnreadFile, UnreadReason } from '../snapshot/walker.js';
 import type { ObjectStore } from '../store/types.js';
 import { classify, type BlobRef, type FileChange, type GitMode } from './file-change.js';
 
@@ -10,6 +11,12 @@ export interface RootTrees {
   tree: string;
   /** Nested repositories, by path relative to the working directory. */
   nested: { path: string; tree: string }[];
+  /**
+   * Files present but not read when this state was recorded, by path
+   * relative to the working directory (nested repositories' included); known
+   * for states recorded by this process only.
+   */
+  unread?: readonly UnreadFile[];
 }
 
 /** Where one working directory's objects are read. */
@@ -41,33 +48,41 @@ export async function collectTreeChanges(
     const inBoth = [...nestedPaths].filter((p) => nestedA.has(p) && nestedB.has(p));
     const covered = (path: string): boolean =>
       nestedPaths.has(path) || inBoth.some((n) => path.startsWith(`${n}/`));
+    const unread = { before: unreadByPath(a), after: unreadByPath(b) };
 
     for (const change of await diffTrees(root.reader, a?.tree, b?.tree)) {
       if (covered(change.path)) continue;
-      push(out, i, root, change, '');
+      push(out, i, root, change, '', unread);
     }
     for (const path of [...nestedPaths].sort()) {
       const ta = nestedA.get(path);
       const tb = nestedB.get(path);
       if (ta === tb) continue;
-      for (const change of await diffTrees(root.reader, ta, tb)) push(out, i, root, change, `${path}/`);
+      for (const change of await diffTrees(root.reader, ta, tb)) push(out, i, root, change, `${path}/`, unread);
     }
   }
   return out;
 }
 
-function push(out: FileChange[], rootIndex: number, root: RootSource, change: TreeChange, prefix: string): void {
-  const before = side(change.before, root.store);
-  const after = side(change.after, root.store);
+type UnreadSides = { before: Map<string, UnreadReason>; after: Map<string, UnreadReason> };
+
+function unreadByPath(trees: RootTrees | undefined): Map<string, UnreadReason> {
+  return new Map((trees?.unread ?? []).filter((u) => u.kept).map((u) => [u.path, u.reason]));
+}
+
+function push(out: FileChange[], rootIndex: number, root: RootSource, change: TreeChange, prefix: string, unread: UnreadSides): void {
+  const path = prefix + change.path;
+  const before = side(change.before, root.store, unread.before.get(path));
+  const after = side(change.after, root.store, unread.after.get(path));
   const kind = classify(before, after);
   if (!kind) return;
-  const path = prefix + change.path;
   const fc: FileChange = { kind, root: rootIndex, path, absPath: join(root.dir, path) };
   if (before) fc.before = before;
   if (after) fc.after = after;
   out.push(fc);
 }
 
-function side(s: TreeChangeSide | undefined, store: ObjectStore): BlobRef | undefined {
-  return s ? { oid: s.oid, mode: s.mode as GitMode, store } : undefined;
+function side(s: TreeChangeSide | undefined, store: ObjectStore, unread: UnreadReason | undefined): BlobRef | undefined {
+  if (!s) return undefined;
+  return unread ? { oid: s.oid, mode: s.mode as GitMode, store, unread } : { oid: s.oid, mode: s.mode as GitMode, store };
 }

@@ -1,3 +1,4 @@
+import type { UnreadReason } from '../snapshot/walker.js';
 import type { ObjectStore } from '../store/types.js';
 
 /** Git modes as they appear in trees. */
@@ -15,6 +16,12 @@ export interface BlobRef {
   oversized?: boolean;
   /** Size in bytes when known without reading the object. */
   size?: number;
+  /**
+   * The file on disk could not be read when this state was recorded
+   * (`unreadable`, `oversized`, `not-a-file`): `oid` is the content last
+   * read, not what the file holds now. Operations skip such a file.
+   */
+  unread?: UnreadReason;
 }
 
 /** How a path changed between two states. */

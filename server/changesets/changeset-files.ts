@@ -4,6 +4,7 @@ import type { BlobRef, FileChange } from '../changes/file-change.js';
 import type { FileStats } from '../changes/file-stats.js';
 import { fileUri } from '../file-uri.js';
 import type { RecordingSession } from '../session/recording-session.js';
+import type { UnreadReason } from '../snapshot/walker.js';
 import { contentUri } from './content-uri.js';
 
 /** What `ChangesetFile._meta` carries for each file. */
@@ -29,6 +30,13 @@ export interface ChangesetFileMeta {
   /** Git mode of each side. */
   beforeMode?: string;
   afterMode?: string;
+  /**
+   * Why a side's file could not be read when its state was recorded
+   * (`unreadable`, `oversized`, `not-a-file`): the side holds the content
+   * last read, not what the file held then.
+   */
+  beforeUnread?: UnreadReason;
+  afterUnread?: UnreadReason;
   /** Index of the working directory the file belongs to (-1: outside every one). */
   root: number;
   /** Captured by `beforeEdit` because snapshots do not see this path (ignored or outside). */
@@ -62,6 +70,7 @@ export class ChangesetFileBuilder {
       edit[name] = await this.side(uri!, ref, change.root, stats);
       meta[`${name}Oid`] = ref.oid;
       meta[`${name}Mode`] = ref.mode;
+      if (ref.unread) meta[`${name}Unread`] = ref.unread;
       const hash = await sha256Of(ref);
       if (hash) meta[`${name}Sha256`] = hash;
     }

@@ -65,7 +65,7 @@ export async function resolveSides(session: RecordingSession, parsed: ParsedChan
         const tree = base ? await commitTreeFor(root.store, source.reader, base, root.repository, root.dir) : undefined;
         // Nested repositories' commits live outside this repository: compare their gitlinks, as git does.
         before.push(tree ? { tree, nested: [] } : undefined);
-        after.push({ tree: now[i]!.tree, nested: [] });
+        after.push({ tree: now[i]!.tree, nested: [], ...(now[i]!.unread ? { unread: now[i]!.unread } : {}) });
       }
       return { before, after };
     }

@@ -12,6 +12,7 @@ import { detectRenames } from '../changes/renames.js';
 import { lookupPath } from '../changes/tree-lookup.js';
 import { isInsideDir, toSlashes } from '../paths.js';
 import { OutsideWorkingDirectoriesError, realPathInside } from '../containment.js';
+import { unreadFiles } from '../snapshot/index.js';
 import { CachingReads } from '../store/caching-reads.js';
 import { TreeReader } from '../store/tree.js';
 import { displayPathBytes } from '../path-bytes.js';
@@ -604,7 +605,8 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     for (const root of this.roots) {
       const result = await root.snapshot(this.opts.onProgress);
       for (const warning of result.warnings) this.emit('warning', `${displayPathBytes(warning.path)}: ${warning.message}`);
-      out.push({ tree: result.tree, nested: result.nested.map((n) => ({ path: n.path, tree: n.tree })) });
+      const unread = unreadFiles(result);
+      out.push({ tree: result.tree, nested: result.nested.map((n) => ({ path: n.path, tree: n.tree })), ...(unread.length > 0 ? { unread } : {}) });
     }
     return out;
   }

@@ -31,6 +31,25 @@ export interface SnapshotWarning {
   message: string;
 }
 
+/** Why a file's content was not read at snapshot time. */
+export type UnreadReason = 'unreadable' | 'oversized' | 'not-a-file';
+
+/**
+ * A file whose content could not be read when the snapshot was taken. It is
+ * not a deletion: the tree keeps the content last read (`kept`), or, for a
+ * file never read before, leaves it out.
+ */
+export interface UnreadFile {
+  /** Path relative to the snapshot root, '/'-separated. */
+  path: string;
+  /** `unreadable`: reading failed (EACCES, EPERM, EIO…); `oversized`: over `maxFileBytes`; `not-a-file`: now a FIFO, socket or device. */
+  reason: UnreadReason;
+  /** Size on disk, for oversized files. */
+  size?: number;
+  /** The tree holds the content last read. */
+  kept: boolean;
+}
+
 /** Test and instrumentation hooks. */
 export interface SnapshotHooks {
   /**
@@ -177,6 +196,8 @@ function treeNameBytes(e: CachedEntry): Buffer {
 export class Walker {
   readonly counters: WalkCounters = { hashed: 0, reusedFromCache: 0, seededFromIndex: 0, treesWritten: 0, racy: 0, dirsRead: 0 };
   readonly warnings: SnapshotWarning[] = [];
+  /** Files whose content could not be read this time (see {@link UnreadFile}). */
+  readonly unread: UnreadFile[] = [];
   readonly nested: NestedFound[] = [];
   /**
    * Directories that appeared with subdirectories the watcher reported
@@ -299,7 +320,7 @@ export class Walker {
       }
       const key = rawName ? 'raw:' + rawName.toString('hex') : name;
       const old = byName?.get(key);
-      entries.push(old && old.kind === kind ? old : newEntry(name, rawName, kind));
+      entries.push(old && (old.kind === kind || (old.kind === KIND_FILE && kind === KIND_OTHER)) ? old : newEntry(name, rawName, kind));
     }
     return { entries, hasDotGit };
   }
@@ -547,6 +568,10 @@ export class Walker {
       return;
     }
     const kind = kindOfStats(st);
+    if (kind === KIND_OTHER && e.kind === KIND_FILE) {
+      this.notRead(e, path, 'not-a-file', 'no longer a regular file');
+      return;
+    }
     if (kind !== e.kind) {
       if (listingValid) throw new RescanNeeded();
       e.mode = 0;
@@ -562,9 +587,7 @@ export class Walker {
     }
     this.changed = true;
     if (kind === KIND_FILE && !e.lfs && st.size > env.maxFileBytes) {
-      this.warn(path, `larger than maxFileBytes (${st.size} > ${env.maxFileBytes}); not recorded`);
-      e.mode = 0;
-      e.oid = undefined;
+      this.notRead(e, path, 'oversized', `larger than maxFileBytes (${st.size} > ${env.maxFileBytes})`, st.size);
       return;
     }
     const seedAt = e.oid === undefined && seedDir && !e.raw ? seedDir.names.get(e.name) : undefined;
@@ -577,6 +600,24 @@ export class Walker {
       }
     }
     this.hashInto(e, fsPath, path, st, mode, kind);
+  }
+
+  /**
+   * A file present but not readable now is not deleted: its entry keeps the
+   * content last read (checked again next snapshot); a file never read
+   * before is left out. Either way it is reported.
+   */
+  private notRead(e: CachedEntry, path: string, reason: UnreadReason, why: string, size?: number): void {
+    const kept = e.oid !== undefined && (e.mode === MODE_FILE || e.mode === MODE_EXEC);
+    this.unread.push({ path, reason, ...(size !== undefined ? { size } : {}), kept });
+    this.warn(path, `${why}; ${kept ? 'kept the content last read' : 'not recorded'}`);
+    this.changed = true;
+    if (kept) {
+      e.mtimeMs = NaN; // never matches: read again next time
+    } else {
+      e.mode = 0;
+      e.oid = undefined;
+    }
   }
 
   private record(e: CachedEntry, st: LiteStat, mode: number, oid: string): void {
@@ -607,7 +648,10 @@ export class Walker {
         }
       } catch (err) {
         const code = errCode(err);
-        if (code !== 'ENOENT') this.warn(path, code === 'EACCES' || code === 'EPERM' ? 'permission denied; not recorded' : `cannot read: ${code ?? String(err)}`);
+        if (code !== 'ENOENT') {
+          this.notRead(e, path, 'unreadable', code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot read: ${code ?? String(err)}`);
+          return;
+        }
         e.mode = 0;
         e.oid = undefined;
         return;

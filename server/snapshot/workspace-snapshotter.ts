@@ -17,7 +17,7 @@ import { IgnoreStack, parseIgnoreFile, type IgnoreLevel } from './ignore-rules.j
 import { readIndexSeed } from './index-file.js';
 import { AttributeStack, parseFilterRules, type AttributeLevel } from './lfs-attributes.js';
 import { loadStatCache, saveStatCache, type CachedEntry, type DirState } from './stat-cache.js';
-import { Walker, type RuleContext, type SnapshotHooks, type SnapshotWarning } from './walker.js';
+import { Walker, type RuleContext, type SnapshotHooks, type SnapshotWarning, type UnreadFile } from './walker.js';
 import { ChangeTracker, HandedFeed, type ChangeTrackingStats, type WalkPlan } from './change-tracking.js';
 import { buildTouchedTree, isTouchedAround, touchedBelow, type ChangeFeed, type TakenChanges, type TouchedNode, type TouchedPath } from './touched-paths.js';
 import { MODE_GITLINK } from './git-objects.js';
@@ -94,6 +94,12 @@ export interface SnapshotResult {
   nested: NestedSnapshot[];
   /** Paths that could not be recorded, and why. */
   warnings: SnapshotWarning[];
+  /**
+   * Files present but not read (unreadable, oversized, no longer a regular
+   * file), this root only: the tree keeps their content last read, when
+   * there was one, so they never show as deleted. See {@link unreadFiles}.
+   */
+  unread: UnreadFile[];
   /** Wall time of this snapshot in milliseconds (nested snapshots included). */
   ms: number;
   /** Part of `ms` spent in the store's `flush()` (writing and syncing a pack), this root only. */
@@ -418,6 +424,7 @@ export class WorkspaceSnapshotter {
         files: root.files,
         nested,
         warnings: walker.warnings,
+        unread: walker.unread,
         ms: performance.now() - t0,
         flushMs,
         isGitRepository: repo !== undefined,
@@ -528,4 +535,10 @@ function isGitlinkAt(root: DirState, path: string): boolean {
     dir = e.dir;
   }
   return false;
+}
+
+/** The unread files of a snapshot and of its nested repositories, by path relative to its root. */
+export function unreadFiles(result: SnapshotResult, prefix = ''): UnreadFile[] {
+  const own = result.unread.map((u) => ({ ...u, path: prefix + u.path }));
+  return [...own, ...result.nested.flatMap((n) => unreadFiles(n.snapshot, `${prefix}${n.path}/`))];
 }

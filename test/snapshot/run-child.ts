@@ -39,6 +39,7 @@ export interface ChildSnapshot {
   reusedFromCache: number;
   seededFromIndex: number;
   warnings: { path: string; message: string }[];
+  unread: { path: string; reason: string; size?: number; kept: boolean }[];
   nested: { path: string; tree: string }[];
 }
 
