@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -85,6 +85,43 @@ describe('fault tolerance', () => {
     expect(undo.message).toMatch(/^Undid restore-checkpoint: put back \d files?/);
     expect(NAMES.map((n) => readFileSync(join(repo, n)))).toEqual(preOperation);
   });
+
+  it('after SIGKILL at random points and a restart: no stray temporary file, every file whole, undo exact', async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `d${i % 3}/f${i}.txt`);
+    for (let round = 0; round < 5; round++) {
+      const repo = makeRepo(temp.make(), Object.fromEntries(names.map((n) => [n, big(`old ${n}`)])));
+      const stateDir = temp.make('state-');
+      const first = await serve(repo, stateDir, { CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS: '25' });
+      const session = first.ready.sessions[0]!;
+      const sid = session.slice('ahp-session:/'.length);
+      await first.client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+      writeFiles(repo, Object.fromEntries(names.map((n) => [n, big(`new ${n}`)])));
+      await first.client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+      const preOperation = names.map((n) => readFileSync(join(repo, n), 'utf8'));
+      const turnUri = expandChangesetUri(changesetUriTemplate(sid, 'turn'), { turnId: 't1' });
+      await ready(first.client, turnUri);
+      const operation = round % 2 === 0 ? 'revert' : 'restore-checkpoint';
+      void first.client.request('invokeChangesetOperation', { channel: turnUri, operationId: operation }, { timeoutMs: 60_000 }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, Math.random() * 350));
+      first.child.kill('SIGKILL');
+      await new Promise((r) => first.child.once('exit', r));
+
+      const second = await serve(repo, stateDir);
+      // The restart removed what the killed operation left in the tree.
+      expect(spawnSync('find', [repo, '-name', '.changeset-*'], { encoding: 'utf8' }).stdout).toBe('');
+      const now = names.map((n) => readFileSync(join(repo, n), 'utf8'));
+      now.forEach((text, i) => expect([big(`old ${names[i]}`), big(`new ${names[i]}`)]).toContain(text));
+      const sessionCs = changesetUriTemplate(sid, 'session');
+      const state = await ready(second.client, sessionCs);
+      if (state.operations!.find((o) => o.id === 'undo')!.status !== 'disabled') {
+        await second.client.request('invokeChangesetOperation', { channel: sessionCs, operationId: 'undo' }, { timeoutMs: 30_000 });
+      }
+      // Killed before its safety checkpoint, the operation wrote nothing; after it, undo puts back every byte.
+      expect(names.map((n) => readFileSync(join(repo, n), 'utf8'))).toEqual(preOperation);
+      second.child.kill('SIGKILL');
+      await new Promise((r) => second.child.once('exit', r));
+    }
+  }, 120_000);
 
   it('a conflict writes nothing, in a plain directory too', async () => {
     const dir = temp.make();
