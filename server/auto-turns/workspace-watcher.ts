@@ -1,5 +1,5 @@
-import { watch, type FSWatcher } from 'node:fs';
 import { isAbsolute, relative, sep } from 'node:path';
+import { DirectoryWatcher, type DirectoryEvent } from '../watch/directory-watcher.js';
 
 /** Options of {@link watchWorkspaces}. */
 export interface WorkspaceWatchOptions {
@@ -19,42 +19,51 @@ export interface WorkspaceWatch {
 }
 
 /**
- * Watches directories recursively and reports changes outside `.git`
- * directories and the ignored directories. Throws when a watch cannot be
- * set up (the caller falls back to polling).
+ * Watches directories recursively, through the one watcher per directory
+ * the process shares, and reports changes outside `.git` directories and
+ * the ignored directories.
  */
 export function watchWorkspaces(options: WorkspaceWatchOptions): WorkspaceWatch {
-  const watchers: FSWatcher[] = [];
+  const stops: (() => void)[] = [];
+  const watchers: DirectoryWatcher[] = [];
   let closed = false;
   const close = (): void => {
+    if (closed) return;
     closed = true;
-    for (const w of watchers.splice(0)) w.close();
+    for (const stop of stops.splice(0)) stop();
+    for (const w of watchers.splice(0)) void w.release();
   };
-  try {
-    for (const dir of options.directories) {
-      const ignored = (options.ignoreDirs ?? []).map((d) => relative(dir, d)).filter((rel) => rel !== '' && !rel.startsWith('..') && !isAbsolute(rel));
-      const watcher = watch(dir, { recursive: true, persistent: false }, (_event, filename) => {
-        if (closed) return;
-        const name = filename === null ? undefined : String(filename);
-        if (name !== undefined && isIgnored(name, ignored)) return;
-        options.onChange();
-      });
-      watcher.on('error', (error) => {
+  for (const dir of options.directories) {
+    const ignored = (options.ignoreDirs ?? []).map((d) => relative(dir, d)).filter((rel) => rel !== '' && !rel.startsWith('..') && !isAbsolute(rel));
+    const watcher = DirectoryWatcher.acquire(dir, { ignore: options.ignoreDirs ?? [] });
+    watchers.push(watcher);
+    stops.push(
+      watcher.onEvents((events) => {
+        if (!closed && events.some((e) => isWorkspaceChange(dir, e, ignored))) options.onChange();
+      }),
+      watcher.onFailure((error) => {
         if (closed) return;
         close();
         options.onError(error);
-      });
-      watchers.push(watcher);
+      }),
+    );
+    if (watcher.state === 'failed') {
+      close();
+      options.onError(new Error(watcher.lastError ?? 'the directory cannot be watched'));
+      break;
     }
-  } catch (error) {
-    close();
-    throw error;
   }
   return { close };
 }
 
-/** Events inside a `.git` directory (of the workspace or a nested repository) or an ignored directory are not workspace changes. */
-function isIgnored(name: string, ignoredDirs: readonly string[]): boolean {
-  if (name.split(sep).includes('.git')) return true;
-  return ignoredDirs.some((d) => name === d || name.startsWith(`${d}${sep}`));
+/**
+ * Events inside a `.git` directory (of the workspace or a nested
+ * repository) or an ignored directory are not workspace changes, nor is the
+ * directory's own attribute change (snapshots use it to synchronise).
+ */
+function isWorkspaceChange(dir: string, event: DirectoryEvent, ignoredDirs: readonly string[]): boolean {
+  if (event.path === dir) return false;
+  const name = relative(dir, event.path);
+  if (name.split(sep).includes('.git')) return false;
+  return !ignoredDirs.some((d) => name === d || name.startsWith(`${d}${sep}`));
 }

@@ -1,5 +1,5 @@
-import { watch, type FSWatcher } from 'node:fs';
 import { sep } from 'node:path';
+import { DirectoryWatcher } from '../watch/directory-watcher.js';
 
 /** Options of {@link LiveWatcher}. */
 export interface LiveWatcherOptions {
@@ -16,12 +16,14 @@ export interface LiveWatcherOptions {
 }
 
 /**
- * Debounced recursive file watching of a session's working directories,
- * ignoring `.git` internals and the server's own state. Falls back to
- * periodic polling where `fs.watch` cannot watch recursively.
+ * Debounced recursive file watching of a session's working directories
+ * (through the one watcher per directory the process shares), ignoring
+ * `.git` internals and the server's own state. Falls back to periodic
+ * polling when the directory cannot be watched.
  */
 export class LiveWatcher {
-  private readonly watchers: FSWatcher[] = [];
+  private readonly watchers: DirectoryWatcher[] = [];
+  private readonly stops: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private poller: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -30,33 +32,36 @@ export class LiveWatcher {
 
   constructor(private readonly opts: LiveWatcherOptions) {
     for (const dir of opts.dirs) {
-      try {
-        const watcher = watch(dir, { recursive: true }, (_event, name) => this.onEvent(dir, name));
-        watcher.on('error', () => this.startPolling());
-        this.watchers.push(watcher);
-      } catch {
-        this.startPolling();
-      }
+      const watcher = DirectoryWatcher.acquire(dir, { ignore: opts.ignore });
+      this.watchers.push(watcher);
+      this.stops.push(
+        watcher.onEvents((events) => {
+          for (const e of events) {
+            // The directory's own attribute change is how snapshots synchronise with the watcher, not an edit.
+            if (e.path !== dir) this.onEvent(dir, e.path.slice(dir.length + 1));
+          }
+        }),
+        watcher.onFailure(() => this.startPolling()),
+      );
+      if (watcher.state === 'failed') this.startPolling();
     }
   }
 
   close(): void {
     this.closed = true;
-    for (const w of this.watchers) w.close();
+    for (const stop of this.stops.splice(0)) stop();
+    for (const w of this.watchers.splice(0)) void w.release();
     if (this.timer) clearTimeout(this.timer);
     if (this.poller) clearInterval(this.poller);
   }
 
-  private onEvent(dir: string, name: string | Buffer | null): void {
-    if (name !== null) {
-      const rel = name.toString();
-      if (rel === '.git' || rel.startsWith(`.git${sep}`) || rel.includes(`${sep}.git${sep}`)) {
-        // Index and ref updates (a commit) change what `uncommitted` and `branch` compare against.
-        if (!/(^|[\\/])(index|HEAD|refs|packed-refs)/.test(rel)) return;
-      }
-      const abs = `${dir}${sep}${rel}`;
-      if (this.opts.ignore.some((p) => abs === p || abs.startsWith(p + sep))) return;
+  private onEvent(dir: string, rel: string): void {
+    if (rel === '.git' || rel.startsWith(`.git${sep}`) || rel.includes(`${sep}.git${sep}`)) {
+      // Index and ref updates (a commit) change what `uncommitted` and `branch` compare against.
+      if (!/(^|[\\/])(index|HEAD|refs|packed-refs)/.test(rel)) return;
     }
+    const abs = `${dir}${sep}${rel}`;
+    if (this.opts.ignore.some((p) => abs === p || abs.startsWith(p + sep))) return;
     this.schedule();
   }
 
