@@ -1,5 +1,6 @@
 import type { RootTrees } from '../changes/collect-changes.js';
 import type { BlobRef, FileChange } from '../changes/file-change.js';
+import type { UnreadReason } from '../snapshot/walker.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SafetyRecord } from '../session/session-journal.js';
 import type { TurnRecord } from '../session/turn-record.js';
@@ -44,15 +45,29 @@ export function emptyPlan(): Plan {
   return { writes: [], conflicts: [], unchanged: [], skipped: [], userEdited: [] };
 }
 
-/** What is on disk at a path, or undefined (recorded as a conflict) when it is something operations do not write over. */
+/** What is on disk at a path, or 'blocked' (recorded as skipped, with why) when operations cannot read or must not write over it. */
 async function readForPlan(plan: Plan, absPath: string, display: string): Promise<DiskFile | 'blocked'> {
   try {
     return await readDiskFile(absPath);
   } catch (error) {
-    if (!(error instanceof NotAFileError)) throw error;
-    plan.conflicts.push({ path: display, reason: 'a directory or other non-file is in its place' });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof NotAFileError) plan.skipped.push({ path: display, reason: 'not a regular file now (a directory, FIFO or device is there): left as it is' });
+    else if (code === 'EACCES' || code === 'EPERM') plan.skipped.push({ path: display, reason: 'cannot be read (permission denied): left as it is' });
+    else throw error;
     return 'blocked';
   }
+}
+
+const UNREAD_REASONS: Record<UnreadReason, string> = {
+  unreadable: 'could not be read when it was recorded',
+  oversized: 'was over the size limit when it was recorded',
+  'not-a-file': 'was not a regular file when it was recorded',
+};
+
+/** Why a change cannot be undone from what was recorded, when a side's content was not read. */
+function unreadReason(change: FileChange): string | undefined {
+  const reason = change.before?.unread ?? change.after?.unread;
+  return reason ? `${UNREAD_REASONS[reason]}, so its content is not known: left as it is` : undefined;
 }
 
 /**
@@ -71,6 +86,11 @@ export async function planReverse(
     const display = session.display(change);
     if (change.before?.mode === '160000' || change.after?.mode === '160000') {
       plan.skipped.push({ path: display, reason: 'a submodule commit change is not reverted (the submodule is its own repository)' });
+      continue;
+    }
+    const unread = unreadReason(change);
+    if (unread) {
+      plan.skipped.push({ path: display, reason: unread });
       continue;
     }
     if (change.before?.oversized || change.after?.oversized) {
@@ -116,6 +136,11 @@ export async function planRestore(session: RecordingSession, target: readonly Ro
   for (const change of changes) {
     if (change.before?.mode === '160000' || change.after?.mode === '160000') {
       plan.skipped.push({ path: session.display(change), reason: 'submodule commits are not restored' });
+      continue;
+    }
+    const unread = unreadReason(change);
+    if (unread) {
+      plan.skipped.push({ path: session.display(change), reason: unread });
       continue;
     }
     if (change.kind === 'renamed' && change.oldAbsPath) {

@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -158,6 +159,19 @@ describe('operations write safely', () => {
     expect(await invoke(turnUri('t1'), 'revert')).toBe('Reverted 3 files');
     expect(existsSync(join(repo, 'new'))).toBe(false);
     expect(readdirSync(join(repo, 'kept'))).toEqual(['old.txt']);
+  });
+
+  it('skips, and says why, a file that is no longer a regular file; the rest of the operation goes ahead', async () => {
+    await start({ 'a.txt': 'a\n', 'pipe.txt': 'p\n' });
+    await recordTurn('t1', () => writeFiles(repo, { 'a.txt': 'A\n', 'pipe.txt': 'P\n' }));
+    rmSync(join(repo, 'pipe.txt'));
+    spawnSync('mkfifo', [join(repo, 'pipe.txt')]);
+    expect(await invoke(turnUri('t1'), 'revert')).toBe('Reverted 1 file; skipped pipe.txt (not a regular file now (a directory, FIFO or device is there): left as it is)');
+    expect(read('a.txt')).toBe('a\n');
+    expect(statSync(join(repo, 'pipe.txt')).isFIFO()).toBe(true);
+    const restored = await invoke(turnUri('t1'), 'restore-checkpoint');
+    expect(restored).toContain('skipped pipe.txt');
+    expect(statSync(join(repo, 'pipe.txt')).isFIFO()).toBe(true);
   });
 
   it('restore counts as edits no turn made only files whose content no turn or operation produced', async () => {
