@@ -1,0 +1,262 @@
+/**
+ * Turn benchmark, over the wire as a harness sees it: `harness/turnStarted`,
+ * N files edited, `harness/turnEnded`, against the real server over a
+ * WebSocket — and native git's recipe on the same repository, with a warm
+ * private index (turn start: `git add -A && git write-tree`; turn end: the
+ * same plus `git diff --numstat <before> <after>`). Ours and git alternate
+ * round by round in one process run. Also the first snapshot of the
+ * repository (a fresh store and stat cache, seeded from the index) against
+ * git starting from a copy of the repository's index.
+ *
+ *   npm run bench -- turns [--sizes 20000,100000] [--changes 0,10,100,1000] [--rounds 7] [--first-rounds 3] [--no-watch]
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { ChangesetService } from '../../server/service.js';
+import { WorkspaceSnapshotter } from '../../server/snapshot/index.js';
+import { openWorkspaceStore } from '../../server/store/index.js';
+
+const argv = process.argv.slice(2);
+const flag = (name: string): boolean => argv.includes(`--${name}`);
+const option = (name: string, fallback: string): string => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : fallback;
+};
+const SIZES = option('sizes', '20000,100000').split(',').map(Number);
+const CHANGES = option('changes', '0,10,100,1000').split(',').map(Number);
+const ROUNDS = Number(option('rounds', '7'));
+const FIRST_ROUNDS = Number(option('first-rounds', '3'));
+if (flag('no-watch')) process.env['CHANGESET_SERVER_WATCH'] = 'off';
+// No verification walk in the middle of the measured rounds.
+process.env['CHANGESET_SERVER_VERIFY_IDLE_MS'] ??= '600000';
+
+const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
+const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = gitEnv): string => execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 1 << 28 });
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function fileAt(i: number): string {
+  const d = Math.floor(i / 10);
+  return join(`pkg${Math.floor(d / 100)}`, `mod${Math.floor(d / 10) % 10}`, `dir${d % 10}`, `file${i % 10}.ts`);
+}
+
+function generate(root: string, files: number): void {
+  for (let i = 0; i < files; i++) {
+    const path = join(root, fileAt(i));
+    if (i % 10 === 0) mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, `// file ${i}\nexport const v = ${i};\n`.repeat(1 + (i % 20)));
+  }
+  git(root, ['init', '-q', '-b', 'main']);
+  // No background repack racing the copy and the measured rounds.
+  git(root, ['config', 'gc.auto', '0']);
+  git(root, ['add', '-A']);
+  git(root, ['commit', '-q', '-m', 'initial']);
+}
+
+let editRound = 0;
+/** Rewrites `count` files spread over the tree, with content no round wrote before. */
+function edit(root: string, files: number, count: number): void {
+  editRound++;
+  if (count === 0) return;
+  const step = Math.max(1, Math.floor(files / count));
+  for (let k = 0; k < count; k++) {
+    const i = (k * step + editRound * 7) % files;
+    writeFileSync(join(root, fileAt(i)), `// file ${i} edit ${editRound}\nexport const v = ${i};\n`);
+  }
+}
+
+/** A harness: JSON-RPC requests over one WebSocket. */
+class Harness {
+  private id = 0;
+  private readonly pending = new Map<number, (m: { result?: unknown; error?: { message: string } }) => void>();
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
+      if (typeof m.id === 'number') this.pending.get(m.id)?.(m);
+    });
+  }
+
+  static async connect(url: string): Promise<Harness> {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const h = new Harness(ws);
+    await h.request('initialize', { channel: 'ahp-root://', protocolVersions: ['0.6.0'], clientId: 'bench-turns', initialSubscriptions: [] });
+    return h;
+  }
+
+  async request(method: string, params: unknown): Promise<unknown> {
+    const id = ++this.id;
+    const reply = await new Promise<{ result?: unknown; error?: { message: string } }>((resolve) => {
+      this.pending.set(id, resolve);
+      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    });
+    this.pending.delete(id);
+    if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
+    return reply.result;
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+interface Row {
+  files: number;
+  changed: number;
+  oursStart: number[];
+  gitStart: number[];
+  oursEnd: number[];
+  gitEnd: number[];
+  /** Parts of ours spent in the snapshot. */
+  snapshotStart: number[];
+  snapshotEnd: number[];
+}
+
+const ms = (x: number): string => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(x < 10 ? 1 : 0)} ms`);
+
+/** Each side edits its own copy of the repository, so neither sees the other's edits. */
+async function turns(work: string, repo: string, gitRepo: string, files: number): Promise<Row[]> {
+  const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir: join(work, `state-${files}`), log: () => undefined });
+  const { url } = await service.start();
+  const session = await service.openWorkspace([repo], { resume: false });
+  const harness = await Harness.connect(url);
+  const index = join(work, `git-index-${files}`);
+  copyFileSync(join(gitRepo, '.git', 'index'), index);
+  const env = { ...gitEnv, GIT_INDEX_FILE: index };
+  git(gitRepo, ['add', '-A'], env);
+  let gitBefore = git(gitRepo, ['write-tree'], env).trim();
+  // Diagnostics: how much of a turn step is the snapshot itself.
+  const root = session.roots[0]!;
+  const snapshotMs: number[] = [];
+  const snapshot = root.snapshot.bind(root);
+  root.snapshot = async (onProgress) => {
+    const t = performance.now();
+    const result = await snapshot(onProgress);
+    snapshotMs.push(performance.now() - t);
+    return result;
+  };
+  const rows: Row[] = [];
+  let turn = 0;
+  try {
+    for (const changed of CHANGES) {
+      const row: Row = { files, changed, oursStart: [], gitStart: [], oursEnd: [], gitEnd: [], snapshotStart: [], snapshotEnd: [] };
+      // One warm-up round per case, then measured rounds, ours and git alternating.
+      for (let round = -1; round < ROUNDS; round++) {
+        const turnId = `turn-${++turn}`;
+        snapshotMs.length = 0;
+        let t0 = performance.now();
+        await harness.request('harness/turnStarted', { channel: session.uri, turnId });
+        const oursStart = performance.now() - t0;
+        edit(repo, files, changed);
+        t0 = performance.now();
+        await harness.request('harness/turnEnded', { channel: session.uri, turnId });
+        const oursEnd = performance.now() - t0;
+        if (round >= 0) row.snapshotStart.push(snapshotMs[0] ?? 0), row.snapshotEnd.push(snapshotMs[1] ?? 0);
+
+        t0 = performance.now();
+        git(gitRepo, ['add', '-A'], env);
+        gitBefore = git(gitRepo, ['write-tree'], env).trim();
+        const gitStart = performance.now() - t0;
+        edit(gitRepo, files, changed);
+        t0 = performance.now();
+        git(gitRepo, ['add', '-A'], env);
+        const gitAfter = git(gitRepo, ['write-tree'], env).trim();
+        git(gitRepo, ['diff', '--numstat', gitBefore, gitAfter], env);
+        const gitEnd = performance.now() - t0;
+        gitBefore = gitAfter;
+        if (round < 0) continue;
+        row.oursStart.push(oursStart);
+        row.oursEnd.push(oursEnd);
+        row.gitStart.push(gitStart);
+        row.gitEnd.push(gitEnd);
+      }
+      rows.push(row);
+      const r = row;
+      console.log(
+        `  ${files} files, ${changed} changed: turn end ours ${ms(median(r.oursEnd))} git ${ms(median(r.gitEnd))} (${(median(r.oursEnd) / median(r.gitEnd)).toFixed(2)}x); ` +
+          `turn start ours ${ms(median(r.oursStart))} git ${ms(median(r.gitStart))} (${(median(r.oursStart) / median(r.gitStart)).toFixed(2)}x); ` +
+          `snapshot part of ours: end ${ms(median(r.snapshotEnd))}, start ${ms(median(r.snapshotStart))}`,
+      );
+    }
+    const tracking = root.changeTracking;
+    if (tracking) console.log(`  change tracking: ${tracking.incremental} incremental, ${tracking.reused} reused, ${tracking.fullWalks} full walks (last: ${tracking.lastFullWalkReason ?? '-'})`);
+  } finally {
+    harness.close();
+    await service.stop();
+  }
+  return rows;
+}
+
+/** First snapshot of the repository: ours with a fresh store and stat cache (seeded from the index), git from a copy of the index. */
+async function firstSnapshot(work: string, repo: string): Promise<{ ours: number[]; git: number[] }> {
+  const ours: number[] = [];
+  const anchor: number[] = [];
+  for (let round = 0; round < FIRST_ROUNDS; round++) {
+    const stateDir = join(work, `first-${round}`);
+    const store = await openWorkspaceStore({ stateDir, workspaceDir: repo });
+    const snapshotter = new WorkspaceSnapshotter({ root: repo, store, cacheDir: join(stateDir, 'stat-cache') });
+    let t0 = performance.now();
+    await snapshotter.snapshot();
+    ours.push(performance.now() - t0);
+    await snapshotter.saveCache();
+    await store.close();
+    rmSync(stateDir, { recursive: true, force: true });
+
+    const index = join(work, `first-index-${round}`);
+    t0 = performance.now();
+    copyFileSync(join(repo, '.git', 'index'), index);
+    const env = { ...gitEnv, GIT_INDEX_FILE: index };
+    git(repo, ['add', '-A'], env);
+    git(repo, ['write-tree'], env);
+    anchor.push(performance.now() - t0);
+    rmSync(index, { force: true });
+  }
+  return { ours, git: anchor };
+}
+
+async function main(): Promise<void> {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  console.log(`turns bench: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${git(tmpdir(), ['--version']).trim()}`);
+  console.log(`watching: ${process.env['CHANGESET_SERVER_WATCH'] === 'off' ? 'off' : 'on'}; ${ROUNDS} measured rounds per case (after one warm-up), medians; load average at start ${loadavg()[0]!.toFixed(1)}`);
+  const all: Row[] = [];
+  const firsts: { files: number; ours: number; git: number }[] = [];
+  for (const files of SIZES) {
+    const work = mkdtempSync(join(tmpdir(), 'bench-turns-'));
+    try {
+      const repo = join(work, 'repo');
+      mkdirSync(repo);
+      console.log(`generating ${files} files…`);
+      generate(repo, files);
+      const first = await firstSnapshot(work, repo);
+      firsts.push({ files, ours: median(first.ours), git: median(first.git) });
+      console.log(`  first snapshot: ours ${ms(median(first.ours))} git ${ms(median(first.git))} (${(median(first.ours) / median(first.git)).toFixed(2)}x)`);
+      const gitRepo = join(work, 'repo-git');
+      execFileSync('cp', ['-a', repo, gitRepo]);
+      all.push(...(await turns(work, repo, gitRepo, files)));
+    } finally {
+      rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    }
+  }
+  console.log(`\n| files | changed | turn end ours | git | ratio | (snapshot) | turn start ours | git | ratio | (snapshot) |`);
+  console.log(`| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`);
+  for (const r of all) {
+    const [oe, ge, os, gs] = [median(r.oursEnd), median(r.gitEnd), median(r.oursStart), median(r.gitStart)];
+    console.log(
+      `| ${r.files.toLocaleString('en')} | ${r.changed} | ${ms(oe)} | ${ms(ge)} | ${(oe / ge).toFixed(2)}x | ${ms(median(r.snapshotEnd))} | ${ms(os)} | ${ms(gs)} | ${(os / gs).toFixed(2)}x | ${ms(median(r.snapshotStart))} |`,
+    );
+  }
+  console.log(`\n| files | first snapshot ours | git (copied index) | ratio |`);
+  console.log(`| --- | --- | --- | --- |`);
+  for (const f of firsts) console.log(`| ${f.files.toLocaleString('en')} | ${ms(f.ours)} | ${ms(f.git)} | ${(f.ours / f.git).toFixed(2)}x |`);
+  console.log(`load average at end ${loadavg()[0]!.toFixed(1)}`);
+}
+
+await main();
