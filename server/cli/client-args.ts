@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './serve-args.js';
+import { nearest } from './suggest.js';
 import type { TargetOptions } from './target.js';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -20,7 +21,7 @@ export const TARGET_USAGE = [
   '  --token TOKEN        bearer token (default: $CHANGESET_SERVER_TOKEN, else the registry\'s)',
   '  --state-dir DIR      where running servers register (default: the state directory)',
   '  --session URI        the session (default: the one recording this directory)',
-  '  --json               print the result as JSON',
+  '  --json               print everything, errors included, as JSON on stdout',
 ].join('\n');
 
 /** Values of every option a client command may take (string options beyond {@link TARGET_OPTIONS}). */
@@ -39,19 +40,34 @@ export interface ClientValues {
   file?: string;
   lines?: string;
   side?: string;
+  'dry-run'?: boolean;
+  'and-turns'?: boolean;
 }
 
 type ExtraOption = Exclude<keyof ClientValues, keyof typeof TARGET_OPTIONS>;
+const BOOLEAN_OPTIONS: ReadonlySet<string> = new Set(['dry-run', 'and-turns']);
 
-/** Parses a client command's arguments (the target options plus `extra` string options); throws {@link UsageError}. */
-export function parseClientArgs(argv: readonly string[], extra: readonly ExtraOption[]): { values: ClientValues } {
+/** Parses a client command's arguments (the target options plus `extra` options); throws {@link UsageError}. */
+export function parseClientArgs(argv: readonly string[], extra: readonly ExtraOption[], opts: { positionals?: number } = {}): { values: ClientValues; positionals: string[] } {
   const options: OptionSpec = { ...TARGET_OPTIONS };
-  for (const name of extra) options[name] = { type: 'string' };
+  for (const name of extra) options[name] = { type: BOOLEAN_OPTIONS.has(name) ? 'boolean' : 'string' };
   try {
-    const { values } = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true });
-    return { values: values as ClientValues };
+    // `--turn -1` names the last turn; parseArgs would take `-1` for an option.
+    const args = argv.flatMap((a, i) => (a === '--turn' && /^-\d+$/.test(argv[i + 1] ?? '') ? [] : /^-\d+$/.test(a) && argv[i - 1] === '--turn' ? [`--turn=${a}`] : [a]));
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: (opts.positionals ?? 0) > 0, strict: true });
+    if (positionals.length > (opts.positionals ?? 0)) throw new UsageError(`unexpected argument "${positionals[opts.positionals ?? 0]}"`);
+    return { values: values as ClientValues, positionals };
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    if (error instanceof UsageError) throw error;
+    const message = (error as Error).message;
+    const unknown = /Unknown option '(--?[^']+)'/.exec(message);
+    if (unknown) {
+      const names = Object.keys(options).map((n) => `--${n}`);
+      const typed = unknown[1]!.split('=')[0]!;
+      const guess = nearest(typed, names);
+      throw new UsageError(`unknown option ${typed}${guess ? `; did you mean ${guess}?` : ''}`);
+    }
+    throw new UsageError(message.replace(/\. To specify a positional argument.*$/s, ''));
   }
 }
 

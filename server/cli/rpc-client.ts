@@ -11,6 +11,8 @@ export class RemoteError extends Error {
     /** The JSON-RPC error code. */
     readonly code: number,
     message: string,
+    /** The error's structured detail (e.g. the conflicts of a refused operation). */
+    readonly data?: unknown,
   ) {
     super(message);
   }
@@ -90,7 +92,7 @@ export class RpcClient {
       const call = params === undefined ? this.connection.sendRequest<R>(method) : this.connection.sendRequest<R>(method, params);
       return await Promise.race([call, timeout]);
     } catch (error) {
-      if (error instanceof ResponseError) throw new RemoteError(method, error.code, error.message);
+      if (error instanceof ResponseError) throw new RemoteError(method, error.code, error.message, error.data);
       throw error;
     } finally {
       clearTimeout(timer);

@@ -1,12 +1,14 @@
-import type { SnapshotTrackingStatus, StatusResult, TurnStatus } from '../harness/status.js';
+import type { StatusResult, TurnStatus } from '../harness/status.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
+import { Output } from './output.js';
 import { UsageError } from './serve-args.js';
-import { connectTarget } from './target.js';
+import { connect } from './target.js';
 
 export const STATUS_USAGE = [
   'Usage: changeset-server status [--turns N] [options]',
   '',
-  'Shows the sessions of a running server, the turn being recorded and the last turns.',
+  'Shows the viewer link, the sessions of the running server, the turn being',
+  'recorded and the last turns, numbered as --turn takes them.',
   '',
   '  --turns N            recent turns to list per session (default 5)',
   TARGET_USAGE,
@@ -22,11 +24,12 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
   }
   const turns = values.turns === undefined ? 5 : Number(values.turns);
   if (!Number.isInteger(turns) || turns < 0 || turns > 1000) throw new UsageError(`--turns must be an integer from 0 to 1000, got "${values.turns}"`);
-  const target = targetOf(values);
-  const client = await connectTarget(target);
+  const target = { ...targetOf(values), startForHistory: true };
+  const { client, viewer } = await connect(target);
   try {
-    const status = await client.request<StatusResult>('harness/status', { turns, ...(target.session !== undefined ? { channel: target.session } : {}) });
-    process.stdout.write(values.json ? `${JSON.stringify(status)}\n` : formatStatus(status));
+    const wanted = target.session === undefined ? undefined : target.session.startsWith('ahp-session:') ? target.session : `ahp-session:/${target.session}`;
+    const status = await client.request<StatusResult>('harness/status', { turns, ...(wanted !== undefined ? { channel: wanted } : {}) });
+    new Output(values.json === true).result(formatStatus(status, viewer), { ...status, ...(viewer ? { viewer } : {}) });
     return 0;
   } finally {
     await client.close();
@@ -34,26 +37,22 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
 }
 
 /** The human-readable status listing. */
-export function formatStatus(status: StatusResult): string {
-  if (status.sessions.length === 0) return 'no sessions\n';
+export function formatStatus(status: StatusResult, viewer?: string): string {
   const lines: string[] = [];
+  if (viewer) lines.push(`viewer: ${viewer}`, '');
+  if (status.sessions.length === 0) lines.push('no sessions');
   for (const s of status.sessions) {
-    lines.push(`${s.channel}  ${s.title}`);
+    lines.push(`${s.title}${s.endedAt ? '  (ended: kept for review)' : ''}`);
+    lines.push(`  session:     ${s.channel}`);
     lines.push(`  directories: ${s.workingDirectories.join(', ')}`);
     for (const store of s.stores ?? []) lines.push(`  store:       ${formatBytes(store.bytes)} of ${formatBytes(store.budgetBytes)} (${store.dir})`);
-    for (const t of s.snapshots ?? []) lines.push(`  snapshots:   ${formatTracking(t)} (${t.dir})`);
-    lines.push(s.activeTurn ? `  recording:   turn ${s.activeTurn.turnId}${quote(s.activeTurn.message)} since ${s.activeTurn.startedAt}` : '  recording:   no active turn');
+    if (!s.endedAt) lines.push(s.activeTurn ? `  recording:   turn ${s.activeTurn.index} (${s.activeTurn.turnId})${quote(s.activeTurn.message)} since ${s.activeTurn.startedAt}` : '  recording:   no active turn');
     const ended = s.turns.filter((t) => t.state !== undefined);
     lines.push(`  turns:       ${s.turnCount}${ended.length > 0 ? ' (latest last)' : ''}`);
     for (const t of ended) lines.push(`    ${formatTurn(t)}`);
+    for (const a of s.userActions ?? []) lines.push(`    you: ${a.text}`);
   }
   return `${lines.join('\n')}\n`;
-}
-
-function formatTracking(t: SnapshotTrackingStatus): string {
-  const parts = [`${t.incremental} followed the watcher`, `${t.reused} unchanged`, `${t.fullWalks} full walk${t.fullWalks === 1 ? '' : 's'}`];
-  const missed = `${t.verifications} verification${t.verifications === 1 ? '' : 's'}, ${t.missed} change${t.missed === 1 ? '' : 's'} missed by the watcher`;
-  return `${parts.join(', ')}; ${missed}${t.missed > 0 ? ` (latest: ${t.lastMissed.slice(0, 3).join(', ')})` : ''}`;
 }
 
 function formatBytes(n: number): string {
@@ -68,7 +67,7 @@ function formatBytes(n: number): string {
 
 function formatTurn(t: TurnStatus): string {
   const changes = t.changes ? `${t.changes.files} file${t.changes.files === 1 ? '' : 's'} +${t.changes.added} -${t.changes.deleted}` : '';
-  return `#${t.index} ${t.turnId} ${t.state}  ${changes}${quote(t.message)}`;
+  return `#${t.index} ${t.turnId} ${t.state}  ${changes}${quote(t.automatic ? t.title : t.message)}`;
 }
 
 function quote(message: string | undefined): string {

@@ -1,10 +1,13 @@
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { SessionStatusInfo, StatusResult } from '../harness/status.js';
+import { ensureServer } from '../hook/ensure-server.js';
 import { isInsideDir } from '../paths.js';
-import { findServerFor } from '../registry/index.js';
+import { findServerFor, type ServerEntry } from '../registry/index.js';
 import { TOKEN_ENV } from '../security/index.js';
-import { defaultStateDir } from '../store/index.js';
+import { defaultStateDir, workspaceLayout } from '../store/index.js';
+import { DEFAULT_HOOK_IDLE_MS } from './idle-exit.js';
+import { cliCommand } from './package-root.js';
 import { RpcClient } from './rpc-client.js';
 
 /** How a client command finds its server and session. */
@@ -15,58 +18,115 @@ export interface TargetOptions {
   token?: string;
   /** `--state-dir`: where the registry is. */
   stateDir?: string;
-  /** `--session`: the session URI; the one recording the directory when omitted. */
+  /** `--session`: the session URI (or id); the one recording the directory when omitted. */
   session?: string;
   /** The workspace directory the command is about (the current directory by default). */
   cwd?: string;
   /** Bound on each request, in milliseconds. */
   timeoutMs?: number;
+  /**
+   * When no server runs but this directory has recorded history, start one
+   * in the background (it stops again when idle) so past sessions can be
+   * reviewed and reverted.
+   */
+  startForHistory?: boolean;
 }
 
 /** A command's failure to print (exit code 1). */
 export class CommandError extends Error {}
 
+/** A connection to the server, with what the registry says about it. */
+export interface Connected {
+  client: RpcClient;
+  /** The viewer URL, token included, when known. */
+  viewer?: string;
+  /** The registry entry, when the server was found there. */
+  entry?: ServerEntry;
+}
+
 /** Connects to the server for the options: `--url`, or the registry entry for the directory. */
 export async function connectTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): Promise<RpcClient> {
+  return (await connect(options, env)).client;
+}
+
+/** {@link connectTarget}, also telling the viewer URL and registry entry. */
+export async function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): Promise<Connected> {
   const cwd = realDir(options.cwd);
   let url = options.url;
   let token = options.token ?? (env[TOKEN_ENV] || undefined);
+  let entry: ServerEntry | undefined;
   if (url === undefined) {
     const stateDir = options.stateDir ?? defaultStateDir(env);
-    const entry = await findServerFor(stateDir, cwd);
+    entry = await findServerFor(stateDir, cwd);
+    if (!entry && options.startForHistory) {
+      const recorded = recordedRoot(stateDir, cwd);
+      const command = cliCommand();
+      if (recorded && command) {
+        entry = await ensureServer({ stateDir, cwd: recorded, deadline: Date.now() + 20_000, command, idleTimeoutMs: DEFAULT_HOOK_IDLE_MS, log: () => undefined });
+      }
+    }
     if (!entry) {
-      throw new CommandError(`no running changeset-server records ${cwd} (registry: ${stateDir}); start one with "changeset-server serve" or pass --url`);
+      throw new CommandError(`no running changeset-server records ${cwd}; start one with "changeset-server serve" (or "npm start") in the project folder`);
     }
     url = entry.url;
     token = options.token ?? entry.token;
   }
-  return RpcClient.connect(url, {
+  const client = await RpcClient.connect(url, {
     ...(token !== undefined ? { token } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
+  const viewer = entry?.viewer ?? viewerUrlOf(url, token);
+  return { client, viewer, ...(entry ? { entry } : {}) };
+}
+
+/** The session a command acts on, and the other sessions that record the same folder. */
+export interface Picked {
+  session: SessionStatusInfo;
+  others: SessionStatusInfo[];
 }
 
 /**
- * The session a command acts on: `--session`, else the session whose
- * working directory most closely contains the directory, else the only
- * session.
+ * The session a command acts on: `--session`, else among the sessions whose
+ * working directory contains the directory, the one recording a turn, else
+ * the newest that has not ended, else the newest; else the only session.
+ * Every turn is listed (`turns` numbers need them all).
  */
-export async function pickSession(client: RpcClient, options: TargetOptions): Promise<SessionStatusInfo> {
-  const status = await client.request<StatusResult>('harness/status', options.session !== undefined ? { channel: options.session } : {});
-  if (options.session !== undefined) return status.sessions[0]!;
-  const cwd = realDir(options.cwd);
-  let best: { session: SessionStatusInfo; depth: number } | undefined;
-  for (const session of status.sessions) {
-    for (const dir of session.workingDirectories) {
-      if (isInsideDir(dir, cwd) && (!best || dir.length > best.depth)) best = { session, depth: dir.length };
-    }
+export async function pickSession(client: RpcClient, options: TargetOptions): Promise<Picked> {
+  const status = await client.request<StatusResult>('harness/status', { turns: 1000 });
+  if (options.session !== undefined) {
+    const wanted = options.session;
+    const session = status.sessions.find((s) => s.channel === wanted || s.channel === `ahp-session:/${wanted}`);
+    if (!session) throw new CommandError(`the server has no session "${wanted}" (see "changeset-server sessions")`);
+    return { session, others: [] };
   }
-  if (best) return best.session;
-  if (status.sessions.length === 1) return status.sessions[0]!;
-  if (status.sessions.length === 0) throw new CommandError('the server has no sessions');
-  throw new CommandError(`${status.sessions.length} sessions and none records ${cwd}; pick one with --session (see "changeset-server status")`);
+  const cwd = realDir(options.cwd);
+  let depth = -1;
+  let candidates: SessionStatusInfo[] = [];
+  for (const session of status.sessions) {
+    const d = Math.max(-1, ...session.workingDirectories.filter((dir) => isInsideDir(dir, cwd)).map((dir) => dir.length));
+    if (d < 0) continue;
+    if (d > depth) {
+      depth = d;
+      candidates = [session];
+    } else if (d === depth) candidates.push(session);
+  }
+  if (candidates.length === 0) {
+    if (status.sessions.length === 1) return { session: status.sessions[0]!, others: [] };
+    if (status.sessions.length === 0) throw new CommandError('the server has no sessions yet');
+    throw new CommandError(`${status.sessions.length} sessions and none records ${cwd}; pick one with --session (see "changeset-server sessions")`);
+  }
+  const rank = (s: SessionStatusInfo) => (s.activeTurn ? 2 : s.endedAt === undefined ? 1 : 0);
+  candidates.sort((a, b) => rank(b) - rank(a) || b.createdAt.localeCompare(a.createdAt));
+  return { session: candidates[0]!, others: candidates.slice(1) };
 }
 
+/** What a command says when several sessions record the folder: which it used, and how to pick another. */
+export function sessionNote(picked: Picked): string | undefined {
+  if (picked.others.length === 0) return undefined;
+  const lines = [`Using session "${picked.session.title}" (${picked.session.channel}). Also recording this folder:`];
+  for (const o of picked.others) lines.push(`  "${o.title}"${o.endedAt ? ' (ended)' : ''}: add --session ${o.channel}`);
+  return lines.join('\n');
+}
 
 /** The real path of a directory (the current one by default), as sessions and the registry record it. */
 export function realDir(dir: string | undefined): string {
@@ -76,4 +136,17 @@ export function realDir(dir: string | undefined): string {
   } catch {
     return abs;
   }
+}
+
+/** The directory, or the closest parent, that has a store in the state directory (something was recorded there). */
+function recordedRoot(stateDir: string, dir: string): string | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(workspaceLayout(stateDir, d).root)) return d;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+function viewerUrlOf(wsUrl: string, token: string | undefined): string {
+  const http = wsUrl.replace(/^ws:/, 'http:').replace(/^wss:/, 'https:');
+  return token === undefined ? http : `${http}${http.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
 }

@@ -1,7 +1,8 @@
 import type { TurnEndedResult, TurnStartedResult } from '../harness/methods.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
+import { Output } from './output.js';
 import { UsageError } from './serve-args.js';
-import { CommandError, connectTarget, pickSession } from './target.js';
+import { CommandError, connect, pickSession, sessionNote } from './target.js';
 
 export const TURN_USAGE = [
   'Usage: changeset-server turn start [--message TEXT] [--id ID] [options]',
@@ -9,7 +10,8 @@ export const TURN_USAGE = [
   '',
   'Marks the start and end of an agent turn for a running server, for agents',
   'that run shell commands. "start" returns once the baseline is recorded and',
-  'prints the turn id; "end" (default: the active turn) prints what changed.',
+  'prints the turn id; a turn still being recorded is ended first, as cancelled.',
+  '"end" (default: the active turn) prints what changed.',
   '',
   TARGET_USAGE,
   '',
@@ -29,41 +31,47 @@ export async function turnCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (values.id === '') throw new UsageError('--id must not be empty');
+  if (action === 'start' && values.state !== undefined) throw new UsageError('--state belongs to "turn end"');
+  if (action === 'end' && values.message !== undefined) throw new UsageError('--message belongs to "turn start"');
+  const state = values.state;
+  if (state !== undefined && state !== 'complete' && state !== 'cancelled' && state !== 'error') {
+    throw new UsageError(`--state must be complete, cancelled or error, got "${state}"`);
+  }
+  const out = new Output(values.json === true);
   const target = targetOf(values);
-  const client = await connectTarget(target);
+  const { client } = await connect(target);
   try {
-    const session = await pickSession(client, target);
+    const picked = await pickSession(client, target);
+    const session = picked.session;
+    const report: Record<string, unknown> = { channel: session.channel };
+    out.note(sessionNote(picked), report);
     if (action === 'start') {
-      if (values.state !== undefined) throw new UsageError('--state belongs to "turn end"');
+      const active = session.activeTurn;
       const result = await client.request<TurnStartedResult>('harness/turnStarted', {
         channel: session.channel,
         ...(values.id !== undefined ? { turnId: values.id } : {}),
         ...(values.message !== undefined ? { message: values.message } : {}),
       });
-      process.stdout.write(values.json ? `${JSON.stringify({ channel: session.channel, ...result })}\n` : `${result.turnId}\n`);
+      if (active) {
+        const said = `Turn ${active.index} (${active.turnId}) was still being recorded: it ended as cancelled, with its changes so far, before turn ${result.turnId} started.`;
+        out.note(said, report);
+        report['cancelled'] = active.turnId;
+      }
+      out.result(result.turnId, { ...report, ...result });
       return 0;
     }
-    if (values.message !== undefined) throw new UsageError('--message belongs to "turn start"');
-    const state = values.state;
-    if (state !== undefined && state !== 'complete' && state !== 'cancelled' && state !== 'error') {
-      throw new UsageError(`--state must be complete, cancelled or error, got "${state}"`);
-    }
     const turnId = values.id ?? session.activeTurn?.turnId;
-    if (turnId === undefined) throw new CommandError(`no turn is active in ${session.channel}`);
+    if (turnId === undefined) throw new CommandError(`no turn is active in "${session.title}"`);
     const { summary } = await client.request<TurnEndedResult>('harness/turnEnded', {
       channel: session.channel,
       turnId,
       ...(state !== undefined ? { state } : {}),
     });
-    if (values.json) {
-      process.stdout.write(`${JSON.stringify({ channel: session.channel, summary })}\n`);
-    } else {
-      const files = summary.total === 1 ? '1 file' : `${summary.total} files`;
-      const lines = [`turn ${turnId}: ${files} changed, +${summary.added} -${summary.deleted}`];
-      for (const f of summary.files) lines.push(`  ${f.display}  ${f.binary ? 'binary' : f.oversized ? 'oversized' : `+${f.added} -${f.deleted}`}`);
-      if (summary.total > summary.files.length) lines.push(`  … and ${summary.total - summary.files.length} more`);
-      process.stdout.write(`${lines.join('\n')}\n`);
-    }
+    const files = summary.total === 1 ? '1 file' : `${summary.total} files`;
+    const lines = [`turn ${turnId}: ${files} changed, +${summary.added} -${summary.deleted}`];
+    for (const f of summary.files) lines.push(`  ${f.display}  ${f.binary ? 'binary' : f.oversized ? 'oversized' : `+${f.added} -${f.deleted}`}`);
+    if (summary.total > summary.files.length) lines.push(`  … and ${summary.total - summary.files.length} more`);
+    out.result(lines.join('\n'), { ...report, summary });
     return 0;
   } finally {
     await client.close();

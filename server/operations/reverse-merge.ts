@@ -82,10 +82,20 @@ function partialTarget(before: Version, after: Version, selection: RangeSelectio
     }
   }
   if (selected.size === 0) return { kind: 'unchanged' };
-  if (selected.size === diff.changes.length) return { kind: 'write', next: before };
-  const reversed = diff.changes
+  // A file the change created is one hunk: a range takes back only its lines, so reverting line 2 keeps the file.
+  const chosen = diff.changes
     .filter((c) => selected.has(c))
-    .map((c) => ({ oldStart: c.newStart, oldEnd: c.newEnd, newStart: c.oldStart, newEnd: c.oldEnd }));
+    .map((c) => {
+      if (before || selection.side !== 'after' || c.oldStart !== c.oldEnd) return c;
+      const newStart = Math.max(c.newStart, start.line);
+      const newEnd = Math.min(c.newEnd, end.line + 1);
+      return newStart === c.newStart && newEnd === c.newEnd ? c : { ...c, newStart, newEnd };
+    })
+    .filter((c) => c.newEnd > c.newStart || c.oldEnd > c.oldStart);
+  const clipped = chosen.some((c) => !selected.has(c));
+  if (chosen.length === 0) return { kind: 'unchanged' };
+  if (selected.size === diff.changes.length && !clipped) return { kind: 'write', next: before };
+  const reversed = chosen.map((c) => ({ oldStart: c.newStart, oldEnd: c.newEnd, newStart: c.oldStart, newEnd: c.oldEnd }));
   const text = applyLineChanges(diff.newLines, diff.oldLines, reversed).join('');
   return { kind: 'write', next: { content: Buffer.from(text, 'latin1'), mode: after?.mode ?? before!.mode } };
 }

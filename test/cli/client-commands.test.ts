@@ -69,7 +69,7 @@ describe('turn and status commands', () => {
     await run(['turn', 'end', '--state-dir', state], { cwd: workspace });
     const duplicate = await run(['turn', 'start', '--id', 'dup', '--state-dir', state], { cwd: workspace });
     expect(duplicate.code).toBe(1);
-    expect(duplicate.stderr).toContain('harness/turnStarted failed (-32602)');
+    expect(duplicate.stderr).toBe('changeset-server turn: turn "dup" already exists in this session\n');
 
     for (const args of [['turn', 'stop'], ['turn', 'end', '--state', 'done'], ['status', '--bogus'], ['status', '--turns', 'x'], ['revert', '--lines', '1-2']]) {
       const result = await run([...args, '--state-dir', state], { cwd: workspace });
@@ -105,7 +105,7 @@ describe('turn and status commands', () => {
 
     const missing = await run(['revert', '--turn', 'r1', '--file', 'nope.txt', '--state-dir', state], { cwd: workspace });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('turn r1 did not change nope.txt');
+    expect(missing.stderr).toContain('turn 2 ("Edited b.txt, c.txt and 1 more") did not change nope.txt (it changed: b.txt, c.txt, src/a.txt)');
 
     const turn = await run(['revert', '--turn', 'r1', '--state-dir', state], { cwd: workspace });
     expect(turn, turn.stderr).toMatchObject({ code: 0 });

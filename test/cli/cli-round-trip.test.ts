@@ -1,0 +1,139 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isProcessAlive } from '../../server/registry/index.js';
+import { TestClient } from '../helpers/client.js';
+import { makeRepo, TempDirs } from '../helpers/workspace.js';
+import { run, startServe, type ServeProcess } from './serve-process.js';
+
+const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => `${edit[i + 1] ?? `line ${i + 1}`}\n`).join('');
+
+describe('the command line as a client people use', () => {
+  const temp = new TempDirs();
+  let serve: ServeProcess;
+  let workspace: string;
+  let state: string;
+  const cli = (...args: string[]) => run([...args, '--state-dir', state], { cwd: workspace });
+  const read = (rel: string) => readFileSync(join(workspace, rel), 'utf8');
+
+  beforeEach(async () => {
+    workspace = makeRepo(temp.make(), { 'a.txt': lines(30), 'b.txt': 'b\n' });
+    state = temp.make();
+    serve = await startServe([workspace, '--state-dir', state]);
+  });
+
+  afterEach(async () => {
+    await serve.stop('SIGKILL');
+    temp.cleanup();
+  });
+
+  async function turn(message: string, edit: () => void): Promise<void> {
+    expect((await cli('turn', 'start', '--message', message)).code).toBe(0);
+    edit();
+    expect((await cli('turn', 'end')).code).toBe(0);
+  }
+
+  it('prints its version, the viewer link, and suggests the nearest command and option', async () => {
+    const version = await run(['--version']);
+    expect(version.stdout).toMatch(/^changeset-server \d+\.\d+\.\d+\n$/);
+    const status = await cli('status');
+    expect(status.stdout).toContain(`viewer: ${serve.ready.viewer}`);
+    const typo = await cli('revert', '--dryrun');
+    expect(typo).toMatchObject({ code: 2 });
+    expect(typo.stderr).toContain('unknown option --dryrun; did you mean --dry-run?');
+    const command = await run(['revrt']);
+    expect(command.stderr).toContain('did you mean "revert"?');
+  });
+
+  it('names turns as status numbers them, dry-runs, reverts lines as typed, restores and undoes, always naming the turn and the files', async () => {
+    await turn('make a.txt louder', () => writeFileSync(join(workspace, 'a.txt'), lines(30, { 3: 'LINE 3', 25: 'LINE 25' })));
+    await turn('add notes', () => writeFileSync(join(workspace, 'notes.txt'), 'one\ntwo\nthree\n'));
+    const status = await cli('status');
+    expect(status.stdout).toMatch(/#1 \S+ complete {2}1 file \+2 -2 "make a.txt louder"/);
+    expect(status.stdout).toMatch(/#2 \S+ complete {2}1 file \+3 -0 "add notes"/);
+
+    const dry = await cli('revert', '--turn', '1', '--dry-run');
+    expect(dry).toMatchObject({ code: 0, stderr: '' });
+    expect(dry.stdout).toBe('Dry run, nothing written: revert turn 1 ("make a.txt louder") would change 1 file:\n  write  a.txt\n');
+    expect(read('a.txt')).toBe(lines(30, { 3: 'LINE 3', 25: 'LINE 25' }));
+
+    const range = await cli('revert', '--turn', '1', '--file', 'a.txt', '--lines', '25-25');
+    expect(range).toMatchObject({ code: 0, stdout: 'Reverted line 25 of a.txt (turn 1)\n  a.txt\n' });
+    expect(read('a.txt')).toBe(lines(30, { 3: 'LINE 3' }));
+
+    // A line of a file the turn created: only that line goes.
+    const newFile = await cli('revert', '--turn', 'last', '--file', 'notes.txt', '--lines', '2-2');
+    expect(newFile).toMatchObject({ code: 0, stdout: 'Reverted line 2 of notes.txt (turn 2)\n  notes.txt\n' });
+    expect(read('notes.txt')).toBe('one\nthree\n');
+
+    const undo = await cli('undo');
+    expect(undo).toMatchObject({ code: 0, stdout: 'Undid: Reverted line 2 of notes.txt (turn 2)\n  notes.txt\n' });
+    expect(read('notes.txt')).toBe('one\ntwo\nthree\n');
+
+    const restore = await cli('restore', '--turn', '-1', '--and-turns', '--json');
+    expect(restore.code).toBe(0);
+    const restored = JSON.parse(restore.stdout) as { turn: { index: number }; action: string; files: string[] };
+    // The start of turn 2 also had line 25 as turn 1 left it, before the range revert above.
+    expect(restored).toMatchObject({
+      turn: { index: 2 },
+      action: 'Restored the start of turn 2 and removed it and the turns after it: a.txt, notes.txt',
+      files: ['a.txt', 'notes.txt'],
+    });
+    expect(() => read('notes.txt')).toThrow();
+    expect(read('a.txt')).toBe(lines(30, { 3: 'LINE 3', 25: 'LINE 25' }));
+    expect((await cli('status')).stdout).toContain('turns:       1');
+
+    const missing = await cli('revert', '--turn', '7', '--json');
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout)).toEqual({ error: { code: 'failed', message: expect.stringContaining('has no turn 7') } });
+    const nothing = await cli('revert', '--turn', '1', '--file', 'a.txt', '--lines', '0-2');
+    expect(nothing).toMatchObject({ code: 2 });
+  });
+
+  it('reports a conflict by file, in words, and as JSON with its code', async () => {
+    await turn('edit b', () => writeFileSync(join(workspace, 'b.txt'), 'B\n'));
+    writeFileSync(join(workspace, 'b.txt'), 'mine\n');
+    const human = await cli('revert');
+    expect(human.code).toBe(1);
+    expect(human.stderr).toMatch(/^changeset-server revert: Nothing was written: 1 file would lose edits:\n {2}b\.txt: /);
+    expect(human.stderr).not.toMatch(/invokeChangesetOperation|-32010/);
+    const json = await cli('revert', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: -32010, data: { conflicts: [{ path: 'b.txt' }] } } });
+    expect(read('b.txt')).toBe('mine\n');
+  });
+
+  it('says what turn start did to a turn still being recorded, and which session it used when two record the folder', async () => {
+    expect((await cli('turn', 'start', '--id', 'first')).code).toBe(0);
+    const second = await cli('turn', 'start', '--id', 'second');
+    expect(second).toMatchObject({ code: 0, stdout: 'second\n' });
+    expect(second.stderr).toContain('Turn 1 (first) was still being recorded: it ended as cancelled');
+    await cli('turn', 'end');
+
+    const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
+    await client.initialize();
+    await client.request('createSession', { channel: 'ahp-session:/other', workingDirectory: pathToFileURL(workspace).href });
+    await client.request('harness/turnStarted', { channel: 'ahp-session:/other', turnId: 'o1' });
+    // The session recording a turn is the one used; the command says so and how to pick the other.
+    const dry = await cli('status', '--turns', '0');
+    expect(dry.code).toBe(0);
+    const ended = await cli('turn', 'end');
+    expect(ended.stderr).toContain('(ahp-session:/other). Also recording this folder:');
+    expect(ended.stderr).toContain(`add --session ${serve.ready.sessions[0]}`);
+    expect(ended.stdout).toMatch(/^turn o1: /);
+    await client.close();
+  });
+
+  it('lists, forgets and stops', async () => {
+    await turn('one', () => writeFileSync(join(workspace, 'b.txt'), 'B\n'));
+    const sessions = await cli('sessions');
+    expect(sessions.stdout).toContain('Recording:');
+    expect(sessions.stdout).toContain(serve.ready.sessions[0]!);
+    const forgot = await cli('forget', serve.ready.sessions[0]!);
+    expect(forgot).toMatchObject({ code: 0 });
+    expect((await cli('sessions')).stdout).not.toContain(serve.ready.sessions[0]!);
+    const stopped = await cli('stop');
+    expect(stopped.stdout).toContain(`Stopped the server for ${workspace}`);
+    expect(isProcessAlive(serve.child.pid!)).toBe(false);
+  });
+});
