@@ -17,12 +17,21 @@ import type { MethodContext } from './method-registry.js';
 /** Protocol versions this server speaks, most preferred first. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [AHP_PROTOCOL_VERSION];
 
+/**
+ * Later versions VS Code's agent host client offers alone (it sends only
+ * its own version). Every action and notification this server sends was
+ * introduced at or before 0.6.0 by VS Code's own version registry, so a
+ * connection that negotiates one of these gets exactly the 0.6 messages;
+ * it is chosen only when the client offers no version we implement fully.
+ */
+export const VSCODE_COMPATIBLE_VERSIONS: readonly string[] = ['0.9.0', '0.8.0', '0.7.0'];
+
 /** Close code sent after refusing a client's protocol versions (the spec says to close). */
 const CLOSE_AFTER_VERSION_REFUSAL = 1000;
 
-/** The client's most preferred version that we speak, or undefined. */
+/** The client's most preferred version that we speak, else one VS Code offers that the 0.6 messages serve, else undefined. */
 export function negotiateVersion(offered: readonly string[]): string | undefined {
-  return offered.find((version) => SUPPORTED_PROTOCOL_VERSIONS.includes(version));
+  return offered.find((version) => SUPPORTED_PROTOCOL_VERSIONS.includes(version)) ?? offered.find((version) => VSCODE_COMPATIBLE_VERSIONS.includes(version));
 }
 
 /** `initialize`: version negotiation, client id, initial subscriptions. */
@@ -57,9 +66,11 @@ export async function initialize(
 }
 
 /**
- * `reconnect`: resubscribes and returns the missed envelopes when the
- * replay log still reaches back to `lastSeenServerSeq`, else fresh
- * snapshots. Channels that no longer exist are listed in `missing`.
+ * `reconnect`: resubscribes and returns the missed envelopes when every
+ * requested channel can be patched by them — the replay log still reaches
+ * back to `lastSeenServerSeq` and each channel already existed then — else
+ * fresh snapshots of all of them (AHP has one result type per response).
+ * Channels that no longer exist are listed in `missing`.
  */
 export async function reconnect(params: ReconnectParams, ctx: MethodContext): Promise<ReconnectResult> {
   const { connection, store } = ctx;
@@ -86,7 +97,10 @@ export async function reconnect(params: ReconnectParams, ctx: MethodContext): Pr
     }
   }
   if (!connection.isInitialized) connection.markInitialized(params.clientId, SUPPORTED_PROTOCOL_VERSIONS[0] as string);
-  const replay = recreated ? undefined : store.replaySince(params.lastSeenServerSeq);
+  const seen = params.lastSeenServerSeq;
+  // A channel created after `seen` has a base state the client never had.
+  const replayable = !recreated && present.every((uri) => !store.hasChannel(uri) || store.canReplayChannel(uri, seen));
+  const replay = replayable ? store.replaySince(seen) : undefined;
   const live = new Set<URI>();
   const snapshots: Snapshot[] = [];
   for (const uri of present) {

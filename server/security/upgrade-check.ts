@@ -14,6 +14,16 @@ export interface UpgradeCheckOptions {
   endpoint: () => Endpoint | undefined;
 }
 
+/**
+ * The origin of VS Code's desktop windows, whose agent host client connects
+ * to remote hosts listed in `chat.remoteAgentHosts`. Exactly this one: no
+ * other `vscode-file:` origin, and nothing of VS Code for the web.
+ */
+export const VSCODE_DESKTOP_ORIGIN = 'vscode-file://vscode-app';
+
+/** The query parameter VS Code's WebSocket transport carries its connection token in. */
+const VSCODE_TOKEN_PARAMETER = 'tkn';
+
 const FORBIDDEN: UpgradeVerdict = { ok: false, status: 403, reason: 'Forbidden' };
 const UNAUTHORIZED: UpgradeVerdict = { ok: false, status: 401, reason: 'Unauthorized' };
 
@@ -21,8 +31,9 @@ const UNAUTHORIZED: UpgradeVerdict = { ok: false, status: 401, reason: 'Unauthor
  * The gate in front of every WebSocket upgrade. A request carrying an
  * `Origin` header (a browser) must come from the server's own origin or an
  * allowed one (403 otherwise); then it must present the bearer token
- * (401 otherwise) in any of three places: `Authorization: Bearer <t>`,
- * a `token` query parameter, or a `bearer.<t>` WebSocket subprotocol.
+ * (401 otherwise) in any of these places: `Authorization: Bearer <t>`,
+ * a `token` (or VS Code's `tkn`) query parameter, or a `bearer.<t>`
+ * WebSocket subprotocol.
  */
 export function createUpgradeCheck(options: UpgradeCheckOptions): UpgradeCheck {
   const allowed = new Set<string>();
@@ -33,7 +44,7 @@ export function createUpgradeCheck(options: UpgradeCheckOptions): UpgradeCheck {
   }
   return (req) => {
     const origin = req.headers.origin;
-    if (origin !== undefined) {
+    if (origin !== undefined && origin !== VSCODE_DESKTOP_ORIGIN) {
       const normal = normalizeOrigin(origin);
       const endpoint = options.endpoint();
       const own = endpoint ? ownOrigins(endpoint) : new Set<string>();
@@ -55,7 +66,7 @@ export function presentedTokens(req: IncomingMessage): string[] {
   }
   try {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    for (const t of url.searchParams.getAll('token')) out.push(t);
+    for (const name of ['token', VSCODE_TOKEN_PARAMETER]) for (const t of url.searchParams.getAll(name)) out.push(t);
   } catch {
     // an unparseable request target carries no token
   }

@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { changesetUriTemplate, ROOT_CHANNEL, type ChangesetState, type RootState } from '../../protocol/index.js';
+import { TestClient } from '../helpers/client.js';
+import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+
+// Runs the built binary (`npm test` builds first; run `npm run build` before running this file alone).
+const BIN = 'bin/changeset-server.js';
+const VSCODE_ORIGIN = 'vscode-file://vscode-app';
+const temp = new TempDirs();
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  temp.cleanup();
+});
+
+async function serve(repo: string): Promise<{ address: string; token: string; session: string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', repo, '--json', '--port', '0', '--state-dir', temp.make('state-')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+  const ready = JSON.parse(line) as { url: string; token: string; sessions: string[] };
+  // A `chat.remoteAgentHosts` entry names the host as `address` (host:port) and the token as `connectionToken`.
+  return { address: new URL(ready.url).host, token: ready.token, session: ready.sessions[0]! };
+}
+
+/** Opens a socket exactly as VS Code's WebSocket client transport does: `ws://<address>?tkn=<token>`, from its desktop origin. */
+function upgradeLikeVsCode(address: string, token: string | undefined, origin = VSCODE_ORIGIN): Promise<number> {
+  const url = `ws://${address}${token === undefined ? '' : `?tkn=${encodeURIComponent(token)}`}`;
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers: { origin } });
+    socket.on('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      socket.terminate();
+    });
+    socket.on('open', () => {
+      resolve(101);
+      socket.close();
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('VS Code as an IDE client', () => {
+  it('accepts the connection VS Code makes for a remote agent host and serves it over the version VS Code offers', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
+    const { address, token, session } = await serve(repo);
+    const client = await TestClient.connect(`ws://${address}?tkn=${encodeURIComponent(token)}`, { headers: { origin: VSCODE_ORIGIN } });
+    // VS Code's client offers only its own protocol version.
+    const init = await client.request<{ protocolVersion: string; snapshots: { resource: string; state: RootState }[] }>('initialize', {
+      channel: ROOT_CHANNEL,
+      protocolVersions: ['0.9.0'],
+      clientId: randomUUID(),
+      initialSubscriptions: [ROOT_CHANNEL],
+    });
+    expect(init.protocolVersion).toBe('0.9.0');
+    expect(init.snapshots.map((s) => s.resource)).toEqual([ROOT_CHANNEL]);
+    const sid = session.slice('ahp-session:/'.length);
+    await client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+    writeFiles(repo, { 'a.txt': 'A\n' });
+    await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+    const uri = changesetUriTemplate(sid, 'session');
+    await client.subscribe(uri);
+    const deadline = Date.now() + 20_000;
+    while (client.state<ChangesetState>(uri)?.status !== 'ready' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(client.state<ChangesetState>(uri)!.files.map((f) => (f._meta as { path: string }).path)).toEqual(['a.txt']);
+    await client.close();
+  });
+
+  it('accepts VS Code\'s desktop origin and nothing broader, and still requires the token', async () => {
+    const { address, token } = await serve(makeRepo(temp.make(), { 'a.txt': 'a\n' }));
+    expect(await upgradeLikeVsCode(address, token)).toBe(101);
+    expect(await upgradeLikeVsCode(address, undefined)).toBe(401);
+    expect(await upgradeLikeVsCode(address, 'wrong')).toBe(401);
+    for (const origin of ['vscode-file://vscode-app.evil', 'vscode-file://other', 'vscode-webview://vscode-app', 'https://vscode-app', 'https://vscode.dev']) {
+      expect(await upgradeLikeVsCode(address, token, origin), origin).toBe(403);
+    }
+  });
+});
