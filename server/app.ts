@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROOT_CHANNEL, type Implementation, type RootState } from '../protocol/index.js';
 import { ChannelStore } from './channels/channel-store.js';
+import { ServerSeqLease } from './channels/server-seq-lease.js';
 import { ClientConnection } from './connection/client-connection.js';
 import { registerCoreMethods } from './connection/core-methods.js';
 import type { MethodOptions, NotificationHandler, RequestHandler } from './connection/method-registry.js';
@@ -19,7 +20,7 @@ export interface ChangesetServerOptions {
   host?: string;
   /** TCP port; default 0 (a free port). */
   port?: number;
-  /** Directory for the server's own data (object stores, persisted review state). */
+  /** Directory for the server's own data (object stores, persisted review state, where `serverSeq` counts on from after a restart). */
   stateDir?: string;
   /** Transport bounds; unset fields take the defaults. */
   limits?: Partial<TransportLimits>;
@@ -68,7 +69,12 @@ export class ChangesetServer {
     this.options = options;
     this.limits = resolveTransportLimits(options.limits);
     this.stateDir = options.stateDir;
-    this.store = new ChannelStore(options.replayLogSize === undefined ? {} : { replayLogSize: options.replayLogSize });
+    const lease = options.stateDir !== undefined ? ServerSeqLease.open(options.stateDir, (line) => this.log(line)) : undefined;
+    this.store = new ChannelStore({
+      ...(options.replayLogSize !== undefined ? { replayLogSize: options.replayLogSize } : {}),
+      ...(lease ? { firstServerSeq: lease.first } : {}),
+    });
+    if (lease) this.store.onEnvelope((envelope) => lease.observe(envelope.serverSeq));
     const rootState: RootState = { agents: [] };
     this.store.createChannel(ROOT_CHANNEL, 'root', rootState);
     registerCoreMethods(this.methods, { serverInfo: serverInfo(), providers: this.providers });

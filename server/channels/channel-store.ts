@@ -25,6 +25,12 @@ import type {
 export interface ChannelStoreOptions {
   /** How many of the most recent envelopes are kept for `reconnect` replay. */
   replayLogSize?: number;
+  /**
+   * The `serverSeq` to count on from (default 0): above any number an
+   * earlier run of the server handed out, so a client's `lastSeenServerSeq`
+   * from that run is never taken for one of ours.
+   */
+  firstServerSeq?: number;
 }
 
 /** Default number of envelopes kept for replay. */
@@ -36,6 +42,8 @@ interface Channel {
   state: ChannelState;
   readonly options: ChannelOptions;
   readonly subscribers: Set<ChannelSubscriber>;
+  /** Replay can patch a client's copy only from this `serverSeq` on: before it, the channel did not exist. */
+  readonly replayableFrom: number;
 }
 
 /**
@@ -49,12 +57,17 @@ export class ChannelStore {
   private readonly listeners = new Set<EnvelopeListener>();
   private readonly log: ReplayLog<ActionEnvelope>;
   private seq = 0;
+  /** URIs removed at the current `serverSeq`: one created again before the next envelope is not the one clients saw. */
+  private removedAtSeq: { seq: number; uris: Set<URI> } = { seq: -1, uris: new Set() };
 
   constructor(options: ChannelStoreOptions = {}) {
     this.log = new ReplayLog(options.replayLogSize ?? DEFAULT_REPLAY_LOG_SIZE);
+    const first = options.firstServerSeq ?? 0;
+    if (!Number.isSafeInteger(first) || first < 0) throw new RangeError(`firstServerSeq must be a non-negative integer, got ${String(first)}`);
+    this.seq = first;
   }
 
-  /** The `serverSeq` of the last committed envelope (0 before any). Only grows. */
+  /** The `serverSeq` of the last committed envelope (`firstServerSeq` before any). Only grows. */
   get serverSeq(): number {
     return this.seq;
   }
@@ -67,7 +80,9 @@ export class ChannelStore {
   /** Creates a channel with its initial state. Throws if the URI is taken. */
   createChannel(uri: URI, kind: ChannelKind, initialState: ChannelState, options: ChannelOptions = {}): void {
     if (this.channels.has(uri)) throw new Error(`channel already exists: ${uri}`);
-    this.channels.set(uri, { uri, kind, state: initialState, options, subscribers: new Set() });
+    const reused = this.removedAtSeq.seq === this.seq && this.removedAtSeq.uris.has(uri);
+    const replayableFrom = reused ? this.seq + 1 : this.seq;
+    this.channels.set(uri, { uri, kind, state: initialState, options, subscribers: new Set(), replayableFrom });
   }
 
   /** True when the channel exists now (lazily-resolvable channels count only once created). */
@@ -136,6 +151,8 @@ export class ChannelStore {
       this.dispatch(uri, { type: 'changeset/cleared' } as StateAction);
     }
     this.channels.delete(uri);
+    if (this.removedAtSeq.seq !== this.seq) this.removedAtSeq = { seq: this.seq, uris: new Set() };
+    this.removedAtSeq.uris.add(uri);
     const subscribers = [...channel.subscribers];
     channel.subscribers.clear();
     for (const subscriber of subscribers) subscriber.channelRemoved(uri);
@@ -206,6 +223,16 @@ export class ChannelStore {
     const oldest = this.log.oldestSeq;
     if (oldest === undefined || seq < oldest - 1) return undefined;
     return this.log.since(seq);
+  }
+
+  /**
+   * Whether a client holding the channel as of `seq` can be brought up to
+   * date by replaying envelopes: false when the channel was created after
+   * `seq` (the client cannot have its initial state) or does not exist.
+   */
+  canReplayChannel(uri: URI, seq: number): boolean {
+    const channel = this.channels.get(uri);
+    return channel !== undefined && seq >= channel.replayableFrom;
   }
 
   /**
