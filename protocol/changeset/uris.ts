@@ -68,6 +68,7 @@ export function parseChangesetUri(uri: string): ParsedChangesetUri | ChangesetUr
   if (typeof uri !== 'string' || !uri.startsWith(CHANGESET_PREFIX)) return { message: `not an ${CHANGESET_PREFIX} URI` };
   const rest = uri.slice(CHANGESET_PREFIX.length);
   if (/[?#]/.test(rest)) return { message: 'changeset URIs take no query or fragment' };
+  if (/[{}]/.test(rest)) return { message: 'a URI cannot contain "{" or "}": expand the template\'s variables first' };
   const raw = rest.split('/');
   const segments: string[] = [];
   for (const s of raw) {

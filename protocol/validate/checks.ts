@@ -94,6 +94,18 @@ export const fileUri: Check = (value, path) =>
     ? overlongUriComponent(value, path)
     : `${path} must be a file: URI`;
 
+/**
+ * The problem with a URI that still holds `{` or `}`, else `undefined`: no
+ * URI contains them (RFC 3986), so it is a template whose variables were
+ * never expanded, like a catalogue entry's `uriTemplate` sent as is.
+ */
+export function unexpandedTemplate(uri: string, path: string): string | undefined {
+  return /[{}]/.test(uri) ? `${path} must be a URI, not a template: expand its variables ("${uri.match(/\{[^}]*\}?/)?.[0] ?? '}'}") first` : undefined;
+}
+
+/** A non-empty URI string: not a template with unexpanded variables. */
+export const uriString: Check = (value, path) => nonEmptyString(value, path) ?? unexpandedTemplate(value as string, path);
+
 const channelNames: Record<ChannelKind, string> = {
   root: 'ahp-root://',
   session: 'ahp-session:/<id>',
@@ -107,7 +119,7 @@ export function channel(...kinds: ChannelKind[]): Check {
   const names = accepted.map((k) => channelNames[k]);
   const expectation = names.length === 1 ? `an ${names[0]} URI` : `one of ${names.join(', ')}`;
   return (value, path) => {
-    const missing = nonEmptyString(value, path);
+    const missing = nonEmptyString(value, path) ?? unexpandedTemplate(value as string, path);
     if (missing) return missing;
     const kind = channelKindOf(value as string);
     return kind !== undefined && accepted.includes(kind) ? undefined : `${path} must be ${expectation}`;

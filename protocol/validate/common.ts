@@ -21,6 +21,7 @@ import {
   optional,
   run,
   string,
+  uriString,
 } from './checks.js';
 import type { Check, Validation } from './checks.js';
 
@@ -87,7 +88,7 @@ export function validateUnsubscribeParams(params: unknown): Validation<Unsubscri
 
 const resourceReadParams = object({
   channel: rootChannel,
-  uri: nonEmptyString,
+  uri: uriString,
   encoding: optional(oneOf('base64', 'utf-8')),
 });
 

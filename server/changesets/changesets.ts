@@ -9,6 +9,7 @@ import {
   type ResourceReadParams,
   type ResourceReadResult,
 } from '../../protocol/index.js';
+import { channel as channelCheck } from '../../protocol/validate/checks.js';
 import type { ChangesetServer } from '../app.js';
 import type { ChannelResolveError } from '../channels/index.js';
 import { diffChange } from '../changes/file-stats.js';
@@ -226,10 +227,13 @@ export class Changesets {
   }
 }
 
+const changesetChannel = channelCheck('changeset');
+
 function checkFileDiffParams(params: unknown): string | undefined {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) return 'params must be an object';
   const p = params as Record<string, unknown>;
-  if (typeof p['channel'] !== 'string' || p['channel'].length === 0) return 'params.channel must be a non-empty string';
+  const channelProblem = changesetChannel(p['channel'], 'params.channel');
+  if (channelProblem !== undefined) return channelProblem;
   if (typeof p['fileId'] !== 'string' || p['fileId'].length === 0) return 'params.fileId must be a non-empty string';
   const context = p['context'];
   if (context !== undefined && (typeof context !== 'number' || !Number.isInteger(context) || context < 0 || context > 1000)) {
