@@ -74,9 +74,11 @@ export class ChangesetService {
 
   /**
    * Records active turns as cancelled and stops recording (sessions stay
-   * resumable), then closes every client and stops listening.
+   * resumable, their changesets are not cleared), then closes every client
+   * with 1001 and stops listening.
    */
   async stop(): Promise<void> {
+    this.changesets.beginShutdown();
     await this.sessions.closeAll();
     await this.changesets.close();
     await this.server.stop();

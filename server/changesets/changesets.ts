@@ -53,6 +53,7 @@ export class Changesets {
   private readonly watchers = new Map<string, LiveWatcher>();
   private readonly turnWork = new Map<string, Promise<void>>();
   private operationsFor: OperationsFor = () => [];
+  private shuttingDown = false;
   /** Changesets of disposed sessions whose review writes may still be in flight. */
   private readonly detached = new Set<SessionChangesets>();
 
@@ -79,6 +80,15 @@ export class Changesets {
   setOperations(operationsFor: OperationsFor): void {
     this.operationsFor = operationsFor;
     for (const sc of this.perSession.values()) sc.refreshOperations();
+  }
+
+  /**
+   * Sessions closed from now on close for a server shutdown: they resume
+   * after the restart, so their changesets stay as clients have them (AHP
+   * keeps `changeset/cleared` for recomputes and ended sessions).
+   */
+  beginShutdown(): void {
+    this.shuttingDown = true;
   }
 
   /** Stops watching and waits for pending computations and review writes. */
@@ -140,7 +150,7 @@ export class Changesets {
       void sc.reviews.flushed().then(() => this.detached.delete(sc));
       this.watchers.get(session.uri)?.close();
       this.watchers.delete(session.uri);
-      sc.closeAll();
+      if (!this.shuttingDown) sc.closeAll();
     });
     // The totals of the session changeset as the workspace is now: a resumed or reopened session shows what it holds.
     void sc
