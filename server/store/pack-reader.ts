@@ -16,6 +16,8 @@ import type { StoredObject } from './types.js';
 
 const inflateAsync = promisify(inflate);
 const ASYNC_INFLATE_BYTES = 256 * 1024;
+/** zlib's smallest accepted output chunk. */
+const MIN_INFLATE_CHUNK = 64;
 
 /** Resolves the base of a ref-delta, which may live anywhere in the object database. */
 export type RefDeltaResolver = (oid: string) => Promise<StoredObject>;
@@ -184,7 +186,11 @@ export class PackFile {
     const bytes = await this.readRange(handle, offset);
     const header = parseEntryHeader(bytes, offset);
     const compressed = bytes.subarray(header.dataStart);
-    const data = compressed.byteLength >= ASYNC_INFLATE_BYTES ? await inflateAsync(compressed) : inflateSync(compressed);
+    // An output chunk of the object's size: zlib's default 16 KiB chunk would stay
+    // behind every small object as its backing store, wherever the object is cached.
+    const inflateOptions = { chunkSize: Math.max(MIN_INFLATE_CHUNK, header.size) };
+    const data =
+      compressed.byteLength >= ASYNC_INFLATE_BYTES ? await inflateAsync(compressed, inflateOptions) : inflateSync(compressed, inflateOptions);
     if (data.byteLength !== header.size) {
       throw new CorruptObjectError(`${this.packPath}: entry at ${offset} inflates to ${data.byteLength} bytes, expected ${header.size}`);
     }

@@ -23,6 +23,9 @@ import { writePack, type PackSource } from './pack-writer.js';
 import { shadowTmpDir } from './shadow-repo.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
 
+/** Default time ids stay in the recently-used list (retention's default grace). */
+const RECENT_KEEP_MS = 15 * 60 * 1000;
+
 /** Where the collection generation is kept. */
 function generationFile(shadowDir: string): string {
   return join(shadowDir, 'changeset-server-generation');
@@ -72,7 +75,11 @@ export class ShadowStore implements ObjectStore {
   private pendingBytes = 0;
   private flushing: Map<string, PendingObject> | undefined;
   private readonly writes = new SerialQueue();
+  /** Object id → when it was last written or probed, oldest first. */
   private readonly recent = new Map<string, number>();
+  /** How long `recent` remembers an id: the longest grace a collection asked for. */
+  private recentKeepMs = RECENT_KEEP_MS;
+  private touchesSincePrune = 0;
   private closed = false;
   private generation = 0;
 
@@ -203,12 +210,11 @@ export class ShadowStore implements ObjectStore {
    * must keep: they may belong to a checkpoint whose ref is not written yet.
    */
   recentlyWritten(graceMs: number): Set<string> {
+    this.recentKeepMs = Math.max(this.recentKeepMs, graceMs);
     const cutoff = Date.now() - graceMs;
-    for (const [oid, at] of this.recent) {
-      if (at >= cutoff) break;
-      this.recent.delete(oid);
-    }
-    return new Set([...this.recent.keys(), ...this.pending.keys()]);
+    const ids = new Set(this.pending.keys());
+    for (const [oid, at] of this.recent) if (at >= cutoff) ids.add(oid);
+    return ids;
   }
 
   /**
@@ -248,6 +254,17 @@ export class ShadowStore implements ObjectStore {
   private touch(oid: string): void {
     this.recent.delete(oid);
     this.recent.set(oid, Date.now());
+    // Without pruning, every id ever written would stay in memory for the life of the process.
+    if (++this.touchesSincePrune >= 4096) this.pruneRecent();
+  }
+
+  private pruneRecent(): void {
+    this.touchesSincePrune = 0;
+    const cutoff = Date.now() - this.recentKeepMs;
+    for (const [oid, at] of this.recent) {
+      if (at >= cutoff) break;
+      this.recent.delete(oid);
+    }
   }
 
   private assertOpen(): void {
