@@ -1,9 +1,11 @@
 /**
- * Byte budget and retention. When the shadow repository is over budget, the
- * refs of the oldest ended sessions are dropped first (live sessions never),
- * then the packs are rewritten keeping only objects reachable from the
- * remaining refs. Objects living in the workspace repository are not ours and
- * are never descended into or deleted.
+ * Byte budget and retention. Ended sessions older than the age limit go, and
+ * while the shadow repository is over budget the oldest ended sessions go
+ * (live sessions never); the packs are then rewritten keeping only objects
+ * reachable from the remaining refs, in the same pass. A session is only
+ * dropped when that rewrite removes objects it alone held: history is never
+ * forgotten without the space coming back. Objects living in the workspace
+ * repository are not ours and are never descended into or deleted.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -42,6 +44,13 @@ export interface EnforceBudgetOptions {
    * 15 minutes by default.
    */
   graceMs?: number;
+  /** Ended sessions that ended longer ago than this many milliseconds are dropped even within budget. */
+  maxAgeMs?: number;
+  /**
+   * Objects kept with everything they reach, whatever the refs say: the trees
+   * a snapshotter's stat cache names, so its cached ids stay valid.
+   */
+  keepRoots?: readonly string[];
 }
 
 /** What one retention run did. */
@@ -54,10 +63,22 @@ export interface RetentionReport {
   sizeAfter: number;
   /** Ended sessions whose refs were dropped, oldest first. */
   droppedSessions: SessionSummary[];
+  /** Of those, the ones dropped for their age rather than the budget. */
+  expiredSessions: number;
+  /**
+   * Ended sessions that would have been dropped but were kept because they
+   * hold nothing that could be removed now (all of it shared or too recent).
+   */
+  sessionsKept: number;
   /** Objects removed from the shadow packs. */
   objectsRemoved: number;
+  /** Shadow packs before and after. */
+  packsBefore: number;
+  packsAfter: number;
   /** True when the store is still over budget (only live sessions and recent objects remain). */
   overBudget: boolean;
+  /** True when the pass had work to do (over budget, or sessions past the age limit) and rewrote the packs. */
+  collected: boolean;
 }
 
 /** Everything retention needs from an open store. */
@@ -108,60 +129,95 @@ function endTime(s: SessionSummary): string {
   return s.endedAt ?? s.lastCheckpointAt ?? '';
 }
 
-/** Brings the shadow repository under its byte budget; see the module comment for the policy. */
+/** Brings the shadow repository under its byte budget and age limit; see the module comment for the policy. */
 export async function enforceBudget(ctx: RetentionContext, budgetBytes: number, options: EnforceBudgetOptions = {}): Promise<RetentionReport> {
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   await ctx.objects.flush();
   const sizeBefore = await storeSize(ctx.shadowDir);
-  const report: RetentionReport = { budgetBytes, sizeBefore, sizeAfter: sizeBefore, droppedSessions: [], objectsRemoved: 0, overBudget: false };
-  if (sizeBefore <= budgetBytes) return report;
-
+  const packsBefore = ctx.objects.packCount;
+  const report: RetentionReport = {
+    budgetBytes,
+    sizeBefore,
+    sizeAfter: sizeBefore,
+    droppedSessions: [],
+    expiredSessions: 0,
+    sessionsKept: 0,
+    objectsRemoved: 0,
+    packsBefore,
+    packsAfter: packsBefore,
+    overBudget: false,
+    collected: false,
+  };
   const markStartedAt = Date.now();
   const sessions = await ctx.checkpoints.listSessions();
-  const candidates = sessions.filter((s) => !s.live).sort((a, b) => endTime(a).localeCompare(endTime(b)));
-  const candidatePrefixes = new Set(candidates.map((s) => s.refPrefix));
-  const allRefs = await listRefs(ctx.shadowDir, 'refs/');
-  const keptRoots: string[] = [...ctx.objects.recentlyWritten(graceMs)];
-  const rootsBySession = new Map<string, string[]>();
-  for (const [ref, oid] of allRefs) {
-    const prefix = [...candidatePrefixes].find((p) => ref.startsWith(p));
-    if (prefix) rootsBySession.set(prefix, [...(rootsBySession.get(prefix) ?? []), oid]);
-    else keptRoots.push(oid);
-  }
-  const kept = await markReachable(ctx.objects, keptRoots);
-  const marksBySession = new Map<string, Set<string>>();
-  const holders = new Map<string, number>();
-  for (const session of candidates) {
-    const marks = await markReachable(ctx.objects, rootsBySession.get(session.refPrefix) ?? [], kept);
-    marksBySession.set(session.refPrefix, marks);
-    for (const oid of marks) holders.set(oid, (holders.get(oid) ?? 0) + 1);
-  }
+  const ended = sessions.filter((s) => !s.live).sort((a, b) => endTime(a).localeCompare(endTime(b)));
+  const expiresBefore = options.maxAgeMs !== undefined ? new Date(markStartedAt - options.maxAgeMs).toISOString() : '';
+  const expired = ended.filter((s) => endTime(s) < expiresBefore);
+  if (sizeBefore <= budgetBytes && expired.length === 0) return report;
 
+  const marks = await markSessions(ctx, ended, [...ctx.objects.recentlyWritten(graceMs), ...(options.keepRoots ?? [])]);
   // Unreachable objects go whatever happens; then each dropped session frees what only it held.
   let freed = 0;
   for (const oid of ctx.objects.shadowObjectIds()) {
-    if (!kept.has(oid) && !holders.has(oid)) freed += await ctx.objects.shadowEntrySize(oid);
+    if (!marks.kept.has(oid) && !marks.holders.has(oid)) freed += await ctx.objects.shadowEntrySize(oid);
   }
-  const dropped = new Set<string>();
-  for (const session of candidates) {
-    if (sizeBefore - freed <= budgetBytes) break;
-    dropped.add(session.refPrefix);
-    report.droppedSessions.push(session);
-    for (const oid of marksBySession.get(session.refPrefix)!) {
-      const left = holders.get(oid)! - 1;
-      holders.set(oid, left);
-      if (left === 0) freed += await ctx.objects.shadowEntrySize(oid);
+  const expiredPrefixes = new Set(expired.map((s) => s.refPrefix));
+  const dropped: SessionSummary[] = [];
+  for (const session of ended) {
+    const isExpired = expiredPrefixes.has(session.refPrefix);
+    if (!isExpired && sizeBefore - freed <= budgetBytes) break;
+    const own = marks.bySession.get(session.refPrefix)!;
+    const alone = [...own].filter((oid) => marks.holders.get(oid) === 1);
+    if (alone.length === 0) {
+      // Dropping it would forget history and free nothing; it stays until it does.
+      report.sessionsKept++;
+      continue;
     }
+    dropped.push(session);
+    if (isExpired) report.expiredSessions++;
+    for (const oid of own) marks.holders.set(oid, marks.holders.get(oid)! - 1);
+    for (const oid of alone) freed += await ctx.objects.shadowEntrySize(oid);
   }
-  for (const prefix of dropped) await ctx.checkpoints.dropSession(prefix);
+  for (const session of dropped) await ctx.checkpoints.dropSession(session.refPrefix);
+  report.droppedSessions = dropped;
 
-  const keep = (oid: string): boolean => kept.has(oid) || (holders.get(oid) ?? 0) > 0;
+  const keep = (oid: string): boolean => marks.kept.has(oid) || (marks.holders.get(oid) ?? 0) > 0;
   const result = await ctx.objects.rewritePacks(keep, {
     since: markStartedAt,
     expand: (roots) => markReachable(ctx.objects, roots),
   });
+  report.collected = true;
   report.objectsRemoved = result.objectsBefore - result.objectsKept;
+  report.packsAfter = ctx.objects.packCount;
   report.sizeAfter = await storeSize(ctx.shadowDir);
   report.overBudget = report.sizeAfter > budgetBytes;
   return report;
+}
+
+/** What the refs and the protected roots reach: `kept` always stays; `bySession` is what each ended session reaches beyond it. */
+interface SessionMarks {
+  kept: Set<string>;
+  bySession: Map<string, Set<string>>;
+  /** Object id → number of ended sessions reaching it (outside `kept`). */
+  holders: Map<string, number>;
+}
+
+async function markSessions(ctx: RetentionContext, ended: readonly SessionSummary[], protectedRoots: readonly string[]): Promise<SessionMarks> {
+  const endedPrefixes = ended.map((s) => s.refPrefix);
+  const keptRoots: string[] = [...protectedRoots];
+  const rootsBySession = new Map<string, string[]>();
+  for (const [ref, oid] of await listRefs(ctx.shadowDir, 'refs/')) {
+    const prefix = endedPrefixes.find((p) => ref.startsWith(p));
+    if (prefix) rootsBySession.set(prefix, [...(rootsBySession.get(prefix) ?? []), oid]);
+    else keptRoots.push(oid);
+  }
+  const kept = await markReachable(ctx.objects, keptRoots);
+  const bySession = new Map<string, Set<string>>();
+  const holders = new Map<string, number>();
+  for (const prefix of endedPrefixes) {
+    const reached = await markReachable(ctx.objects, rootsBySession.get(prefix) ?? [], kept);
+    bySession.set(prefix, reached);
+    for (const oid of reached) holders.set(oid, (holders.get(oid) ?? 0) + 1);
+  }
+  return { kept, bySession, holders };
 }
