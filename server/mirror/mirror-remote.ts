@@ -1,0 +1,82 @@
+/**
+ * Where checkpoints are mirrored and how to authenticate there. The token is
+ * only ever read from the environment and handed to isomorphic-git's
+ * `onAuth`; it is never part of a URL, a file or a message.
+ */
+import type { AuthCallback, AuthFailureCallback, GitAuth, HttpClient } from 'isomorphic-git';
+import http from 'isomorphic-git/http/node';
+
+/** Environment variable naming the mirror when `--mirror` is not given. */
+export const MIRROR_ENV = 'CHANGESET_SERVER_MIRROR';
+/** Environment variable holding the token sent to the mirror. */
+export const MIRROR_TOKEN_ENV = 'CHANGESET_SERVER_MIRROR_TOKEN';
+/** User name sent with the token in HTTP basic authentication. */
+export const MIRROR_USER_ENV = 'CHANGESET_SERVER_MIRROR_USER';
+/** `basic` (default) or `bearer`: how the token is sent. */
+export const MIRROR_AUTH_ENV = 'CHANGESET_SERVER_MIRROR_AUTH';
+
+/** GitHub's convention; GitLab, Gitea and others accept any user name with a token. */
+const DEFAULT_USER = 'x-access-token';
+
+/** A mistake in the mirror settings (exit code 2 on the command line). */
+export class MirrorSettingsError extends Error {}
+
+/** A git remote reachable over smart HTTP, and how to log in. */
+export interface MirrorRemote {
+  /** The repository URL, without credentials. */
+  url: string;
+  /** isomorphic-git's HTTP client for Node. */
+  http: HttpClient;
+  /** Answers the host's 401 with the token (undefined without one). */
+  onAuth: AuthCallback;
+  /** Gives up after the host refused the token once, instead of asking again. */
+  onAuthFailure: AuthFailureCallback;
+  /** The token as a request header, for requests isomorphic-git's discovery does not make. */
+  authHeaders(): Record<string, string>;
+  /** Replaces the token wherever it might appear in text meant for people. */
+  redact(text: string): string;
+}
+
+/** Checks a mirror URL: http or https, and no credentials in it (they would end up in logs and files). */
+export function parseMirrorUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new MirrorSettingsError(`mirror URL ${JSON.stringify(text)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new MirrorSettingsError(`mirror URL must be http:// or https:// (smart HTTP), got ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new MirrorSettingsError(`mirror URL must not contain credentials: put the token in ${MIRROR_TOKEN_ENV}`);
+  }
+  // isomorphic-git appends `/info/refs` to the URL as given.
+  return url.href.replace(/\/+$/, '');
+}
+
+/** The remote for a URL, with the token, user name and scheme from the environment. */
+export function mirrorRemote(urlText: string, env: NodeJS.ProcessEnv = process.env): MirrorRemote {
+  const url = parseMirrorUrl(urlText);
+  const token = env[MIRROR_TOKEN_ENV] || undefined;
+  const scheme = (env[MIRROR_AUTH_ENV] || 'basic').toLowerCase();
+  if (scheme !== 'basic' && scheme !== 'bearer') throw new MirrorSettingsError(`${MIRROR_AUTH_ENV} must be basic or bearer, got ${JSON.stringify(scheme)}`);
+  const username = env[MIRROR_USER_ENV] || DEFAULT_USER;
+  const auth = (): GitAuth | undefined => {
+    if (token === undefined) return undefined;
+    return scheme === 'bearer' ? { headers: { Authorization: `Bearer ${token}` } } : { username, password: token };
+  };
+  return {
+    url,
+    http,
+    onAuth: () => auth(),
+    onAuthFailure: () => ({ cancel: true }),
+    authHeaders: () => {
+      const given = auth();
+      if (!given) return {};
+      if (given.headers) return given.headers;
+      return { Authorization: `Basic ${Buffer.from(`${given.username}:${given.password}`).toString('base64')}` };
+    },
+    redact: (text) => (token === undefined ? text : text.split(token).join('***')),
+  };
+}

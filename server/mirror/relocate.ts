@@ -1,0 +1,53 @@
+/**
+ * Checkpoints name the directories they recorded (the session's working
+ * directories, each root's path, captured and restored files' absolute
+ * paths). Imported on another machine, the same project sits elsewhere:
+ * these rewrite every such path from the mirrored directory to the local
+ * one, in checkpoint trailers and in JSON blobs, leaving all else as it was.
+ */
+import { TRAILER_KEY } from '../store/checkpoint-format.js';
+import type { CommitObject } from '../store/commit.js';
+
+/** A directory move: paths equal to `from` or under it are moved under `to`. */
+export interface Relocation {
+  from: string;
+  to: string;
+}
+
+/** Rewrites every string in a JSON value that is the directory or a path inside it. */
+export function relocateJson(value: unknown, move: Relocation): unknown {
+  if (typeof value === 'string') {
+    if (value === move.from) return move.to;
+    return value.startsWith(`${move.from}/`) ? `${move.to}${value.slice(move.from.length)}` : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => relocateJson(v, move));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = relocateJson(v, move);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * A checkpoint message with its trailer relocated; `entries` (the id of the
+ * change-entries blob) is replaced through `blobIds` when that blob was
+ * rewritten too. Returns the message unchanged when nothing moved.
+ */
+export function relocateMessage(message: string, move: Relocation, blobIds: ReadonlyMap<string, string>): string {
+  const lines = message.split('\n');
+  const at = lines.map((l) => l.startsWith(`${TRAILER_KEY}: `)).lastIndexOf(true);
+  if (at < 0) return message;
+  const trailer = JSON.parse(lines[at]!.slice(TRAILER_KEY.length + 2)) as Record<string, unknown>;
+  const moved = relocateJson(trailer, move) as Record<string, unknown>;
+  const entries = moved['entries'];
+  if (typeof entries === 'string' && blobIds.has(entries)) moved['entries'] = blobIds.get(entries);
+  lines[at] = `${TRAILER_KEY}: ${JSON.stringify(moved)}`;
+  return lines.join('\n');
+}
+
+/** The content of a commit with other parents and message, keeping its tree, author and committer lines. */
+export function serializeCommitLike(commit: CommitObject, parents: readonly string[], message: string): Buffer {
+  const lines = [`tree ${commit.tree}`, ...parents.map((p) => `parent ${p}`), `author ${commit.author}`, `committer ${commit.committer}`];
+  return Buffer.from(`${lines.join('\n')}\n\n${message}`, 'utf8');
+}
