@@ -22,6 +22,7 @@ import type {
 } from '../../protocol/index.js';
 import type { TimelineMeta } from '../../server/session/timeline-meta.js';
 import type { ViewerClient } from './client.js';
+import { Emitter } from './events.js';
 import { buildRows, countsOf, type Counts, type Row } from './files-model.js';
 
 /** How diffs are drawn. */
@@ -79,6 +80,14 @@ export class App {
   notice: Notice | undefined;
   /** Per-turn counts from turn changesets once opened; the session state's figures otherwise. */
   readonly turnCounts = new Map<string, Counts>();
+  /** The linked line of the selected file: `L<n>` on the old side, `R<n>` on the new. */
+  selectedLine: string | undefined;
+  /** Whether the selection came from the user picking a file or from scrolling past it. */
+  selectionSource: 'pick' | 'scroll' = 'pick';
+  /** The session to open first and how to open its view (a deep link sets these before the sessions load). */
+  landing: { session?: URI; open?: () => Promise<boolean> } = {};
+  /** `navigate` fires whenever the session, changeset, file or line shown changes. */
+  readonly events = new Emitter<{ navigate: undefined }>();
 
   private rowsCache: { files: readonly ChangesetFile[]; rows: Row[] } | undefined;
   private readonly renderers = new Map<Part, () => void>();
@@ -189,7 +198,12 @@ export class App {
     this.sessions.clear();
     for (const s of all) this.sessions.set(s.resource, s);
     this.invalidate('sessions');
-    if (this.sessionUri === undefined && all.length > 0) await this.selectSession(this.sortedSessions()[0]!.resource);
+    if (this.sessionUri === undefined && all.length > 0) {
+      const { session, open } = this.landing;
+      this.landing = {};
+      if (session !== undefined && this.sessions.has(session)) await this.selectSession(session, open);
+      else await this.selectSession(this.sortedSessions()[0]!.resource);
+    }
   }
 
   /** Sessions, most recently modified first. */
@@ -197,12 +211,17 @@ export class App {
     return [...this.sessions.values()].sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : a.modifiedAt > b.modifiedAt ? -1 : 0));
   }
 
-  /** Opens a session: subscribes to it, its chat and its static changesets (for the chip counts). */
-  async selectSession(uri: URI): Promise<void> {
+  /**
+   * Opens a session: subscribes to it, its chat and its static changesets (for
+   * the chip counts). `openView` opens something other than the session-wide
+   * changeset first; it resolves false when it could not.
+   */
+  async selectSession(uri: URI, openView?: () => Promise<boolean>): Promise<void> {
     if (uri === this.sessionUri) return;
     this.leaveSession();
     this.sessionUri = uri;
     this.invalidate('sessions', 'turns', 'chips', 'toolbar', 'files', 'diff');
+    this.events.emit('navigate', undefined);
     try {
       await this.client.subscribe(uri);
     } catch (error) {
@@ -210,6 +229,7 @@ export class App {
       return;
     }
     await this.syncSessionChannels();
+    if (openView && (await openView())) return;
     // Start on the session-wide changeset: it is live and shows everything so far.
     const sessionEntry = this.catalogue.find((c) => c.changeKind === 'session' && isStatic(c)) ?? this.catalogue.find(isStatic);
     if (sessionEntry && !this.open) await this.openEntry(sessionEntry);
@@ -263,10 +283,18 @@ export class App {
     this.compare = this.compare.includes(turnId) ? this.compare.filter((t) => t !== turnId) : [...this.compare, turnId].slice(-2);
     this.invalidate('turns');
     if (this.compare.length !== 2) return;
+    const order = (this.chat?.turns ?? []).map((t) => t.id);
+    const [original, modified] = [...this.compare].sort((a, b) => order.indexOf(a) - order.indexOf(b)) as [string, string];
+    await this.openCompare(original, modified);
+  }
+
+  /** Opens the comparison of two turns' end states (`original` is the old side). */
+  async openCompare(original: string, modified: string): Promise<void> {
     const entry = this.catalogue.find((c) => c.changeKind === 'compare-turns');
     if (!entry) return;
     const order = (this.chat?.turns ?? []).map((t) => t.id);
-    const [original, modified] = [...this.compare].sort((a, b) => order.indexOf(a) - order.indexOf(b)) as [string, string];
+    this.compare = [original, modified];
+    this.invalidate('turns');
     this.openTurnId = undefined;
     await this.openChangeset({
       uri: expandChangesetUri(entry.uriTemplate, { originalTurnId: original, modifiedTurnId: modified }),
@@ -280,7 +308,10 @@ export class App {
     const previous = this.open;
     this.open = open;
     this.selectedFileId = undefined;
+    this.selectedLine = undefined;
+    this.selectionSource = 'pick';
     this.invalidate('turns', 'chips', 'toolbar', 'files', 'diff');
+    this.events.emit('navigate', undefined);
     // Static changesets stay subscribed for their chip counts; per-turn ones are dropped when left.
     if (previous && previous.uri !== open.uri && !this.isStaticUri(previous.uri)) this.client.unsubscribe(previous.uri);
     if (this.client.isSubscribed(open.uri) && this.client.mirror.has(open.uri)) return;
@@ -291,15 +322,33 @@ export class App {
     }
   }
 
+  /** A turn or comparison opened before the chat was mirrored (a deep link) gets its title once it is. */
+  private relabelTurn(): void {
+    const turns = this.chat?.turns ?? [];
+    if (!this.open) return;
+    let label: string | undefined;
+    if (this.open.changeKind === 'turn') label = firstLine(turns.find((t) => t.id === this.openTurnId)?.message.text);
+    else if (this.open.changeKind === 'compare-turns' && this.compare.length === 2) {
+      const [a, b] = this.compare.map((id) => turns.findIndex((t) => t.id === id) + 1);
+      if (a && b) label = `Compare: turn ${a} → turn ${b}`;
+    }
+    if (!label) return;
+    this.open = { ...this.open, label: this.open.changeKind === 'turn' ? `Turn: ${label}` : label };
+    this.invalidate('toolbar');
+  }
+
   private isStaticUri(uri: URI): boolean {
     return this.catalogue.some((c) => isStatic(c) && c.uriTemplate === uri);
   }
 
-  /** Selects a file by id (and re-renders the list and diff). */
-  selectFile(id: string | undefined): void {
-    if (id === this.selectedFileId) return;
+  /** Selects a file by id (and re-renders the list and diff); `line` links one of its lines. */
+  selectFile(id: string | undefined, source: 'pick' | 'scroll' = 'pick', line?: string): void {
+    if (id === this.selectedFileId && line === this.selectedLine) return;
     this.selectedFileId = id;
+    this.selectedLine = line;
+    this.selectionSource = source;
     this.invalidate('files', 'diff');
+    this.events.emit('navigate', undefined);
   }
 
   /** Selects the next (`+1`) or previous (`-1`) file in list order. */
@@ -336,7 +385,10 @@ export class App {
       this.invalidate('chips', 'turns', 'toolbar');
       void this.syncSessionChannels();
     }
-    if (uri === this.chatUri) this.invalidate('turns');
+    if (uri === this.chatUri) {
+      this.invalidate('turns');
+      this.relabelTurn();
+    }
     if (this.isStaticUri(uri)) this.invalidate('chips');
     if (uri === this.sessionChangesetUri) this.invalidate('status');
     const state = this.client.mirror.state(uri, 'changeset');

@@ -7,6 +7,7 @@
  */
 import { App } from './app.js';
 import { ViewerClient } from './client.js';
+import { installDeepLinks } from './deep-link.js';
 import { byId } from './dom.js';
 import { installKeyboard } from './keyboard.js';
 import { renderChips, renderToolbar } from './views/header.js';
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
   app.renderer('files', () => files.render());
   app.renderer('diff', () => diff.render());
   installKeyboard(app);
+  installDeepLinks(app);
   // Plain buttons rather than a method="dialog" form: the page's CSP has form-action 'none'.
   byId('confirm-cancel').addEventListener('click', () => byId<HTMLDialogElement>('confirm-dialog').close('cancel'));
   byId('confirm-ok').addEventListener('click', () => byId<HTMLDialogElement>('confirm-dialog').close('confirm'));

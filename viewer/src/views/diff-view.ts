@@ -37,7 +37,16 @@ export class DiffView {
   private readonly pane = byId('diff');
   private readonly cache = new Map<string, Loaded>();
 
-  constructor(private readonly app: App) {}
+  private revealedLine: string | undefined;
+
+  constructor(private readonly app: App) {
+    // Line numbers are links: clicking one puts the line in the address.
+    this.pane.addEventListener('click', (event) => {
+      const cell = (event.target as HTMLElement).closest<HTMLElement>('td.num[data-line]');
+      const file = this.app.selectedFile;
+      if (cell && file) this.app.selectFile(file.id, 'pick', cell.dataset['line']);
+    });
+  }
 
   /** Draws the selected file (fetching its diff when not loaded yet). */
   render(): void {
@@ -62,6 +71,21 @@ export class DiffView {
       }
     }
     replaceChildren(this.pane, this.header(open.uri, file), this.body(open.uri, file, loaded));
+    this.markLine(`${key}\n${app.selectedLine ?? ''}`);
+  }
+
+  /** Marks the linked line and scrolls it into view the first time it is drawn. */
+  private markLine(key: string): void {
+    const line = this.app.selectedLine;
+    if (line === undefined) return;
+    const cell = this.pane.querySelector(`td.num[data-line="${line}"]`);
+    const row = cell?.closest('tr');
+    if (!row) return;
+    row.classList.add('linked');
+    if (this.revealedLine !== key) {
+      this.revealedLine = key;
+      row.scrollIntoView({ block: 'center' });
+    }
   }
 
   private async fetch(channel: URI, file: ChangesetFile, loaded: Loaded, key: string): Promise<void> {
@@ -279,12 +303,12 @@ function marked(text: string, words: CharRange[] | undefined, kind: DiffLine['ki
   return out;
 }
 
-function num(n: number | undefined, kind: string): HTMLElement {
-  return h('td', { class: `num ${kind}` }, n === undefined ? '' : String(n));
+function num(n: number | undefined, kind: string, side: 'L' | 'R'): HTMLElement {
+  return h('td', { class: `num ${kind}`, 'data-line': n === undefined ? undefined : `${side}${n}`, title: n === undefined ? undefined : 'Link to this line' }, n === undefined ? '' : String(n));
 }
 
 function unifiedRow(line: DiffLine): HTMLElement {
-  return h('tr', { class: `line ${line.kind}` }, num(line.oldNo, line.kind), num(line.newNo, line.kind), code(line));
+  return h('tr', { class: `line ${line.kind}` }, num(line.oldNo, line.kind, 'L'), num(line.newNo, line.kind, 'R'), code(line));
 }
 
 function splitRow(left: DiffLine | undefined, right: DiffLine | undefined): HTMLElement {
@@ -292,7 +316,7 @@ function splitRow(left: DiffLine | undefined, right: DiffLine | undefined): HTML
   return h(
     'tr',
     { class: 'line' },
-    left ? [num(left.oldNo, left.kind), code(left)] : empty(),
-    right ? [num(right.newNo, right.kind), code(right)] : empty(),
+    left ? [num(left.oldNo, left.kind, 'L'), code(left)] : empty(),
+    right ? [num(right.newNo, right.kind, 'R'), code(right)] : empty(),
   );
 }
