@@ -92,9 +92,38 @@ describe('Claude Code hook', () => {
     expect(last.sessions[0]!.turns.map((t) => t.turnId)).toEqual(['prompt-2']);
 
     await hook('11-session-end.json');
-    expect((await client.requestError('harness/status', { channel })).code).toBe(-32001);
+    // Ended, not gone: still listed, with its turns, and it records no more.
+    const ended = (await client.request<StatusResult>('harness/status', { channel })).sessions[0]!;
+    expect(ended.endedAt).toEqual(expect.any(String));
+    expect(ended.title).toBe('Claude Code — Make hello.txt friendlier and add notes');
+    expect(ended.turns.map((t) => t.turnId)).toEqual(session.turns.map((t) => t.turnId));
     await client.close();
     expect(existsSync(join(state, 'hooks', 'claude', `${SESSION_ID}.json`))).toBe(false);
+  });
+
+  it('lets the server it started go away when idle, and picks the session up again at the next event', async () => {
+    const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n' });
+    const state = temp.make('cs-hook-state-');
+    const hook = (name: string) =>
+      run(['hook', 'claude', '--state-dir', state, '--timeout', '30000', '--idle-timeout', '1500'], { input: fixture(name, workspace), cwd: workspace });
+    expect((await hook('02-user-prompt-submit.json')).code).toBe(0);
+    const first = await waitFor(() => findServerFor(state, workspace), 'the server to register');
+    started.push(first);
+    writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
+    expect((await hook('07-stop.json')).code).toBe(0);
+    // No turn being recorded and no client: it stops by itself.
+    await waitFor(async () => (isProcessAlive(first.pid) ? undefined : true), 'the idle server to exit', 20_000);
+    expect(await findServerFor(state, workspace)).toBeUndefined();
+
+    expect((await hook('08-user-prompt-submit-with-id.json')).code).toBe(0);
+    const second = await waitFor(() => findServerFor(state, workspace), 'a new server to register');
+    started.push(second);
+    expect(second.pid).not.toBe(first.pid);
+    const client = await TestClient.connect(second.url, { token: second.token! });
+    await client.initialize();
+    const status = await client.request<StatusResult>('harness/status', { channel: `ahp-session:/${SESSION_ID}` });
+    expect(status.sessions[0]!.turns.map((t) => [t.state, t.changes?.files])).toEqual([['complete', 1], [undefined, undefined]]);
+    await client.close();
   });
 
   it('records an edit even when the prompt event was missed', async () => {

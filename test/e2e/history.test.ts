@@ -1,0 +1,156 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startAutoTurns } from '../../server/auto-turns/index.js';
+import { findServerFor, isProcessAlive, type ServerEntry } from '../../server/registry/index.js';
+import { run, startServe, type ServeProcess } from '../cli/serve-process.js';
+import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { buildViewer, launchBrowser, openViewer, startViewerServer, type ViewerServer } from './viewer-harness.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'hook', 'fixtures');
+const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
+
+function fixture(name: string, cwd: string): string {
+  const text = readFileSync(join(FIXTURES, name), 'utf8');
+  return text.replaceAll('${SESSION}', SESSION_ID).replaceAll('${CWD}', JSON.stringify(cwd).slice(1, -1));
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const LINES = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
+
+describe('history in the viewer', () => {
+  const temp = new TempDirs();
+  let browser: Browser;
+  let viewer: Awaited<ReturnType<typeof buildViewer>>;
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  beforeAll(async () => {
+    viewer = await buildViewer();
+    browser = await launchBrowser();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await viewer?.remove();
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+    temp.cleanup();
+  });
+
+  it('keeps a Claude Code session reviewable and revertable after SessionEnd, in the viewer and the CLI', async () => {
+    const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n', 'analysis.ipynb': '{"cells": []}\n' });
+    const state = temp.make('cs-hook-state-');
+    const hook = async (name: string): Promise<void> => {
+      const result = await run(['hook', 'claude', '--state-dir', state, '--timeout', '30000'], { input: fixture(name, workspace), cwd: workspace });
+      expect(result, name).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    };
+    await hook('01-session-start.json');
+    const entry = await waitFor(() => findServerFor(state, workspace), 'the server to register');
+    cleanups.push(() => stopProcess(entry));
+    await hook('02-user-prompt-submit.json');
+    await hook('04-pre-tool-use-edit.json');
+    writeFileSync(join(workspace, 'hello.txt'), 'hello, friend\n');
+    await hook('05-pre-tool-use-write.json');
+    writeFileSync(join(workspace, 'notes.txt'), 'one\n');
+    await hook('07-stop.json');
+    await hook('11-session-end.json');
+
+    // The CLI still sees it, says it ended, and can dry-run and revert it.
+    const cli = (...args: string[]) => run([...args, '--state-dir', state], { cwd: workspace });
+    const status = await cli('status');
+    expect(status.stdout).toContain('Claude Code — Make hello.txt friendlier and add notes  (ended: kept for review)');
+    const dry = await cli('revert', '--turn', '1', '--dry-run');
+    expect(dry.stdout).toContain('would change 2 files');
+
+    // The viewer lists it under past sessions, opens its turn, and reverts a file of it.
+    const { page, errors } = await openViewer(browser, entry.viewer);
+    const item = page.locator(`[data-session="ahp-session:/${SESSION_ID}"]`);
+    await item.waitFor();
+    expect(await page.locator('#sessions .group').allTextContents()).toEqual(['Past sessions']);
+    expect(await item.locator('.session-title').textContent()).toBe('Claude Code — Make hello.txt friendlier and add notes');
+    expect(await item.locator('.meta').textContent()).toMatch(/ended.*1 turn · 2 files \+2 −1/);
+    await item.click();
+    const turn = page.locator('.turn-open').first();
+    await turn.click();
+    await page.locator('.row.file[data-path="notes.txt"] .file-open').click();
+    await page.locator('.diff-header [data-operation="revert"]').click();
+    await page.locator('#confirm-ok').click();
+    // A turn's changeset is what the turn did, so the file stays listed; the timeline shows what the user did.
+    await page.locator('[data-user-action="Reverted notes.txt (turn 1)"]').waitFor({ timeout: 60_000 });
+    expect(() => readFileSync(join(workspace, 'notes.txt'))).toThrow();
+
+    // And the CLI reverts the rest, naming the turn.
+    const reverted = await cli('revert', '--turn', 'last');
+    expect(reverted).toMatchObject({ code: 0, stdout: 'Reverted turn 1: hello.txt\n  hello.txt\n' });
+    expect(readFileSync(join(workspace, 'hello.txt'), 'utf8')).toBe('hi\n');
+    expect((await cli('status')).stdout).toContain('turns:       1');
+    expect(errors).toEqual([]);
+  }, 240_000);
+
+  it('records a hunk the viewer reverts as the user action, not as an automatic turn', async () => {
+    const server: ViewerServer = await startViewerServer(viewer.dir);
+    cleanups.push(() => server.stop());
+    const repo = makeRepo(temp.make(), { 'a.txt': LINES });
+    const session = await server.service.openWorkspace([repo]);
+    const auto = startAutoTurns(server.service.sessions, session, { quietMs: 400 });
+    cleanups.push(async () => auto.stop());
+    const ended = new Promise<string>((resolve) => auto.once('turnEnded', (id) => resolve(id)));
+    writeFiles(repo, { 'a.txt': LINES.replace('line 3\n', 'line three\n').replace('line 25\n', 'line twenty-five\n') });
+    const turnId = await ended;
+
+    const { page, errors } = await openViewer(browser, server.viewerUrl);
+    await page.locator(`[data-turn="${turnId}"]`).click();
+    await expect.poll(() => page.locator(`[data-turn="${turnId}"] .turn-message`).textContent()).toContain('Edited a.txt');
+    await page.locator('.row.file[data-path="a.txt"] .file-open').click();
+    await page.locator('tr.hunk-header [data-operation="revert"]').first().click();
+    await page.locator('#confirm-ok').click();
+    await page.locator('[data-user-action="Reverted lines 1–6 of a.txt (turn 1)"]').waitFor({ timeout: 30_000 });
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe(LINES.replace('line 25\n', 'line twenty-five\n'));
+    // Well past the quiet period: the server's own write is no turn.
+    await new Promise((r) => setTimeout(r, 1500));
+    await auto.idle();
+    expect(session.turns).toHaveLength(1);
+    expect(await page.locator('.turn-open').count()).toBe(1);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('reconnects an open viewer after a restart on the same port and token; a link without the token says how to get one', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
+    const state = temp.make('state-');
+    const args = [repo, '--state-dir', state, '--viewer-dir', viewer.dir];
+    let serve: ServeProcess = await startServe(args);
+    cleanups.push(() => serve.stop());
+    const first = serve.ready;
+    const { page, errors } = await openViewer(browser, first.viewer);
+    await page.locator('#connection[data-state="open"]').waitFor();
+    await page.locator(`[data-session="${first.sessions[0]}"]`).waitFor();
+
+    expect(await serve.stop()).toBe(0);
+    await page.locator('#connection[data-state="reconnecting"]').waitFor();
+    serve = await startServe(args);
+    expect(serve.ready).toMatchObject({ url: first.url, token: first.token, viewer: first.viewer, sessions: first.sessions });
+    await page.locator('#connection[data-state="open"]').waitFor({ timeout: 30_000 });
+    await page.locator(`[data-session="${first.sessions[0]}"]`).waitFor();
+
+    const bare = await openViewer(browser, first.url.replace(/^ws:/, 'http:'));
+    await bare.page.locator('.needs-link').waitFor();
+    expect(await bare.page.locator('.needs-link').textContent()).toContain('changeset-server open');
+    // While the server was down the browser logged its refused connection attempts; nothing else went wrong.
+    expect(errors.filter((e) => !e.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
+  }, 120_000);
+});
+
+async function stopProcess(entry: ServerEntry): Promise<void> {
+  if (isProcessAlive(entry.pid)) process.kill(entry.pid, 'SIGTERM');
+  await waitFor(async () => (isProcessAlive(entry.pid) ? undefined : true), `server ${entry.pid} to exit`);
+}
