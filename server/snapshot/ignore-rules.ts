@@ -33,8 +33,8 @@ function trimTrailingSpaces(line: string): string {
   return line.slice(0, end);
 }
 
-/** Parses one line of an ignore file; undefined for blanks and comments. */
-export function parseIgnoreLine(raw: string): IgnorePattern | undefined {
+/** Parses one line of an ignore file; undefined for blanks and comments. `caseFold`: `core.ignoreCase`. */
+export function parseIgnoreLine(raw: string, caseFold = false): IgnorePattern | undefined {
   let line = trimTrailingSpaces(raw);
   if (line === '' || line.charCodeAt(0) === 0x23 /* # */) return undefined;
   const source = line;
@@ -51,15 +51,15 @@ export function parseIgnoreLine(raw: string): IgnorePattern | undefined {
   if (line === '') return undefined;
   const basename = !line.includes('/');
   if (line.charCodeAt(0) === 0x2f) line = line.slice(1);
-  return { source, negate, dirOnly, basename, test: compileGlob(line, !basename) };
+  return { source, negate, dirOnly, basename, test: compileGlob(line, !basename, caseFold) };
 }
 
-/** Parses the text of an ignore file (a leading UTF-8 BOM is skipped, as git does). */
-export function parseIgnoreFile(text: string): IgnorePattern[] {
+/** Parses the text of an ignore file (a leading UTF-8 BOM is skipped, as git does). `caseFold`: `core.ignoreCase`. */
+export function parseIgnoreFile(text: string, caseFold = false): IgnorePattern[] {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const out: IgnorePattern[] = [];
   for (const line of text.split('\n')) {
-    const p = parseIgnoreLine(line);
+    const p = parseIgnoreLine(line, caseFold);
     if (p) out.push(p);
   }
   return out;

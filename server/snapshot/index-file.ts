@@ -76,6 +76,17 @@ export class IndexSeed {
     this.lastMap.set(decodePathBytes(bytes.subarray(slash + 1, end)), i);
   }
 
+  /** The mode recorded for entry `i`, whatever the file on disk looks like. */
+  entryMode(i: number): number {
+    return this.mode[i]!;
+  }
+
+  /** The blob id recorded for entry `i`, whatever the file on disk looks like. */
+  entryOid(i: number): string {
+    const at = this.oidAt[i]!;
+    return this.buf.toString('hex', at, at + 20);
+  }
+
   /** The entries of one directory ('' for the top, else 'a/b/'), by name. */
   directory(dir: string): SeedDirectory | undefined {
     const names = this.byDir.get(dir);

@@ -46,6 +46,8 @@ export interface CachedEntry {
   oid: string | undefined;
   /** Stored as a Git LFS pointer. */
   lfs: boolean;
+  /** Line-ending conversion on the way in (`EOL_*` in eol-conversion.ts); the id is of the converted content. */
+  eol: number;
   /** State of the directory below this entry (directories only). */
   dir: DirState | undefined;
 }
@@ -88,7 +90,7 @@ const VERSION = 2;
  *   u32[dirCount * 3]      dir files, entry count, rules-key index
  *   u32[entryCount]        entry mode
  *   u8[dirCount]           dir flags (1 tree, 2 .git, 4 nested repository)
- *   u8[entryCount * 3]     entry kind, status, flags (1 raw name, 2 oid, 4 lfs, 8 dir follows)
+ *   u8[entryCount * 3]     entry kind, status, flags (1 raw name, 2 oid, 4 lfs, 8 dir follows, 16/32 eol conversion)
  *   bytes[oidCount * 20]   dir tree ids then entry ids, in order
  *   bytes[namesBytes]      entry names (UTF-8), NUL-separated
  *   keys: u32 len + UTF-8, keyCount times
@@ -193,7 +195,7 @@ function encode(identity: string, refTimeMs: number, root: DirState): Buffer {
   for (const e of entries) {
     out[off++] = e.kind;
     out[off++] = e.status;
-    out[off++] = (e.raw ? 1 : 0) | (e.oid ? 2 : 0) | (e.lfs ? 4 : 0) | (e.dir ? 8 : 0);
+    out[off++] = (e.raw ? 1 : 0) | (e.oid ? 2 : 0) | (e.lfs ? 4 : 0) | (e.dir ? 8 : 0) | ((e.eol & 3) << 4);
   }
   off += oidBytes.copy(out, off);
   off += nameBytes.copy(out, off);
@@ -285,6 +287,7 @@ function decode(buf: Buffer, identity: string): LoadedCache | undefined {
         ino: f64[b + 3]!,
         oid: ef & 2 ? nextOid() : undefined,
         lfs: (ef & 4) !== 0,
+        eol: (ef >> 4) & 3,
         dir: undefined,
       };
     }

@@ -16,7 +16,11 @@ import { compareTreeNames, encodeTree, hashObject, MODE_EXEC, MODE_FILE, MODE_GI
 import { readHeadCommit, resolveDotGit } from './git-repository.js';
 import { parseIgnoreFile, type IgnoreStack } from './ignore-rules.js';
 import type { IndexSeed, SeedDirectory } from './index-file.js';
-import { isLfsPointer, lfsPointer, parseFilterRules, type AttributeStack } from './lfs-attributes.js';
+import { isLfsPointer, lfsPointer } from './lfs-attributes.js';
+import { parseAttributes, type AttributeStack } from './git-attributes.js';
+import { cleanClass, cleanContent, convertsNothing, crlfAction, EOL_AUTO, EOL_KEEP } from './eol-conversion.js';
+import type { CoreSettings } from './git-config.js';
+import type { IndexLookup } from './index-lookup.js';
 import { KIND_DIR, KIND_FILE, KIND_OTHER, KIND_SYMLINK, STATUS_IGNORED, STATUS_INCLUDED, type CachedEntry, type DirState } from './stat-cache.js';
 import { NOTHING_TOUCHED, type TouchedNode } from './touched-paths.js';
 
@@ -111,6 +115,10 @@ export interface WalkEnv {
   visitAll?: boolean;
   /** Collect the paths whose content or presence differs from the cache (verification walks). */
   collectChanged?: boolean;
+  /** The repository's core settings (line endings, file modes, symlinks, case). */
+  core: CoreSettings;
+  /** The repository's index, for what `git add` takes from it; undefined outside repositories. */
+  index: IndexLookup | undefined;
 }
 
 /** What the walk does with one entry of a directory when following touched paths. */
@@ -127,7 +135,7 @@ const RESERVED_RE = /^(?:\.git[. ]*|git~1)$/i;
 export interface RuleContext {
   /** Ignore rules. */
   ignore: IgnoreStack;
-  /** Attribute (LFS) rules. */
+  /** Attribute rules (LFS, line endings). */
   attrs: AttributeStack;
   /** Identity of both, stored with decisions so they are redone when rules change. */
   key: string;
@@ -185,7 +193,7 @@ function sameStat(a: LiteStat, b: LiteStat): boolean {
 }
 
 function newEntry(name: string, raw: Buffer | undefined, kind: number): CachedEntry {
-  return { name, raw, kind, status: STATUS_INCLUDED, mode: 0, size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1, oid: undefined, lfs: false, dir: undefined };
+  return { name, raw, kind, status: STATUS_INCLUDED, mode: 0, size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1, oid: undefined, lfs: false, eol: EOL_KEEP, dir: undefined };
 }
 
 function treeNameBytes(e: CachedEntry): Buffer {
@@ -414,8 +422,11 @@ export class Walker {
     const gi = this.ruleFile(fsPath, rel, ignoreEntry);
     const ga = this.ruleFile(fsPath, rel, attrEntry);
     if (gi || ga) {
-      const ignore = gi ? parentRules.ignore.push({ patterns: parseIgnoreFile(gi.text), prepend: '', strip: rel.length }) : parentRules.ignore;
-      const attrs = ga ? parentRules.attrs.push({ rules: parseFilterRules(ga.text), prepend: '', strip: rel.length }) : parentRules.attrs;
+      const caseFold = env.core.ignoreCase;
+      const ignore = gi ? parentRules.ignore.push({ patterns: parseIgnoreFile(gi.text, caseFold), prepend: '', strip: rel.length }) : parentRules.ignore;
+      // Macros count only in the work tree's top file, as in git.
+      const macros = rel === '' && env.seedPrefix === '';
+      const attrs = ga ? parentRules.attrs.push({ rules: parseAttributes(ga.text, { macros, caseFold }), prepend: '', strip: rel.length }) : parentRules.attrs;
       const key = createHash('sha1').update(`${parentRules.key}\n${gi?.oid ?? ''}\n${ga?.oid ?? ''}`).digest('hex');
       rules = { ignore, attrs, key };
     }
@@ -425,6 +436,7 @@ export class Walker {
     let dirty = !listingValid || prev.tree === undefined;
     let files = 0;
     const seedDir = env.seed?.directory(env.seedPrefix + rel);
+    const converts = !convertsNothing(env.core, rules.attrs.empty);
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
       if (e.kind === KIND_OTHER) continue;
@@ -434,9 +446,17 @@ export class Walker {
         if (status !== e.status) dirty = true;
         e.status = status;
         if (e.kind !== KIND_DIR) {
-          const lfs = e.kind === KIND_FILE && !rules.attrs.empty && rules.attrs.isLfs(path, e.name);
-          if (lfs !== e.lfs) {
+          let lfs = false;
+          let eol = EOL_KEEP;
+          if (converts && e.kind === KIND_FILE) {
+            const attrs = rules.attrs.lookup(path, e.name);
+            lfs = attrs.filter === 'lfs';
+            eol = cleanClass(crlfAction(attrs, env.core));
+          }
+          // What is stored depends on these: a change re-reads the file.
+          if (lfs !== e.lfs || eol !== e.eol) {
             e.lfs = lfs;
+            e.eol = eol;
             e.oid = undefined;
           }
         }
@@ -468,7 +488,8 @@ export class Walker {
       if (e.kind === KIND_DIR) {
         await this.visitDir(e, entryPath, path, rules, listingValid, childSel);
       } else {
-        this.visitFile(e, entryPath, path, listingValid, seedDir);
+        const reading = this.visitFile(e, entryPath, path, listingValid, seedDir);
+        if (reading) await reading;
       }
       if (e.mode !== 0) files += e.kind === KIND_DIR && e.mode === MODE_TREE ? e.dir!.files : 1;
       if (e.mode !== oldMode || e.oid !== oldOid) {
@@ -556,7 +577,7 @@ export class Walker {
     }
   }
 
-  private visitFile(e: CachedEntry, fsPath: FsPath, path: string, listingValid: boolean, seedDir: SeedDirectory | undefined): void {
+  private visitFile(e: CachedEntry, fsPath: FsPath, path: string, listingValid: boolean, seedDir: SeedDirectory | undefined): void | Promise<void> {
     const env = this.env;
     let st: LiteStat;
     try {
@@ -577,7 +598,7 @@ export class Walker {
       e.mode = 0;
       return;
     }
-    const mode = kind === KIND_SYMLINK ? MODE_SYMLINK : st.mode & 0o100 ? MODE_EXEC : MODE_FILE;
+    const mode = this.gitMode(kind, st.mode, path);
     if (e.oid !== undefined && e.size === st.size && e.mtimeMs === st.mtimeMs && e.ctimeMs === st.ctimeMs && e.ino === st.ino && e.mode === mode) {
       if (e.mtimeMs < env.prevRefTimeMs) {
         this.counters.reusedFromCache++;
@@ -599,7 +620,22 @@ export class Walker {
         return;
       }
     }
-    this.hashInto(e, fsPath, path, st, mode, kind);
+    return this.hashInto(e, fsPath, path, st, mode, kind);
+  }
+
+  /**
+   * The mode `git add` records: with `core.symlinks=false` a file the index
+   * has as a symlink stays one; with `core.fileMode=false` a file keeps the
+   * index's mode (new files are 100644).
+   */
+  private gitMode(kind: number, stMode: number, path: string): number {
+    if (kind === KIND_SYMLINK) return MODE_SYMLINK;
+    const core = this.env.core;
+    if (core.fileMode && core.symlinks) return stMode & 0o100 ? MODE_EXEC : MODE_FILE;
+    const indexed = this.env.index?.entry(this.env.seedPrefix + path)?.mode;
+    if (!core.symlinks && indexed === MODE_SYMLINK) return MODE_SYMLINK;
+    if (!core.fileMode) return indexed === MODE_EXEC || indexed === MODE_FILE ? indexed : MODE_FILE;
+    return stMode & 0o100 ? MODE_EXEC : MODE_FILE;
   }
 
   /**
@@ -630,7 +666,7 @@ export class Walker {
   }
 
   /** Reads and hashes a file or symlink, re-reading while it changes underneath. */
-  private hashInto(e: CachedEntry, fsPath: FsPath, path: string, st: LiteStat, mode: number, kind: number): void {
+  private hashInto(e: CachedEntry, fsPath: FsPath, path: string, st: LiteStat, mode: number, kind: number): void | Promise<void> {
     let content: Buffer | undefined;
     let stable = false;
     for (let attempt = 0; attempt <= READ_RETRIES && !stable; attempt++) {
@@ -644,7 +680,7 @@ export class Walker {
         if (!stable) {
           st = after;
           if (kindOfStats(after) !== kind) break;
-          mode = kind === KIND_SYMLINK ? MODE_SYMLINK : after.mode & 0o100 ? MODE_EXEC : MODE_FILE;
+          mode = this.gitMode(kind, after.mode, path);
         }
       } catch (err) {
         const code = errCode(err);
@@ -662,16 +698,39 @@ export class Walker {
       e.oid = undefined;
       return;
     }
-    const oid = hashObject('blob', content);
-    if (oid !== e.oid) this.queueWrite('blob', content, oid);
-    this.counters.hashed++;
-    this.record(e, st, mode, oid);
-    if (!stable) {
-      this.warn(path, 'kept changing while being read; recorded the last content read');
-      e.mtimeMs = NaN; // never matches: re-read next time
-    } else if (st.mtimeMs >= this.env.prevRefTimeMs) {
-      this.counters.racy++;
-    }
+    const finish = (stored: Buffer): void => {
+      const oid = hashObject('blob', stored);
+      if (oid !== e.oid) this.queueWrite('blob', stored, oid);
+      this.counters.hashed++;
+      this.record(e, st, mode, oid);
+      if (!stable) {
+        this.warn(path, 'kept changing while being read; recorded the last content read');
+        e.mtimeMs = NaN; // never matches: re-read next time
+      } else if (st.mtimeMs >= this.env.prevRefTimeMs) {
+        this.counters.racy++;
+      }
+    };
+    const stored = kind === KIND_FILE && !e.lfs && e.eol !== EOL_KEEP ? this.clean(e, path, content) : content;
+    if (stored instanceof Promise) return stored.then(finish);
+    finish(stored);
+  }
+
+  /**
+   * The content `git add` stores: CRLF → LF for text, except (`text=auto`)
+   * a file whose indexed version already has CRLF ("safer autocrlf").
+   */
+  private clean(e: CachedEntry, path: string, content: Buffer): Buffer | Promise<Buffer> {
+    const cleaned = cleanContent(content, e.eol);
+    if (!cleaned) return content;
+    if (e.eol !== EOL_AUTO) return cleaned;
+    const indexed = this.env.index?.entry(this.env.seedPrefix + path);
+    if (!indexed) return cleaned;
+    // The usual cases need no blob read: the index holds one of the two candidates.
+    if (indexed.oid === hashObject('blob', cleaned)) return cleaned;
+    if (indexed.oid === hashObject('blob', content)) return content;
+    const crlf = this.env.index!.hasCrlf(indexed.oid);
+    if (typeof crlf === 'boolean') return crlf ? content : cleaned;
+    return crlf.then((has) => (has ? content : cleaned));
   }
 
   /** The LFS pointer for a file, streaming its content through SHA-256. */

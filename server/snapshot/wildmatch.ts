@@ -92,11 +92,22 @@ export function isLiteralGlob(glob: string): boolean {
   return !/[*?[\\]/.test(glob);
 }
 
+/** Lowercases ASCII letters only, as git's case folding does (`tolower` in the C locale). */
+export function asciiLower(text: string): string {
+  return /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (s) => s.toLowerCase()) : text;
+}
+
 /**
  * Compiles a glob. With `pathname`, `*` and `?` do not match '/', and `**`
  * between slashes (or at either end) matches any number of directories.
+ * With `caseFold` (`core.ignoreCase`), ASCII letters match either case.
  */
-export function compileGlob(glob: string, pathname: boolean): GlobTest {
+export function compileGlob(glob: string, pathname: boolean, caseFold = false): GlobTest {
+  if (caseFold) {
+    // Both sides folded to lower case: `[:upper:]` then has to accept lower-case letters.
+    const folded = compileGlob(asciiLower(glob).replace(/\[:upper:\]/g, '[:lower:]'), pathname);
+    return (text) => folded(asciiLower(text));
+  }
   if (isLiteralGlob(glob)) return (text) => text === glob;
   if (glob.charCodeAt(0) === 0x2a && glob.length > 1 && isLiteralGlob(glob.slice(1)) && !pathname) {
     const suffix = glob.slice(1);

@@ -10,12 +10,13 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { mkdirPrivateSync, openPrivateSync } from '../store/fs-util.js';
 import type { ObjectStore } from '../store/types.js';
 import { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
-import { globalGitFiles, type GitEnvironment } from './git-config.js';
+import { DEFAULT_CORE_SETTINGS, globalGitFiles, readCoreSettings, type CoreSettings, type GitEnvironment } from './git-config.js';
 import { EMPTY_TREE_ID } from './git-objects.js';
 import { findGitRepository, pathInWorkTree, type GitRepositoryLocation } from './git-repository.js';
 import { IgnoreStack, parseIgnoreFile, type IgnoreLevel } from './ignore-rules.js';
 import { readIndexSeed } from './index-file.js';
-import { AttributeStack, parseFilterRules, type AttributeLevel } from './lfs-attributes.js';
+import { AttributeStack, parseAttributes, type AttributeLevel } from './git-attributes.js';
+import { IndexLookup } from './index-lookup.js';
 import { loadStatCache, saveStatCache, type CachedEntry, type DirState } from './stat-cache.js';
 import { Walker, type RuleContext, type SnapshotHooks, type SnapshotWarning, type UnreadFile } from './walker.js';
 import { ChangeTracker, HandedFeed, type ChangeTrackingStats, type WalkPlan } from './change-tracking.js';
@@ -162,6 +163,7 @@ export class WorkspaceSnapshotter {
   private readonly ruleFiles = new Map<string, { oid: string; text: string }>();
   private readonly tracker: ChangeTracker | undefined;
   private lastResult: SnapshotResult | undefined;
+  private index: IndexLookup | undefined;
 
   constructor(private readonly opts: SnapshotOptions) {
     validate(opts);
@@ -227,8 +229,11 @@ export class WorkspaceSnapshotter {
   }
 
   /** Ignore and attribute rules that apply at the root, from sources outside the walk. */
-  private rootRules(repo: GitRepositoryLocation | undefined, rootPath: string): RuleContext {
-    const keyParts: string[] = [];
+  private rootRules(repo: GitRepositoryLocation | undefined, rootPath: string, core: CoreSettings): RuleContext {
+    // Settings that change what is recorded: a change re-decides every entry.
+    const coreKey = JSON.stringify(core);
+    const keyParts: string[] = coreKey === JSON.stringify(DEFAULT_CORE_SETTINGS) ? [] : ['core\n' + coreKey];
+    const caseFold = core.ignoreCase;
     const first: IgnoreLevel[] = [];
     const last: IgnoreLevel[] = [];
     const extra = [...(this.opts.extraExcludes ?? [])];
@@ -243,7 +248,7 @@ export class WorkspaceSnapshotter {
     if (cacheRel === '' || (!cacheRel.startsWith('..') && !isAbsolute(cacheRel))) {
       extra.push('/' + escapeGlob(cacheRel.split(sep).join('/')) + '/');
     }
-    if (extra.length) first.push({ patterns: parseIgnoreFile(extra.join('\n')), prepend: '', strip: 0 });
+    if (extra.length) first.push({ patterns: parseIgnoreFile(extra.join('\n'), caseFold), prepend: '', strip: 0 });
 
     const prefix = repo ? pathInWorkTree(repo.workTree, rootPath) : '';
     const global = globalGitFiles(this.opts.env ?? process.env, repo ? join(repo.commonDir, 'config') : undefined);
@@ -257,12 +262,12 @@ export class WorkspaceSnapshotter {
         const below = parts.slice(i).join('/') + '/';
         const gi = readText(join(dir, '.gitignore'));
         if (gi !== undefined) {
-          ancestorIgnores.push({ patterns: parseIgnoreFile(gi), prepend: below, strip: 0 });
+          ancestorIgnores.push({ patterns: parseIgnoreFile(gi, caseFold), prepend: below, strip: 0 });
           keyParts.push('a-ignore:' + dir + '\n' + gi);
         }
         const ga = readText(join(dir, '.gitattributes'));
         if (ga !== undefined) {
-          ancestorAttrs.push({ rules: parseFilterRules(ga), prepend: below, strip: 0 });
+          ancestorAttrs.push({ rules: parseAttributes(ga, { macros: i === 0, caseFold }), prepend: below, strip: 0 });
           keyParts.push('a-attr:' + dir + '\n' + ga);
         }
       }
@@ -270,13 +275,13 @@ export class WorkspaceSnapshotter {
     if (repo) {
       const ex = readText(join(repo.commonDir, 'info', 'exclude'));
       if (ex !== undefined) {
-        last.push({ patterns: parseIgnoreFile(ex), prepend: prefix, strip: 0 });
+        last.push({ patterns: parseIgnoreFile(ex, caseFold), prepend: prefix, strip: 0 });
         keyParts.push('exclude\n' + ex);
       }
     }
     const gx = global.excludesFile ? readText(global.excludesFile) : undefined;
     if (gx !== undefined) {
-      last.push({ patterns: parseIgnoreFile(gx), prepend: prefix, strip: 0 });
+      last.push({ patterns: parseIgnoreFile(gx, caseFold), prepend: prefix, strip: 0 });
       keyParts.push('global\n' + gx);
     }
     if (!repo) {
@@ -289,13 +294,13 @@ export class WorkspaceSnapshotter {
     if (repo) {
       const ia = readText(join(repo.commonDir, 'info', 'attributes'));
       if (ia !== undefined) {
-        attrFirst.push({ rules: parseFilterRules(ia), prepend: prefix, strip: 0 });
+        attrFirst.push({ rules: parseAttributes(ia, { macros: true, caseFold }), prepend: prefix, strip: 0 });
         keyParts.push('info-attr\n' + ia);
       }
     }
     const gattr = global.attributesFile ? readText(global.attributesFile) : undefined;
     if (gattr !== undefined) {
-      attrLast.push({ rules: parseFilterRules(gattr), prepend: prefix, strip: 0 });
+      attrLast.push({ rules: parseAttributes(gattr, { macros: true, caseFold }), prepend: prefix, strip: 0 });
       keyParts.push('global-attr\n' + gattr);
     }
     let ignore = IgnoreStack.create(first, last);
@@ -350,6 +355,8 @@ export class WorkspaceSnapshotter {
     this.loaded = false;
     for (const s of this.nestedSnapshotters.values()) s.discard();
     this.nestedSnapshotters.clear();
+    this.index?.close();
+    this.index = undefined;
   }
 
   private async run(verifying: boolean): Promise<{ result: SnapshotResult; missed: string[] }> {
@@ -370,7 +377,9 @@ export class WorkspaceSnapshotter {
       this.loaded = true;
       cold = c === undefined;
     }
-    const rules = this.rootRules(repo, rootPath);
+    const core = repo ? readCoreSettings(this.opts.env ?? process.env, join(repo.commonDir, 'config')) : DEFAULT_CORE_SETTINGS;
+    const rules = this.rootRules(repo, rootPath, core);
+    const index = this.indexLookup(repo);
     let plan: WalkPlan | undefined;
     let reported: TouchedPath[] | undefined;
     if (this.tracker && verifying) {
@@ -396,6 +405,8 @@ export class WorkspaceSnapshotter {
         touched,
         visitAll,
         collectChanged: reported !== undefined,
+        core,
+        index,
       },
       this.ruleFiles,
     );
@@ -452,6 +463,14 @@ export class WorkspaceSnapshotter {
       this.loaded = false;
       throw err;
     }
+  }
+
+  /** The repository index as `git add` consults it, checked for changes once per snapshot. */
+  private indexLookup(repo: GitRepositoryLocation | undefined): IndexLookup | undefined {
+    if (!repo) return undefined;
+    this.index ??= new IndexLookup(repo.indexFile, repo.objectsDir);
+    this.index.refresh();
+    return this.index;
   }
 
   /** The previous snapshot, when nothing was touched since. */

@@ -11,7 +11,7 @@ afterEach(() => {
 });
 
 function entry(name: string, extra: Partial<CachedEntry> = {}): CachedEntry {
-  return { name, raw: undefined, kind: 1, status: 0, mode: 0o100644, size: 12, mtimeMs: 1700000000123.4567, ctimeMs: 1700000000999.25, ino: 4242, oid: 'a'.repeat(40), lfs: false, dir: undefined, ...extra };
+  return { name, raw: undefined, kind: 1, status: 0, mode: 0o100644, size: 12, mtimeMs: 1700000000123.4567, ctimeMs: 1700000000999.25, ino: 4242, oid: 'a'.repeat(40), lfs: false, eol: 0, dir: undefined, ...extra };
 }
 
 function dir(entries: CachedEntry[], extra: Partial<DirState> = {}): DirState {
