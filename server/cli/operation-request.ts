@@ -1,0 +1,137 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  formatChangesetUri,
+  parseChannel,
+  type ChangesetFile,
+  type ChangesetOperationTarget,
+  type InvokeChangesetOperationResult,
+} from '../../protocol/index.js';
+import type { SessionStatusInfo, TurnStatus } from '../harness/status.js';
+import { readyChangeset } from './changeset-state.js';
+import type { RpcClient } from './rpc-client.js';
+import { CommandError } from './target.js';
+import { resolveTurn, turnLabel } from './turn-ref.js';
+
+/** The client commands that change files through `invokeChangesetOperation`. */
+export type OperationCommand = 'revert' | 'restore' | 'discard' | 'undo';
+
+/** What a user (or an agent) asks an operation to do, in their own terms. */
+export interface OperationRequest {
+  command: OperationCommand;
+  /** The turn: the number `status` shows, `last`, `-1`, … or an id (revert and restore). */
+  turn?: string;
+  /** One file: a path relative to `cwd`, absolute, or as the changeset shows it. */
+  file?: string;
+  /** Lines of that file, 1-based and inclusive, as editors number them. */
+  lines?: { start: number; end: number };
+  /** Which version of the file `lines` count in (default: after the turn). */
+  side?: 'after' | 'before';
+  /** restore: also remove the turn and every later one. */
+  andTurns?: boolean;
+  /** Report what would change; write nothing. */
+  dryRun?: boolean;
+  /** Where relative paths start (the current directory by default). */
+  cwd?: string;
+}
+
+/** What an operation did, or would do on a dry run. */
+export interface OperationReport {
+  session: string;
+  operationId: string;
+  turn?: { index: number; turnId: string; label: string };
+  dryRun: boolean;
+  /** The server's one-line account ("Reverted 2 files"). */
+  message: string;
+  /** The timeline's line for it, when the server gives one ("Reverted lines 3–9 of src/app.ts (turn 2)"). */
+  action?: string;
+  /** Files written (paths), or on a dry run the files that would change with how. */
+  files: string[] | { path: string; action: string }[];
+  /** Files already as wanted. */
+  unchanged: string[];
+}
+
+/** Carries out an operation request against one session of a connected server. */
+export async function runOperation(client: RpcClient, session: SessionStatusInfo, request: OperationRequest): Promise<OperationReport> {
+  const { command } = request;
+  const sessionId = parseChannel(session.channel)?.id;
+  if (!sessionId) throw new CommandError(`not a session URI: ${session.channel}`);
+  let turn: TurnStatus | undefined;
+  let channel: string;
+  let operationId: string;
+  switch (command) {
+    case 'revert':
+    case 'restore':
+      turn = resolveTurn(session, request.turn);
+      if (turn.state === undefined) throw new CommandError(`${turnLabel(turn)} is still being recorded; end it first ("changeset-server turn end")`);
+      channel = formatChangesetUri({ sessionId, kind: 'turn', turnId: turn.turnId });
+      operationId = command === 'revert' ? 'revert' : request.andTurns ? 'restore-checkpoint-and-turns' : 'restore-checkpoint';
+      break;
+    case 'discard':
+      channel = formatChangesetUri({ sessionId, kind: 'uncommitted' });
+      operationId = 'discard';
+      break;
+    case 'undo':
+      channel = formatChangesetUri({ sessionId, kind: 'session' });
+      operationId = 'undo';
+      break;
+  }
+  const state = await readyChangeset(client, channel, 60_000);
+  if (state.status === 'error') throw new CommandError(`cannot read ${turn ? turnLabel(turn) : 'the changes'}: ${state.error?.message ?? 'unknown error'}`);
+  const op = state.operations?.find((o) => o.id === operationId);
+  if (!op) throw new CommandError(`the server offers no ${command} here`);
+  if (op.status === 'disabled') throw new CommandError(command === 'undo' ? 'Nothing to undo.' : `${command} is not available here`);
+
+  let target: ChangesetOperationTarget | undefined;
+  if (request.file !== undefined) {
+    const file = findFile(state.files, request.file, request.cwd);
+    if (!file) {
+      const known = state.files.map((f) => (f._meta?.['path'] as string | undefined) ?? f.id);
+      const what = turn ? turnLabel(turn) : 'the uncommitted changes';
+      throw new CommandError(`${what} did not change ${request.file}${known.length ? ` (it changed: ${known.join(', ')})` : ''}`);
+    }
+    const side = request.side ?? 'after';
+    const resource = side === 'before' ? (file.edit.before?.uri ?? file.id) : (file.edit.after?.uri ?? file.id);
+    const { lines } = request;
+    target = lines
+      ? { kind: 'range', resource, side, range: { start: { line: lines.start - 1, character: 0 }, end: { line: lines.end - 1, character: 0 } } }
+      : { kind: 'resource', resource, side };
+  }
+  const dryRun = request.dryRun === true;
+  const result = await client.request<InvokeChangesetOperationResult>('invokeChangesetOperation', {
+    channel,
+    operationId,
+    ...(target ? { target } : {}),
+    ...(dryRun ? { _meta: { dryRun: true } } : {}),
+  });
+  const meta = ((result as { _meta?: unknown } | null)?._meta ?? {}) as { action?: string; files?: unknown; unchanged?: string[] };
+  const message = typeof result?.message === 'string' ? result.message : (result?.message?.markdown ?? '');
+  const files = (Array.isArray(meta.files) ? meta.files : []) as OperationReport['files'];
+  return {
+    session: session.channel,
+    operationId,
+    ...(turn ? { turn: { index: turn.index, turnId: turn.turnId, label: turnLabel(turn) } } : {}),
+    dryRun,
+    message,
+    ...(meta.action !== undefined ? { action: meta.action } : {}),
+    files,
+    unchanged: meta.unchanged ?? [],
+  };
+}
+
+/** The changeset file a user's path names: by file URI (either side) or by its display path. */
+export function findFile(files: readonly ChangesetFile[], path: string, cwd?: string): ChangesetFile | undefined {
+  const uri = pathToFileURL(resolve(cwd ?? process.cwd(), path)).href;
+  return (
+    files.find((f) => f.id === uri || f.edit.after?.uri === uri || f.edit.before?.uri === uri) ??
+    files.find((f) => f._meta?.['path'] === path || f._meta?.['oldPath'] === path)
+  );
+}
+
+/** `A-B` (1-based, inclusive, as editors number lines) or a single line `A`; undefined when malformed. */
+export function parseLineRange(text: string): { start: number; end: number } | undefined {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
+  const start = match ? Number(match[1]) : NaN;
+  const end = match?.[2] !== undefined ? Number(match[2]) : start;
+  return !match || start < 1 || end < start ? undefined : { start, end };
+}
