@@ -37,6 +37,24 @@ export interface SessionSummaryChangedParams {
   changes: SessionSummaryChanges;
 }
 
+/**
+ * Params of `root/progress`: how far a long-running operation a client opted
+ * into (with a `progressToken` on its request) has come. Only the client
+ * that supplied the token receives it; not stored, not replayed.
+ */
+export interface ProgressParams {
+  /** Always the root channel. */
+  channel: RootChannelUri;
+  /** The `progressToken` of the originating request. */
+  progressToken: string;
+  /** Work done so far, in operation-defined units; never decreases for a token. */
+  progress: number;
+  /** Total when known; the operation is complete when `progress === total` (the last frame for the token). */
+  total?: number;
+  /** Human-readable description of the work, for clients that do not track the token. */
+  message?: string;
+}
+
 /** Root notification method names mapped to their params. */
 export interface RootNotificationMap {
   /** A session was created. */
@@ -45,4 +63,6 @@ export interface RootNotificationMap {
   'root/sessionRemoved': SessionRemovedParams;
   /** A session's summary changed. */
   'root/sessionSummaryChanged': SessionSummaryChangedParams;
+  /** Progress of a long-running operation the client opted into. */
+  'root/progress': ProgressParams;
 }

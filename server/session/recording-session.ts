@@ -48,6 +48,8 @@ export interface RecordingSessionOptions {
   builtinExcludes?: boolean | readonly string[];
   /** Called with snapshot progress during long walks. */
   onProgress?: (done: number, total?: number) => void;
+  /** Also called with the progress of the session's first snapshot only (a `createSession` with a `progressToken`). */
+  onStartProgress?: (done: number, total?: number) => void;
   /** The agent recording into the session ("Claude Code"), for its title. */
   agent?: string;
   /**
@@ -228,7 +230,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
           await session.queue.run(() => session.finishTurn(unfinished, { state: 'cancelled' }));
         }
       } else {
-        session.startTrees = await session.snapshotAll();
+        session.startTrees = await session.snapshotAll(opts.onStartProgress);
         await session.journal.writeSessionStart(session.startTrees, {
           title: init.title,
           createdAt: session.createdAt,
@@ -600,10 +602,21 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     return last ? last.after : this.startTrees;
   }
 
-  private async snapshotAll(): Promise<RootTrees[]> {
+  private async snapshotAll(alsoReport?: (done: number, total?: number) => void): Promise<RootTrees[]> {
+    const report = this.opts.onProgress && alsoReport ? bothReports(this.opts.onProgress, alsoReport) : (this.opts.onProgress ?? alsoReport);
     const out: RootTrees[] = [];
+    let counted = 0;
     for (const root of this.roots) {
-      const result = await root.snapshot(this.opts.onProgress);
+      let done = 0;
+      // The count runs on across working directories, so it never goes back; a total is known for one directory only.
+      const onProgress =
+        report &&
+        ((d: number, t?: number) => {
+          done = d;
+          report(counted + d, this.roots.length === 1 ? t : undefined);
+        });
+      const result = await root.snapshot(onProgress);
+      counted += done;
       for (const warning of result.warnings) this.emit('warning', `${displayPathBytes(warning.path)}: ${warning.message}`);
       const unread = unreadFiles(result);
       out.push({ tree: result.tree, nested: result.nested.map((n) => ({ path: n.path, tree: n.tree })), ...(unread.length > 0 ? { unread } : {}) });
@@ -692,3 +705,9 @@ function validatePaths(paths: unknown): string | undefined {
   return undefined;
 }
 
+function bothReports(a: (done: number, total?: number) => void, b: (done: number, total?: number) => void): (done: number, total?: number) => void {
+  return (done, total) => {
+    a(done, total);
+    b(done, total);
+  };
+}

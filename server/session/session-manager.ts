@@ -12,6 +12,8 @@ import {
 } from '../../protocol/index.js';
 import type { ChangesetServer } from '../app.js';
 import { invalidParams, RpcError } from '../connection/errors.js';
+import type { MethodContext } from '../connection/method-registry.js';
+import { progressReporter } from '../connection/progress.js';
 import type { SessionProvider } from '../connection/providers.js';
 import { RecordingSession, type RecordingSessionOptions } from './recording-session.js';
 import { SESSION_START_REASON, type SessionStartDetails } from './session-journal.js';
@@ -20,7 +22,7 @@ import { agentName } from './timeline.js';
 import { WorkspaceRoot } from './workspace-root.js';
 
 /** Session defaults applied to every session the manager creates. */
-export type SessionDefaults = Omit<RecordingSessionOptions, 'id' | 'workingDirectories' | 'stateDir' | 'channels' | 'title' | 'agent' | 'ended'>;
+export type SessionDefaults = Omit<RecordingSessionOptions, 'id' | 'workingDirectories' | 'stateDir' | 'channels' | 'title' | 'agent' | 'ended' | 'onStartProgress'>;
 
 /** Options of {@link SessionManager}. */
 export interface SessionManagerOptions {
@@ -44,6 +46,8 @@ export interface CreateSessionOptions {
   agent?: string;
   /** What to do when the stores hold this id as ended (see {@link RecordingSessionOptions.ended}). */
   ended?: RecordingSessionOptions['ended'];
+  /** Called with the progress of the session's first snapshot (files done, total when known). */
+  onStartProgress?: RecordingSessionOptions['onStartProgress'];
 }
 
 type SessionListener = (session: RecordingSession) => void;
@@ -97,6 +101,7 @@ export class SessionManager implements SessionProvider {
       ...(options.title !== undefined ? { title: options.title } : {}),
       ...(options.agent !== undefined ? { agent: options.agent } : {}),
       ...(options.ended !== undefined ? { ended: options.ended } : {}),
+      ...(options.onStartProgress !== undefined ? { onStartProgress: options.onStartProgress } : {}),
       workingDirectories: dirs,
       stateDir: this.opts.stateDir,
       channels: this.server.store,
@@ -229,7 +234,7 @@ export class SessionManager implements SessionProvider {
     return result;
   }
 
-  async createSession(params: CreateSessionParams): Promise<null> {
+  async createSession(params: CreateSessionParams, ctx: MethodContext): Promise<null> {
     const parsed = parseChannel(params.channel);
     if (parsed?.kind !== 'session') throw invalidParams('channel: must be an ahp-session:/<id> URI');
     if (params.provider !== undefined && (typeof params.provider !== 'string' || params.provider.length === 0 || params.provider.length > 100)) {
@@ -246,6 +251,11 @@ export class SessionManager implements SessionProvider {
       throw new RpcError(AhpErrorCodes.SessionAlreadyExists, `session ${params.channel} already exists`);
     }
     const dirs = workingDirectoriesOf(params);
+    // Only the client that asked is told: the token is its own.
+    const progress =
+      params.progressToken !== undefined
+        ? progressReporter((frame) => ctx.connection.notify('root/progress', frame), params.progressToken, snapshotMessage)
+        : undefined;
     this.creating.add(params.channel);
     try {
       await this.create({
@@ -253,11 +263,13 @@ export class SessionManager implements SessionProvider {
         workingDirectories: dirs,
         ended: 'resume',
         ...(params.provider !== undefined ? { agent: agentName(params.provider) } : {}),
+        ...(progress ? { onStartProgress: (done: number, total?: number) => progress.update(done, total) } : {}),
       });
     } catch (error) {
       if (error instanceof RpcError) throw error;
       throw invalidParams(`workingDirectory: ${(error as Error).message}`);
     } finally {
+      progress?.finish();
       this.creating.delete(params.channel);
     }
     return null;
@@ -273,6 +285,12 @@ export class SessionManager implements SessionProvider {
     const changes = this.changesOf?.(session);
     this.publishSummaryChange(session, { status: session.sessionState.status, ...(changes ? { changes } : {}) });
   }
+}
+
+const COUNT = new Intl.NumberFormat('en-US');
+
+function snapshotMessage(progress: number, total?: number): string {
+  return `Recording the working directory: ${COUNT.format(progress)}${total !== undefined ? ` of ${COUNT.format(total)}` : ''} files`;
 }
 
 /** The working directories a `createSession` names: `config.workingDirectories`, else `workingDirectory`. */

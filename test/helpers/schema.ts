@@ -180,6 +180,7 @@ const NOTIFICATION_DEFS: Record<string, [string, SchemaFile]> = {
   'root/sessionAdded': ['SessionAddedParams', 'notifications'],
   'root/sessionRemoved': ['SessionRemovedParams', 'notifications'],
   'root/sessionSummaryChanged': ['SessionSummaryChangedParams', 'notifications'],
+  'root/progress': ['ProgressParams', 'notifications'],
 };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
