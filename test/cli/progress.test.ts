@@ -19,11 +19,23 @@ describe('snapshot progress line', () => {
     expect(out.text()).toBe('\r\x1b[2KSnapshotting… 12,345 files\r\x1b[2K');
   });
 
-  it('writes nothing when stderr is not a terminal', () => {
+  it('writes a few plain lines when stderr is not a terminal: one per interval and the count at the end', () => {
     const out = stream(false);
-    const progress = progressLine(out.stream, 'Snapshotting…', 0);
-    progress.update(10, 20);
+    const progress = progressLine(out.stream, 'Snapshotting…', 0, 60_000);
+    progress.update(10, 20_000);
+    progress.update(15_000, 20_000);
+    progress.update(20_000, 20_000);
     progress.done();
-    expect(out.text()).toBe('');
+    expect(out.text()).toMatch(/^Snapshotting… 10 of 20,000 files\nSnapshotting… 20,000 files, done in \d+\.\d s\n$/);
+  });
+
+  it('writes nothing for a snapshot shorter than the delay, terminal or not', () => {
+    for (const isTTY of [true, false]) {
+      const out = stream(isTTY);
+      const progress = progressLine(out.stream, 'Snapshotting…', 60_000);
+      progress.update(10, 20);
+      progress.done();
+      expect(out.text()).toBe('');
+    }
   });
 });
