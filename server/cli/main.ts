@@ -1,4 +1,5 @@
 import { hookCommand } from './hook-command.js';
+import { importCommand } from './import-command.js';
 import { operationCommand } from './operation-command.js';
 import { describeError } from './output.js';
 import { serve } from './serve.js';
@@ -23,6 +24,7 @@ const CLIENT_COMMANDS: Record<string, Command> = {
   open: openCommand,
   stop: (argv) => stopCommand(argv),
   snapshot: snapshotCommand,
+  import: (argv) => importCommand(argv),
 };
 
 /**
@@ -86,6 +88,7 @@ function usage(): string {
     '  forget SESSION     remove a session and its history for good',
     '  stop               stop the server recording this folder (sessions stay resumable)',
     '  snapshot <dir>     record a directory as a git tree in its shadow store and print the tree id',
+    '  import URL         bring back sessions mirrored to a git remote (serve --mirror) on another machine',
     '  --version          print the version',
     '',
     'Run "changeset-server <command> --help" for its options.',

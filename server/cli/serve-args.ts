@@ -26,6 +26,8 @@ export interface ServeArgs {
   noSession: boolean;
   /** Stop after this many milliseconds with no turn being recorded and no client connected; undefined: never. */
   idleTimeoutMs: number | undefined;
+  /** Git remote (smart HTTP) the checkpoints are mirrored to, from `--mirror`. */
+  mirror: string | undefined;
   /** Print usage and exit. */
   help: boolean;
 }
@@ -57,6 +59,8 @@ export const SERVE_USAGE = [
   '  --no-session          start without a session; clients create them with createSession',
   '  --idle-timeout MS     stop after MS milliseconds with no turn being recorded and no client connected',
   '                        (sessions stay resumable; what the Claude Code hook starts uses 600000)',
+  '  --mirror URL          push the checkpoints of every session to this git remote (smart HTTP) after each turn',
+  '                        (default $CHANGESET_SERVER_MIRROR; token from $CHANGESET_SERVER_MIRROR_TOKEN)',
   '  -h, --help            show this help',
   '',
 ].join('\n');
@@ -76,6 +80,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
     viewerDir: undefined,
     noSession: false,
     idleTimeoutMs: undefined,
+    mirror: undefined,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -144,6 +149,9 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
         break;
       case '--idle-timeout':
         args.idleTimeoutMs = parsePositiveMs(name, value());
+        break;
+      case '--mirror':
+        args.mirror = nonEmpty();
         break;
       default:
         throw new UsageError(`unknown option ${name}`);

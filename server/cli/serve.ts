@@ -10,6 +10,7 @@ import { readEndpoint, writeEndpoint } from './endpoint-memory.js';
 import { watchIdle } from './idle-exit.js';
 import { progressLine } from './progress.js';
 import { parseServeArgs, SERVE_USAGE, UsageError, type ServeArgs } from './serve-args.js';
+import { mirrorSetting, MirrorSettingsError, startMirror } from '../mirror/serve-mirror.js';
 
 export { DEFAULT_AUTO_TURNS_MS, parseServeArgs, SERVE_USAGE, UsageError, type ServeArgs } from './serve-args.js';
 
@@ -77,6 +78,15 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     return 2;
   }
 
+  let mirrorRemote: ReturnType<typeof mirrorSetting>;
+  try {
+    mirrorRemote = mirrorSetting(args.mirror, env);
+  } catch (err) {
+    if (!(err instanceof MirrorSettingsError)) throw err;
+    process.stderr.write(`changeset-server serve: ${err.message}\n`);
+    return 2;
+  }
+
   // Handlers go in before anything is printed, so a signal sent right after
   // the ready line is never handled by the default (kill) action.
   const stopRequested = new Promise<void>((resolveStop) => {
@@ -124,6 +134,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   await writeEndpoint(stateDir, args.directories, { port: boundPort, ...(security.token !== undefined ? { token: security.token } : {}) }).catch((err: unknown) =>
     process.stderr.write(`changeset-server: cannot remember the endpoint in ${stateDir}: ${(err as Error).message}\n`),
   );
+  const mirror = mirrorRemote ? startMirror(service, mirrorRemote, (line) => process.stderr.write(`changeset-server: ${line}\n`)) : undefined;
   const sessions: string[] = [];
   const autoTurns: AutoTurns[] = [];
   if (!args.noSession) {
@@ -143,6 +154,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
       progress.done();
       process.stderr.write(`changeset-server serve: cannot record ${args.directories.join(', ')}: ${(err as Error).message}\n`);
       await service.stop();
+      await mirror?.stop(0);
       return 1;
     }
   }
@@ -178,6 +190,8 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   stopWatchingIdle?.();
   for (const auto of autoTurns) auto.stop();
   await service.stop();
+  // After the sessions closed: the turns they stored as cancelled go out too.
+  await mirror?.stop();
   await removeServerEntry(stateDir, process.pid).catch(() => undefined);
   process.off('exit', onExit);
   return 0;

@@ -1,5 +1,6 @@
 import type { StatusResult, TurnStatus } from '../harness/status.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
+import { formatMirrorStatus, requestMirrorStatus } from '../mirror/mirror-status-text.js';
 import { Output } from './output.js';
 import { UsageError } from './serve-args.js';
 import { connect } from './target.js';
@@ -29,7 +30,12 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
   try {
     const wanted = target.session === undefined ? undefined : target.session.startsWith('ahp-session:') ? target.session : `ahp-session:/${target.session}`;
     const status = await client.request<StatusResult>('harness/status', { turns, ...(wanted !== undefined ? { channel: wanted } : {}) });
-    new Output(values.json === true).result(formatStatus(status, viewer), { ...status, ...(viewer ? { viewer } : {}) });
+    const mirror = await requestMirrorStatus(client);
+    new Output(values.json === true).result(`${formatStatus(status, viewer)}${mirror ? formatMirrorStatus(mirror) : ''}`, {
+      ...status,
+      ...(viewer ? { viewer } : {}),
+      ...(mirror ? { mirror } : {}),
+    });
     return 0;
   } finally {
     await client.close();

@@ -99,6 +99,13 @@ export class WorkspaceMirror {
     this.timer.unref();
   }
 
+  /** Asks for a sync when the store's refs differ from what the remote last confirmed (cheap: reads refs only). */
+  async scheduleIfChanged(): Promise<void> {
+    if (this.stopped || this.running || this.timer) return;
+    const local = await listRefs(this.store.layout.shadowDir, SESSIONS_PREFIX).catch(() => undefined);
+    if (local && (this.pushed === undefined || formatRefList(local) !== formatRefList(this.pushed))) this.schedule();
+  }
+
   /** Syncs now (unless one is running) and resolves when the store's refs are on the remote or a sync failed. */
   async syncNow(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
