@@ -6,7 +6,7 @@ import type { SafetyRecord } from '../session/session-journal.js';
 import type { TurnRecord } from '../session/turn-record.js';
 import { reverseMerge, type RangeSelection, type Version } from './reverse-merge.js';
 import { lookupPath } from '../changes/tree-lookup.js';
-import { hashObject } from '../snapshot/index.js';
+import { hashObject, workingTreeContent } from '../snapshot/index.js';
 import { NotAFileError, readDiskFile, type DiskFile } from './workspace-file.js';
 import { dirname, relative } from 'node:path';
 import { toSlashes } from '../paths.js';
@@ -97,8 +97,8 @@ export async function planReverse(
       plan.conflicts.push({ path: display, reason: 'too large: its content was not recorded' });
       continue;
     }
-    const before = await version(change.before);
-    const after = await version(change.after);
+    const before = await version(change.before, change.captured ? undefined : { session, root: change.root, absPath: change.oldAbsPath ?? change.absPath });
+    const after = await version(change.after, change.captured ? undefined : { session, root: change.root, absPath: change.absPath });
     if (change.kind === 'renamed' && change.oldAbsPath) {
       // Undo a rename as two paths: the new one goes away, the old one comes back.
       const oldDisplay = session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
@@ -147,7 +147,8 @@ export async function planRestore(session: RecordingSession, target: readonly Ro
       const oldDisplay = session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
       wanted.set(change.oldAbsPath, { root: change.root, display: oldDisplay, next: undefined });
     }
-    wanted.set(change.absPath, { root: change.root, display: session.display(change), next: await version(change.after) });
+    const next = await version(change.after, change.captured ? undefined : { session, root: change.root, absPath: change.absPath });
+    wanted.set(change.absPath, { root: change.root, display: session.display(change), next });
   }
   // Captured paths (ignored by snapshots) go back to what they held before this turn first touched them.
   const fromIndex = session.turns.indexOf(from);
@@ -258,9 +259,16 @@ async function addOutcome(
   else plan.writes.push({ absPath, root, display, current, next: outcome.next });
 }
 
-async function version(ref: BlobRef | undefined): Promise<Version> {
+/**
+ * A recorded version as bytes to write. Tree blobs hold what git stores:
+ * given the file (`at`), they get the line endings a checkout would write
+ * there. Captures are raw disk copies and are written as they are.
+ */
+async function version(ref: BlobRef | undefined, at?: { session: RecordingSession; root: number; absPath: string }): Promise<Version> {
   if (!ref) return undefined;
-  return { content: (await ref.store.readObject(ref.oid)).content, mode: ref.mode };
+  const content = (await ref.store.readObject(ref.oid)).content;
+  const dir = at && at.root >= 0 && ref.mode !== '120000' ? at.session.sources[at.root]?.dir : undefined;
+  return { content: dir ? workingTreeContent(dir, toSlashes(relative(dir, at!.absPath)), content) : content, mode: ref.mode };
 }
 
 function sameVersion(disk: DiskFile, next: Version): boolean {

@@ -9,3 +9,4 @@ export { findGitRepository, readHeadCommit, resolveDotGit, resolveRef, type GitR
 export { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
 export { EMPTY_TREE_ID, hashObject, parseTree } from './git-objects.js';
 export type { GitEnvironment } from './git-config.js';
+export { workingTreeContent } from './working-tree-content.js';
