@@ -1,4 +1,5 @@
 import { hookCommand } from './hook-command.js';
+import { mcpCommand } from './mcp-command.js';
 import { importCommand } from './import-command.js';
 import { operationCommand } from './operation-command.js';
 import { describeError } from './output.js';
@@ -25,6 +26,7 @@ const CLIENT_COMMANDS: Record<string, Command> = {
   stop: (argv) => stopCommand(argv),
   snapshot: snapshotCommand,
   import: (argv) => importCommand(argv),
+  mcp: mcpCommand,
 };
 
 /**
@@ -72,6 +74,7 @@ function usage(): string {
     '  serve [dir...]     record the directories turn by turn and serve the changes (AHP 0.6, web viewer)',
     '  turn start|end     mark the start or end of an agent turn',
     '  hook claude        handle one Claude Code hook event (JSON on stdin)',
+    '  mcp                an MCP server for the agent: look at and undo its own work',
     '',
     'Looking:',
     '  status             the viewer link, the sessions, the turn being recorded and the last turns',

@@ -28,3 +28,10 @@ export function cliCommand(): { node: string; script: string } | undefined {
   const root = packageRoot();
   return root ? { node: process.execPath, script: join(root, 'bin', 'changeset-server.js') } : undefined;
 }
+
+/** The installed package's version, from its package.json. */
+export function packageVersion(): string | undefined {
+  const root = packageRoot();
+  if (!root) return undefined;
+  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version;
+}

@@ -1,12 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ROOT_CHANNEL, SessionStatus, type ListSessionsResult, type SessionSummary } from '../../protocol/index.js';
 import { findServerFor, isProcessAlive, removeServerEntry } from '../registry/index.js';
 import { defaultStateDir } from '../store/index.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { Output } from './output.js';
-import { packageRoot } from './package-root.js';
+import { packageVersion } from './package-root.js';
 import { UsageError } from './serve-args.js';
 import { CommandError, connect, realDir } from './target.js';
 
@@ -115,10 +113,9 @@ export async function openCommand(argv: readonly string[]): Promise<number> {
 
 /** `changeset-server --version`. */
 export function versionCommand(): number {
-  const root = packageRoot();
-  if (!root) throw new CommandError('cannot find the package to read its version');
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  process.stdout.write(`changeset-server ${pkg.version}\n`);
+  const version = packageVersion();
+  if (!version) throw new CommandError('cannot find the package to read its version');
+  process.stdout.write(`changeset-server ${version}\n`);
   return 0;
 }
 

@@ -30,6 +30,8 @@ export interface TargetOptions {
    * reviewed and reverted.
    */
   startForHistory?: boolean;
+  /** When no server runs for the directory, start one over it in the background (as the hook does; it stops when idle). */
+  startServer?: boolean;
 }
 
 /** A command's failure to print (exit code 1). */
@@ -58,8 +60,8 @@ export async function connect(options: TargetOptions, env: NodeJS.ProcessEnv = p
   if (url === undefined) {
     const stateDir = options.stateDir ?? defaultStateDir(env);
     entry = await findServerFor(stateDir, cwd);
-    if (!entry && options.startForHistory) {
-      const recorded = recordedRoot(stateDir, cwd);
+    if (!entry && (options.startForHistory || options.startServer)) {
+      const recorded = recordedRoot(stateDir, cwd) ?? (options.startServer ? cwd : undefined);
       const command = cliCommand();
       if (recorded && command) {
         entry = await ensureServer({ stateDir, cwd: recorded, deadline: Date.now() + 20_000, command, idleTimeoutMs: DEFAULT_HOOK_IDLE_MS, log: () => undefined });

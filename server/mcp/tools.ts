@@ -1,0 +1,261 @@
+import { formatChangesetUri, parseChannel, type ChangesetState } from '../../protocol/index.js';
+import { readyChangeset } from '../cli/changeset-state.js';
+import { findFile, parseLineRange, runOperation, type OperationReport, type OperationRequest } from '../cli/operation-request.js';
+import type { RpcClient } from '../cli/rpc-client.js';
+import { CommandError, pickSession, type Picked } from '../cli/target.js';
+import { resolveTurn } from '../cli/turn-ref.js';
+import type { WorkspaceFileDiff } from '../diff/file-diff.js';
+import type { SessionStatusInfo, StatusResult, TurnStatus } from '../harness/status.js';
+
+/** A JSON Schema for a tool's arguments (MCP sends them as a plain object). */
+export interface ArgumentSchema {
+  type: 'object';
+  properties: Record<string, { type: string | readonly string[]; description: string; enum?: string[] }>;
+  required?: string[];
+  additionalProperties: false;
+}
+
+/** What a tool needs to reach the server and the session it works on. */
+export interface ToolContext {
+  client: RpcClient;
+  /** The agent's working directory: relative paths start here, and its session is the default one. */
+  cwd: string;
+}
+
+/** One tool an agent can call. */
+export interface ChangesetTool {
+  name: string;
+  title: string;
+  /** Written for a model: when to use it, what it returns, what it changes. */
+  description: string;
+  inputSchema: ArgumentSchema;
+  /** True when the tool writes files. */
+  destructive: boolean;
+  run(args: ToolArguments, context: ToolContext): Promise<unknown>;
+}
+
+/** A tool call's arguments, checked against the schema's property types before `run`. */
+export type ToolArguments = Record<string, string | number | boolean | undefined>;
+
+const SESSION_ARG = { type: 'string', description: 'Session id or URI (from list_sessions). Default: the session recording your working directory.' } as const;
+const TURN_ARG = {
+  type: ['string', 'number'],
+  description: 'The turn: its number as list_turns shows it, "last" (default), -1 for the last, -2 for the one before, or its id.',
+} as const;
+const DRY_RUN_ARG = { type: 'boolean', description: 'Report what would change and any conflicts, writing nothing. Use it first when unsure.' } as const;
+
+export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
+  {
+    name: 'list_sessions',
+    title: 'List recorded sessions',
+    description:
+      'Lists the agent sessions changeset-server has recorded for this workspace, newest last: id, title, agent, whether it is still recording, and how many turns it has. Read-only.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    destructive: false,
+    run: async (_args, { client }) => {
+      const status = await client.request<StatusResult>('harness/status', { turns: 0 });
+      return {
+        sessions: status.sessions.map((s) => ({
+          session: parseChannel(s.channel)?.id ?? s.channel,
+          title: s.title,
+          ...(s.agent !== undefined ? { agent: s.agent } : {}),
+          recording: s.endedAt === undefined,
+          turns: s.turnCount,
+          createdAt: s.createdAt,
+          workingDirectories: s.workingDirectories,
+        })),
+      };
+    },
+  },
+  {
+    name: 'list_turns',
+    title: 'List the turns of a session',
+    description:
+      'Lists the turns (one per prompt) of a session with what each changed: number, id, title, state, files changed, lines added and deleted. Use the number to name a turn in the other tools. Read-only.',
+    inputSchema: { type: 'object', properties: { session: SESSION_ARG }, additionalProperties: false },
+    destructive: false,
+    run: async (args, context) => {
+      const { session } = await sessionFor(args, context);
+      return { session: session.channel, title: session.title, turns: session.turns.map(turnSummary) };
+    },
+  },
+  {
+    name: 'show_changes',
+    title: 'Show the files a turn changed',
+    description:
+      'Lists the files one turn changed (or, with turn "session", everything since the session began): path, how it changed, lines added and deleted. Read-only; follow with show_file_diff for one file.',
+    inputSchema: {
+      type: 'object',
+      properties: { turn: { ...TURN_ARG, description: `${TURN_ARG.description} "session" for every change since the session began.` }, session: SESSION_ARG },
+      additionalProperties: false,
+    },
+    destructive: false,
+    run: async (args, context) => {
+      const { session } = await sessionFor(args, context);
+      const { channel, turn } = changesetOf(session, args['turn']);
+      const state = await readyState(context.client, channel);
+      return {
+        ...(turn ? { turn: turnSummary(turn) } : { scope: 'session' }),
+        files: state.files.map((f) => ({
+          path: (f._meta?.['path'] as string | undefined) ?? f.id,
+          change: (f._meta?.['kind'] as string | undefined) ?? (f.edit.before ? (f.edit.after ? 'modified' : 'deleted') : 'added'),
+          added: f.edit.diff?.added ?? 0,
+          deleted: f.edit.diff?.removed ?? 0,
+        })),
+      };
+    },
+  },
+  {
+    name: 'show_file_diff',
+    title: "Show one file's diff",
+    description:
+      'Shows the unified diff (3 lines of context, line numbers as editors count them) of one file in one turn, or since the session began with turn "session". Read-only.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        file: { type: 'string', description: 'The file: a path relative to your working directory, absolute, or as show_changes lists it.' },
+        turn: { ...TURN_ARG, description: `${TURN_ARG.description} "session" for the change since the session began.` },
+        session: SESSION_ARG,
+      },
+      required: ['file'],
+      additionalProperties: false,
+    },
+    destructive: false,
+    run: async (args, context) => {
+      const { session } = await sessionFor(args, context);
+      const { channel, turn } = changesetOf(session, args['turn']);
+      const state = await readyState(context.client, channel);
+      const file = findFile(state.files, String(args['file']), context.cwd);
+      if (!file) throw new CommandError(`${turn ? `turn ${turn.index}` : 'the session'} did not change ${String(args['file'])}`);
+      const diff = await context.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id });
+      const path = (file._meta?.['path'] as string | undefined) ?? file.id;
+      return { path, ...(turn ? { turn: turn.index } : {}), diff: unifiedText(path, diff) };
+    },
+  },
+  {
+    name: 'revert',
+    title: 'Revert a turn, a file or lines',
+    description:
+      "Undoes what one turn changed, keeping later edits to other lines: the whole turn, one file, or the changes touching a line range of one file. If a file was edited since on the same lines, nothing is written and the conflicts are listed. Writes files; 'undo' puts them back.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        turn: TURN_ARG,
+        file: { type: 'string', description: 'Only this file (relative to your working directory, absolute, or as show_changes lists it).' },
+        lines: { type: 'string', description: 'Only the changes touching these lines of file, "A-B" or "A", numbered from 1 as editors show them.' },
+        side: { type: 'string', enum: ['after', 'before'], description: 'Count lines in the file after the turn (default) or before it.' },
+        dry_run: DRY_RUN_ARG,
+        session: SESSION_ARG,
+      },
+      additionalProperties: false,
+    },
+    destructive: true,
+    run: (args, context) => operate({ command: 'revert', ...fileRequest(args) }, args, context),
+  },
+  {
+    name: 'restore_checkpoint',
+    title: 'Restore files to the start of a turn',
+    description:
+      "Puts every file of the workspace back as it was when a turn started, overwriting edits made since (they are listed, and 'undo' brings them back). With and_later_turns, the turn and every later one are also removed from the session. Writes files.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        turn: { ...TURN_ARG, description: 'The turn whose start to go back to: its number as list_turns shows it, "last", -1, or its id.' },
+        and_later_turns: { type: 'boolean', description: 'Also remove this turn and every later turn from the session.' },
+        dry_run: DRY_RUN_ARG,
+        session: SESSION_ARG,
+      },
+      required: ['turn'],
+      additionalProperties: false,
+    },
+    destructive: true,
+    run: (args, context) => operate({ command: 'restore', andTurns: args['and_later_turns'] === true }, args, context),
+  },
+  {
+    name: 'undo',
+    title: 'Undo the last revert or restore',
+    description:
+      'Puts back, byte for byte, every file the last revert, restore or discard wrote. Refuses (writing nothing) when one of those files was edited since. Writes files.',
+    inputSchema: { type: 'object', properties: { dry_run: DRY_RUN_ARG, session: SESSION_ARG }, additionalProperties: false },
+    destructive: true,
+    run: (args, context) => operate({ command: 'undo' }, args, context),
+  },
+];
+
+/** Checks a call's arguments against the tool's schema; returns the problem, or undefined. */
+export function argumentProblem(tool: ChangesetTool, args: unknown): string | undefined {
+  if (args === undefined) args = {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return 'arguments must be an object';
+  const given = args as Record<string, unknown>;
+  for (const name of tool.inputSchema.required ?? []) if (given[name] === undefined) return `"${name}" is required`;
+  for (const [name, value] of Object.entries(given)) {
+    const spec = tool.inputSchema.properties[name];
+    if (!spec) return `unknown argument "${name}" (${tool.name} takes ${Object.keys(tool.inputSchema.properties).join(', ') || 'no arguments'})`;
+    const types: readonly string[] = typeof spec.type === 'string' ? [spec.type] : spec.type;
+    if (!types.includes(typeof value)) return `"${name}" must be a ${types.join(' or ')}`;
+    if (spec.enum && !spec.enum.includes(String(value))) return `"${name}" must be one of ${spec.enum.join(', ')}`;
+    if (typeof value === 'string' && value.length > 4096) return `"${name}" is too long`;
+  }
+  return undefined;
+}
+
+async function operate(request: Omit<OperationRequest, 'cwd'>, args: ToolArguments, context: ToolContext): Promise<OperationReport> {
+  const picked = await sessionFor(args, context);
+  return runOperation(context.client, picked.session, {
+    ...request,
+    ...(args['turn'] !== undefined ? { turn: String(args['turn']) } : {}),
+    dryRun: args['dry_run'] === true,
+    cwd: context.cwd,
+  });
+}
+
+function fileRequest(args: ToolArguments): Partial<OperationRequest> {
+  const out: Partial<OperationRequest> = {};
+  if (args['file'] !== undefined) out.file = String(args['file']);
+  if (args['lines'] !== undefined) {
+    if (out.file === undefined) throw new CommandError('"lines" needs "file"');
+    const lines = parseLineRange(String(args['lines']));
+    if (!lines) throw new CommandError(`"lines" must be "A-B" or "A" with 1 <= A <= B, got "${String(args['lines'])}"`);
+    out.lines = lines;
+  }
+  if (args['side'] === 'before' || args['side'] === 'after') out.side = args['side'];
+  return out;
+}
+
+function sessionFor(args: ToolArguments, context: ToolContext): Promise<Picked> {
+  return pickSession(context.client, { cwd: context.cwd, ...(args['session'] !== undefined ? { session: String(args['session']) } : {}) });
+}
+
+function changesetOf(session: SessionStatusInfo, ref: ToolArguments[string]): { channel: string; turn?: TurnStatus } {
+  const sessionId = parseChannel(session.channel)?.id;
+  if (!sessionId) throw new CommandError(`not a session URI: ${session.channel}`);
+  if (ref === 'session') return { channel: formatChangesetUri({ sessionId, kind: 'session' }) };
+  const turn = resolveTurn(session, ref === undefined ? undefined : String(ref));
+  return { channel: formatChangesetUri({ sessionId, kind: 'turn', turnId: turn.turnId }), turn };
+}
+
+async function readyState(client: RpcClient, channel: string): Promise<ChangesetState> {
+  const state = await readyChangeset(client, channel, 60_000);
+  if (state.status === 'error') throw new CommandError(`cannot read the changes: ${state.error?.message ?? 'unknown error'}`);
+  return state;
+}
+
+function turnSummary(turn: TurnStatus): Record<string, unknown> {
+  return {
+    number: turn.index,
+    id: turn.turnId,
+    ...(turn.title ?? turn.message ? { title: turn.title ?? turn.message } : {}),
+    state: turn.state ?? 'recording',
+    startedAt: turn.startedAt,
+    ...(turn.changes ? { files: turn.changes.files, added: turn.changes.added, deleted: turn.changes.deleted } : {}),
+  };
+}
+
+/** A diff as `git diff` prints it, for a model to read. */
+function unifiedText(path: string, diff: WorkspaceFileDiff): string {
+  const header = `--- ${diff.before ? `a/${path}` : '/dev/null'}\n+++ ${diff.after ? `b/${path}` : '/dev/null'}\n`;
+  if (diff.kind !== 'text') return `${header}(${diff.kind} file: no line diff)\n`;
+  const range = (start: number, count: number) => `${count === 0 ? start - 1 : start}${count === 1 ? '' : `,${count}`}`;
+  const hunks = diff.hunks.map((h) => `@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@\n${h.lines.join('\n')}\n`);
+  return header + hunks.join('');
+}

@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listServers } from '../../server/registry/index.js';
+import { TestClient } from '../helpers/client.js';
+import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+
+// Runs the built binary (`npm test` builds first; run `npm run build` before running this file alone).
+const BIN = resolve('bin/changeset-server.js');
+const temp = new TempDirs();
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  temp.cleanup();
+});
+
+async function serve(repo: string, stateDir: string): Promise<{ client: TestClient; session: string }> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', repo, '--json', '--port', '0', '--state-dir', stateDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups.push(() => void child.kill('SIGKILL'));
+  const line = await new Promise<string>((res, rej) => {
+    createInterface({ input: child.stdout! }).once('line', res);
+    child.once('exit', (code) => rej(new Error(`serve exited with ${code}`)));
+  });
+  const ready = JSON.parse(line) as { url: string; token: string; sessions: string[] };
+  const client = await TestClient.connect(ready.url, { token: ready.token });
+  await client.initialize();
+  cleanups.push(() => client.close());
+  return { client, session: ready.sessions[0]! };
+}
+
+/** An agent's MCP client, talking to `changeset-server mcp` over stdio as agents start it: in the project folder. */
+async function agent(cwd: string, stateDir: string): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--state-dir', stateDir], cwd, stderr: 'inherit' });
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(transport);
+  cleanups.push(() => client.close());
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ data: Record<string, unknown>; text: string; isError: boolean }> {
+  const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+  return { data: result.structuredContent ?? {}, text: result.content.map((c) => c.text).join('\n'), isError: result.isError === true };
+}
+
+describe('changeset-server mcp', () => {
+  it('lets an agent list its turns, see a diff, revert one file of one turn and undo it', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'b\n' });
+    const stateDir = temp.make('state-');
+    const { client, session } = await serve(repo, stateDir);
+    await client.request('harness/turnStarted', { channel: session, turnId: 't1', message: 'change both files' }, { timeoutMs: 20_000 });
+    writeFiles(repo, { 'a.txt': 'one\nTWO\nthree\n', 'b.txt': 'B\n' });
+    await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+
+    const mcp = await agent(repo, stateDir);
+    const { tools } = await mcp.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['list_sessions', 'list_turns', 'show_changes', 'show_file_diff', 'revert', 'restore_checkpoint', 'undo']);
+    expect(tools.find((t) => t.name === 'revert')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+
+    const turns = await call(mcp, 'list_turns');
+    expect(turns.data['turns']).toEqual([expect.objectContaining({ number: 1, id: 't1', title: 'change both files', files: 2, added: 2, deleted: 2 })]);
+    const changes = await call(mcp, 'show_changes', { turn: 1 });
+    expect((changes.data['files'] as { path: string }[]).map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+    const diff = await call(mcp, 'show_file_diff', { file: 'a.txt', turn: 'last' });
+    expect(diff.data['diff']).toBe('--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n');
+
+    const dry = await call(mcp, 'revert', { turn: 1, file: 'a.txt', dry_run: true });
+    expect(dry.data).toMatchObject({ dryRun: true, files: [{ path: 'a.txt', action: 'write' }] });
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
+    const reverted = await call(mcp, 'revert', { turn: 1, file: 'a.txt' });
+    expect(reverted.isError).toBe(false);
+    expect(reverted.data).toMatchObject({ operationId: 'revert', turn: { index: 1, turnId: 't1' } });
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+    expect(readFileSync(join(repo, 'b.txt'), 'utf8')).toBe('B\n');
+    const undone = await call(mcp, 'undo');
+    expect(undone.isError).toBe(false);
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
+  }, 120_000);
+
+  it('answers bad calls with a short error the model can act on, and keeps serving', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
+    const stateDir = temp.make('state-');
+    const { client, session } = await serve(repo, stateDir);
+    await client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+    writeFiles(repo, { 'a.txt': 'A\n' });
+    await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+    const mcp = await agent(repo, stateDir);
+    expect(await call(mcp, 'revert', { turn: 7 })).toMatchObject({ isError: true, text: expect.stringContaining('has no turn 7') });
+    expect(await call(mcp, 'revert', { lines: '2-3' })).toMatchObject({ isError: true, text: expect.stringContaining('"lines" needs "file"') });
+    expect(await call(mcp, 'revert', { file: 'a.txt', lines: '3-1' })).toMatchObject({ isError: true, text: expect.stringContaining('"lines" must be') });
+    expect(await call(mcp, 'show_file_diff', {})).toMatchObject({ isError: true, text: 'show_file_diff: "file" is required' });
+    expect(await call(mcp, 'undo', { force: true })).toMatchObject({ isError: true, text: expect.stringContaining('unknown argument "force"') });
+    expect(await call(mcp, 'undo')).toMatchObject({ isError: true, text: 'Nothing to undo.' });
+    writeFiles(repo, { 'a.txt': 'edited again\n' });
+    const conflict = await call(mcp, 'revert', {});
+    expect(conflict.isError).toBe(true);
+    expect(conflict.text).toContain('a.txt');
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('edited again\n');
+    expect((await call(mcp, 'list_sessions')).data['sessions']).toEqual([expect.objectContaining({ recording: true, turns: 1 })]);
+  }, 120_000);
+
+  it('starts a server for the folder when none runs, as the hook does', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
+    const stateDir = temp.make('state-');
+    const mcp = await agent(repo, stateDir);
+    const listed = await call(mcp, 'list_sessions');
+    expect(listed.isError).toBe(false);
+    const entries = await listServers(stateDir);
+    expect(entries.map((e) => e.directories)).toEqual([[repo]]);
+    cleanups.push(() => {
+      for (const e of entries) process.kill(e.pid, 'SIGKILL');
+    });
+  }, 120_000);
+});
