@@ -118,7 +118,7 @@ export class WorkspaceMirror {
     }
   }
 
-  /** Stops: waits up to `graceMs` for a running sync (a last one is started if refs are pending), then aborts it. */
+  /** Stops: waits up to `graceMs` for a running sync (a last one is started if refs are pending), then abandons it. */
   async stop(graceMs = 3000): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -130,8 +130,8 @@ export class WorkspaceMirror {
       await Promise.race([last, expired]);
       clearTimeout(timeout);
     }
+    // Not awaited further: a remote that never answers must not hold up the server's exit.
     this.abort.abort();
-    await last?.catch(() => undefined);
   }
 
   /** What is pending, and how the last attempts went. */

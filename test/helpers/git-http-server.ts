@@ -27,6 +27,8 @@ export interface SeenRequest {
   url: string;
   authorization: string | undefined;
   status: number;
+  /** Bytes of the request body. */
+  bytes: number;
 }
 
 export class GitHttpServer {
@@ -85,7 +87,8 @@ export class GitHttpServer {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, status: 0 };
+    const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, status: 0, bytes: 0 };
+    req.on('data', (chunk: Buffer) => (seen.bytes += chunk.length));
     this.requests.push(seen);
     if (this.stall) {
       this.stalled.push(res);
