@@ -136,12 +136,18 @@ export interface AttributeLevel {
  * the deepest `.gitattributes` up to the root one, then the global file.
  */
 export class AttributeStack {
+  /** The levels with only the lines that can decide a relevant attribute, in lookup order. */
+  private readonly searched: readonly AttributeLevel[];
+
   private constructor(
     private readonly dirLevels: readonly AttributeLevel[],
     private readonly first: readonly AttributeLevel[],
     private readonly last: readonly AttributeLevel[],
     private readonly macros: ReadonlyMap<string, readonly AttrSetting[]>,
-  ) {}
+  ) {
+    const ordered = [...first, ...[...dirLevels].reverse(), ...last];
+    this.searched = ordered.map((l) => narrow(l, macros)).filter((l) => l.rules.lines.length > 0);
+  }
 
   static create(first: AttributeLevel[], last: AttributeLevel[]): AttributeStack {
     return new AttributeStack([], first, last, mergeMacros([], first, last));
@@ -155,9 +161,13 @@ export class AttributeStack {
     return new AttributeStack(dirLevels, this.first, this.last, macros);
   }
 
-  /** True when no pattern line applies anywhere (the common case: nothing to match). */
+  /**
+   * True when no line can set `text`, `crlf`, `eol` or `filter` (the common
+   * case, also with `.gitattributes` holding only `-diff` or `linguist-*`
+   * lines): nothing to match.
+   */
   get empty(): boolean {
-    return !hasLines(this.dirLevels) && !hasLines(this.first) && !hasLines(this.last);
+    return this.searched.length === 0;
   }
 
   /** `text`, `crlf`, `eol` and `filter` for the file at `path` (relative to the walk root) named `name`. */
@@ -179,11 +189,8 @@ export class AttributeStack {
       }
       return false;
     };
-    const done = (): PathAttributes => ({ text: found.get('text'), crlf: found.get('crlf'), eol: found.get('eol'), filter: found.get('filter') });
-    for (const l of this.first) if (level(l)) return done();
-    for (let i = this.dirLevels.length - 1; i >= 0; i--) if (level(this.dirLevels[i]!)) return done();
-    for (const l of this.last) if (level(l)) return done();
-    return done();
+    for (const l of this.searched) if (level(l)) break;
+    return { text: found.get('text'), crlf: found.get('crlf'), eol: found.get('eol'), filter: found.get('filter') };
   }
 
   /** True when the file has `filter=lfs`. */
@@ -209,8 +216,10 @@ export class AttributeStack {
   }
 }
 
-function hasLines(levels: readonly AttributeLevel[]): boolean {
-  return levels.some((l) => l.rules.lines.length > 0);
+/** The level without lines that set nothing relevant, directly or through a macro. */
+function narrow(level: AttributeLevel, macros: ReadonlyMap<string, readonly AttrSetting[]>): AttributeLevel {
+  const lines = level.rules.lines.filter((line) => line.attrs.some(([name]) => RELEVANT.has(name) || macros.has(name)));
+  return lines.length === level.rules.lines.length ? level : { ...level, rules: { lines, macros: level.rules.macros } };
 }
 
 /** Macro definitions by precedence: info/attributes, then the top `.gitattributes`, the global file, the built-ins. */
