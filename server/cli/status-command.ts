@@ -1,4 +1,4 @@
-import type { StatusResult, TurnStatus } from '../harness/status.js';
+import type { SnapshotTrackingStatus, StatusResult, TurnStatus } from '../harness/status.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { formatMirrorStatus, requestMirrorStatus } from '../mirror/mirror-status-text.js';
 import { Output } from './output.js';
@@ -52,6 +52,7 @@ export function formatStatus(status: StatusResult, viewer?: string): string {
     lines.push(`  session:     ${s.channel}`);
     lines.push(`  directories: ${s.workingDirectories.join(', ')}`);
     for (const store of s.stores ?? []) lines.push(`  store:       ${formatBytes(store.bytes)} of ${formatBytes(store.budgetBytes)} (${store.dir})`);
+    for (const t of s.snapshots ?? []) lines.push(`  snapshots:   ${formatTracking(t)} (${t.dir})`);
     if (!s.endedAt) lines.push(s.activeTurn ? `  recording:   turn ${s.activeTurn.index} (${s.activeTurn.turnId})${quote(s.activeTurn.message)} since ${s.activeTurn.startedAt}` : '  recording:   no active turn');
     const ended = s.turns.filter((t) => t.state !== undefined);
     lines.push(`  turns:       ${s.turnCount}${ended.length > 0 ? ' (latest last)' : ''}`);
@@ -59,6 +60,12 @@ export function formatStatus(status: StatusResult, viewer?: string): string {
     for (const a of s.userActions ?? []) lines.push(`    you: ${a.text}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+function formatTracking(t: SnapshotTrackingStatus): string {
+  const parts = [`${t.incremental} followed the watcher`, `${t.reused} unchanged`, `${t.fullWalks} full walk${t.fullWalks === 1 ? '' : 's'}`];
+  const missed = `${t.verifications} verification${t.verifications === 1 ? '' : 's'}, ${t.missed} change${t.missed === 1 ? '' : 's'} missed by the watcher`;
+  return `${parts.join(', ')}; ${missed}${t.missed > 0 ? ` (latest: ${t.lastMissed.slice(0, 3).join(', ')})` : ''}`;
 }
 
 function formatBytes(n: number): string {
