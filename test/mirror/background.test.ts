@@ -5,7 +5,8 @@ import { MirrorService } from '../../server/mirror/mirror-service.js';
 import { mirrorRemote } from '../../server/mirror/mirror-remote.js';
 import type { WorkspaceMirrorStatus } from '../../server/mirror/workspace-mirror.js';
 import { ChangesetService } from '../../server/service.js';
-import { recordTurn } from '../helpers/changesets.js';
+import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
+import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
@@ -139,5 +140,21 @@ describe('mirroring in the background', () => {
     const bearer = await setup(undefined, { CHANGESET_SERVER_MIRROR_TOKEN: TOKEN, CHANGESET_SERVER_MIRROR_AUTH: 'bearer' });
     await waitFor(bearer.mirror, (w) => w.pendingRefs === 0 && w.lastSuccessAt !== undefined);
     expect(bearer.remote.requests.filter((r) => r.status === 200).every((r) => r.authorization === `Bearer ${TOKEN}`)).toBe(true);
+  });
+});
+
+describe('what is mirrored', () => {
+  it('pushes the safety checkpoint an operation writes, and the end of a session', async () => {
+    const { bare, mirror, session, client, service } = await setup();
+    await recordTurn(client, session.uri, 't1', () => writeFiles(session.workingDirectories[0]!, { 'a.txt': 'by the agent\n' }));
+    const uri = expandChangesetUri(changesetUriTemplate(session.id, 'turn'), { turnId: 't1' });
+    await subscribeReady(client, uri);
+    await client.request('invokeChangesetOperation', { channel: uri, operationId: 'revert' }, { timeoutMs: 20_000 });
+    await waitFor(mirror, (w) => w.pendingRefs === 0 && !w.pushing);
+    const manifestRefs = () => execFileSync('git', ['--git-dir', bare, 'show', `${headIn(bare, 'refs/changeset-server/mirror/*/manifest')}:refs`], { encoding: 'utf8' });
+    expect(manifestRefs()).toMatch(/\/safety\/000002$/m);
+    await service.sessions.dispose(session.uri);
+    await waitFor(mirror, (w) => w.pendingRefs === 0 && !w.pushing);
+    expect(manifestRefs()).toMatch(/\/ended$/m);
   });
 });

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mirrorRemote } from '../../server/mirror/mirror-remote.js';
 import { WorkspaceMirror } from '../../server/mirror/workspace-mirror.js';
-import { openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
+import { EMPTY_TREE_OID, openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
 
@@ -41,7 +41,10 @@ async function storeWithCheckpoint(): Promise<{ store: WorkspaceStore; repo: str
 describe('pushing checkpoints', () => {
   it('pushes every object a session reaches, including blobs only the workspace repository holds', async () => {
     const { server, bare, url } = await remoteRepo();
-    const { store } = await storeWithCheckpoint();
+    const { store, repo } = await storeWithCheckpoint();
+    const committed = git(repo, ['rev-parse', 'HEAD:a.txt']);
+    const shadowIds = execFileSync('sh', ['-c', `for i in "${store.layout.shadowDir}"/objects/pack/*.idx; do git show-index < "$i"; done`], { encoding: 'utf8' });
+    expect(shadowIds).not.toContain(committed);
     const mirror = new WorkspaceMirror(store, mirrorRemote(url, { CHANGESET_SERVER_MIRROR_TOKEN: TOKEN }), { retryBaseMs: 50 });
     await mirror.syncNow();
     const status = await mirror.status();
@@ -49,7 +52,8 @@ describe('pushing checkpoints', () => {
     expect(status.pendingRefs).toBe(0);
     const refs = execFileSync('git', ['--git-dir', bare, 'for-each-ref', '--format=%(refname)'], { encoding: 'utf8' });
     expect(refs).toContain('/manifest');
-    execFileSync('git', ['--git-dir', bare, 'fsck', '--strict', '--no-dangling']);
+    execFileSync('git', ['--git-dir', bare, 'fsck', '--strict', '--no-dangling'], { stdio: 'ignore' });
+    expect(execFileSync('git', ['--git-dir', bare, 'cat-file', 'blob', committed], { encoding: 'utf8' })).toBe('committed\n');
     expect(server.requests.some((r) => r.status === 401)).toBe(true);
   });
 });
@@ -58,6 +62,14 @@ describe('importing', () => {
   it('brings a mirrored session into another directory, ended, with its paths moved', async () => {
     const { url } = await remoteRepo();
     const { store, repo } = await storeWithCheckpoint();
+    await store.writeCheckpoint({
+      sessionId: 's1',
+      kind: 'safety',
+      reason: 'revert',
+      details: { paths: [{ absPath: `${repo}/a.txt` }], message: `${repo} is where it ran`, workingDirectories: [repo] },
+      roots: [{ name: 'workspace', path: repo, tree: EMPTY_TREE_OID }],
+      layout: 'multi',
+    });
     await new WorkspaceMirror(store, mirrorRemote(url, { CHANGESET_SERVER_MIRROR_TOKEN: TOKEN })).syncNow();
     const { importMirror } = await import('../../server/mirror/import.js');
     const clone = temp.make('clone-');
@@ -70,11 +82,49 @@ describe('importing', () => {
       const sessions = await b.listSessions();
       expect(sessions).toMatchObject([{ sessionId: 's1', live: false }]);
       const chain = await b.listSessionCheckpoints('s1');
-      expect(chain.map((c) => c.kind)).toEqual(['start', 'end']);
+      expect(chain.map((c) => c.kind)).toEqual(['start', 'end', 'safety']);
+      // Paths name the local directory now; text that merely mentions the old one is left alone.
+      expect(chain[2]!.details).toEqual({ paths: [{ absPath: `${clone}/a.txt` }], message: `${repo} is where it ran`, workingDirectories: [clone] });
+      expect(chain[2]!.roots).toEqual([{ name: 'workspace', path: clone, tree: EMPTY_TREE_OID }]);
       expect(chain[1]!.tree).toBe((await store.listSessionCheckpoints('s1'))[1]!.tree);
       expect(await b.readChangeEntries('s1', 't1')).toEqual({ hello: 1 });
     } finally {
       await b.close();
     }
+  });
+});
+
+describe('importing, choosing and repeating', () => {
+  it('keeps checkpoint ids when the directory is the same, leaves sessions the store has alone, and asks which workspace when the remote holds several', async () => {
+    const { url } = await remoteRepo();
+    const env = { CHANGESET_SERVER_MIRROR_TOKEN: TOKEN };
+    const { store, repo } = await storeWithCheckpoint();
+    const other = await openWorkspaceStore({ stateDir: temp.make('state-o-'), workspaceDir: makeRepo(temp.make('other-'), { 'x.txt': 'x\n' }) });
+    cleanup.push(() => other.close());
+    await other.writeCheckpoint({ sessionId: 'o1', kind: 'start', turnId: 'x', tree: EMPTY_TREE_OID });
+    await new WorkspaceMirror(store, mirrorRemote(url, env)).syncNow();
+    await new WorkspaceMirror(other, mirrorRemote(url, env)).syncNow();
+    const { importMirror, ImportError } = await import('../../server/mirror/import.js');
+
+    // Two workspaces mirrored, and the directory's name matches neither: the user must choose.
+    const elsewhere = temp.make('unrelated-');
+    const stateDir = temp.make('state-b-');
+    await expect(importMirror({ url, stateDir, workspaceDir: elsewhere, env })).rejects.toThrow(ImportError);
+    await expect(importMirror({ url, stateDir, workspaceDir: elsewhere, env })).rejects.toThrow(/--from/);
+
+    // Same directory, fresh state directory (a reinstall): the commits come back identical.
+    const source = new WorkspaceMirror(store, mirrorRemote(url, env)).source;
+    await store.close();
+    const fresh = temp.make('state-c-');
+    const first = await importMirror({ url, stateDir: fresh, workspaceDir: repo, env, from: source });
+    expect(first.imported).toEqual([{ sessionId: 's1', turns: 1 }]);
+    const again = await importMirror({ url, stateDir: fresh, workspaceDir: repo, env, from: source.replace(/-[0-9a-f]{16}$/, '') });
+    expect(again).toMatchObject({ imported: [], skipped: ['s1'] });
+    const ids = (dir: string) => execFileSync('git', ['--git-dir', dir, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/changeset-server/sessions/'], { encoding: 'utf8' });
+    const shadowOf = (state: string) => execFileSync('sh', ['-c', `echo "${state}"/workspaces/*/shadow.git`], { encoding: 'utf8' }).trim();
+    // The only addition: the end marker, since the mirrored session was still live.
+    const imported = ids(shadowOf(fresh)).split('\n').filter((l) => !l.endsWith('/ended'));
+    expect(imported.join('\n')).toBe(ids(store.layout.shadowDir));
+    expect(ids(shadowOf(fresh))).toMatch(/\/s1\/ended$/m);
   });
 });
