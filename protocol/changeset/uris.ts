@@ -9,7 +9,7 @@ import { parseTemplate } from 'url-template';
 import { CHANGESET_PREFIX } from '../common/channels.js';
 
 /** The kinds of changeset this server produces. */
-export type ChangesetKindName = 'session' | 'turn' | 'compare-turns' | 'uncommitted' | 'branch';
+export type ChangesetKindName = 'session' | 'turn' | 'compare-turns' | 'uncommitted' | 'branch' | 'step' | 'since';
 
 /** A changeset URI taken apart. */
 export interface ParsedChangesetUri {
@@ -25,6 +25,8 @@ export interface ParsedChangesetUri {
   originalTurnId?: string;
   /** For `compare-turns`: the turn whose end state is the new side. */
   modifiedTurnId?: string;
+  /** For `step` and `since`: the 1-based step of `turnId`; absent for `since` a turn's start (`start` in the URI). */
+  step?: number;
 }
 
 /** Why a URI is not a changeset URI we could serve. */
@@ -39,7 +41,12 @@ const KIND_SEGMENTS: Record<ChangesetKindName, { segment: string; variables: rea
   'compare-turns': { segment: 'compare', variables: ['originalTurnId', 'modifiedTurnId'] },
   uncommitted: { segment: 'uncommitted', variables: [] },
   branch: { segment: 'branch', variables: [] },
+  step: { segment: 'step', variables: ['turnId', 'step'] },
+  since: { segment: 'since', variables: ['turnId', 'step'] },
 };
+
+/** The `{step}` value of a `since` changeset that starts at the turn's start. */
+export const SINCE_TURN_START = 'start';
 
 /** The URI template of one changeset kind of a session, optionally scoped to one working directory. */
 export function changesetUriTemplate(sessionId: string, kind: ChangesetKindName, dir?: number): string {
@@ -60,6 +67,8 @@ export function formatChangesetUri(parsed: ParsedChangesetUri): string {
     const value = parsed[key];
     if (value !== undefined) values[key] = value;
   }
+  if (parsed.step !== undefined) values['step'] = String(parsed.step);
+  else if (parsed.kind === 'since') values['step'] = SINCE_TURN_START;
   return expandChangesetUri(changesetUriTemplate(parsed.sessionId, parsed.kind, parsed.dir), values);
 }
 
@@ -99,6 +108,14 @@ export function parseChangesetUri(uri: string): ParsedChangesetUri | ChangesetUr
   for (let i = 0; i < variables.length; i++) {
     const value = values[i]!;
     if (value.length === 0) return { message: `${variables[i]} must not be empty` };
+    if (variables[i] === 'step') {
+      if (kind === 'since' && value === SINCE_TURN_START) continue;
+      if (!/^[1-9]\d{0,5}$/.test(value)) {
+        return { message: `step must be a step number from 1 to 999999${kind === 'since' ? ` or "${SINCE_TURN_START}"` : ''}, got ${JSON.stringify(value)}` };
+      }
+      parsed.step = Number(value);
+      continue;
+    }
     (parsed as unknown as Record<string, string>)[variables[i]!] = value;
   }
   return parsed;

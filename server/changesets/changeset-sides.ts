@@ -1,6 +1,8 @@
 import type { ParsedChangesetUri } from '../../protocol/index.js';
 import type { RootTrees } from '../changes/collect-changes.js';
 import type { RecordingSession } from '../session/recording-session.js';
+import { stepEndTrees, stepOf } from '../session/step-recorder.js';
+import type { TurnRecord } from '../session/turn-record.js';
 import { commitTreeFor, findBaseBranch, mergeBase, resolveRef } from './git-base.js';
 
 /** The two recorded states a changeset compares; `undefined` entries leave a working directory out. */
@@ -20,9 +22,15 @@ export class ChangesetUnavailable extends Error {
   }
 }
 
-/** Live kinds follow the working tree; turn and compare-turns are fixed once computed. */
+/** Live kinds follow the working tree; turn, compare-turns and step are fixed once computed. */
 export function isLive(kind: ParsedChangesetUri['kind']): boolean {
-  return kind === 'session' || kind === 'uncommitted' || kind === 'branch';
+  return kind === 'session' || kind === 'uncommitted' || kind === 'branch' || kind === 'since';
+}
+
+/** The recorded state a `since` changeset starts from: the turn's start, or the checkpoint before one of its tool calls. */
+export function checkpointTrees(session: RecordingSession, parsed: ParsedChangesetUri): RootTrees[] {
+  const turn = existing(session, parsed.turnId!);
+  return parsed.step === undefined ? turn.before : requireStep(session, turn, parsed.step).trees;
 }
 
 /**
@@ -38,6 +46,15 @@ export async function resolveSides(session: RecordingSession, parsed: ParsedChan
       const turn = ended(session, parsed.turnId!);
       return { before: scope(turn.before), after: scope(turn.after!) };
     }
+    case 'step': {
+      const turn = existing(session, parsed.turnId!);
+      const before = requireStep(session, turn, parsed.step!).trees;
+      const after = stepEndTrees(turn, parsed.step!);
+      if (!after) throw new ChangesetUnavailable(`step ${parsed.step} of turn ${JSON.stringify(turn.id)} is still in progress`, 'pending');
+      return { before: scope(before), after: scope(after) };
+    }
+    case 'since':
+      return { before: scope(checkpointTrees(session, parsed)), after: scope(current ?? (await session.currentTrees())) };
     case 'compare-turns': {
       const a = ended(session, parsed.originalTurnId!);
       const b = ended(session, parsed.modifiedTurnId!);
@@ -72,9 +89,26 @@ export async function resolveSides(session: RecordingSession, parsed: ParsedChan
   }
 }
 
-function ended(session: RecordingSession, turnId: string) {
+function existing(session: RecordingSession, turnId: string): TurnRecord {
   const turn = session.turn(turnId);
   if (!turn) throw new ChangesetUnavailable(`no turn ${JSON.stringify(turnId)} in session ${session.id}`, 'missing');
+  return turn;
+}
+
+function requireStep(session: RecordingSession, turn: TurnRecord, index: number) {
+  const step = stepOf(turn, index);
+  if (!step) throw new ChangesetUnavailable(missingStepMessage(turn, index), 'missing');
+  return step;
+}
+
+/** "turn "t1" has no step 5 (it has 3)". */
+export function missingStepMessage(turn: TurnRecord, index: number): string {
+  const count = turn.steps?.length ?? 0;
+  return `turn ${JSON.stringify(turn.id)} has no step ${index} (it has ${count === 0 ? 'none' : count})`;
+}
+
+function ended(session: RecordingSession, turnId: string) {
+  const turn = existing(session, turnId);
   if (!turn.after) throw new ChangesetUnavailable(`turn ${JSON.stringify(turnId)} is still in progress`, 'pending');
   return turn;
 }

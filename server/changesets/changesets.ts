@@ -18,7 +18,8 @@ import { isBinary, type WorkspaceFileDiff } from '../diff/file-diff.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { catalogueFor } from './catalogue.js';
-import { ChangesetUnavailable, isLive } from './changeset-sides.js';
+import { ChangesetUnavailable, isLive, missingStepMessage } from './changeset-sides.js';
+import { stepOf } from '../session/step-recorder.js';
 import { CONTENT_SCHEME, parseContentUri } from './content-uri.js';
 import { LiveWatcher } from './live-watcher.js';
 import { SessionChangesets, type ChangesetChannel, type OperationsFor } from './session-changesets.js';
@@ -177,6 +178,10 @@ export class Changesets {
       if (turnId !== undefined && !session.turn(turnId)) {
         return { code: AhpErrorCodes.NotFound, message: `no turn ${JSON.stringify(turnId)} in session ${parsed.sessionId}` };
       }
+    }
+    if (parsed.step !== undefined) {
+      const turn = session.turn(parsed.turnId!)!;
+      if (!stepOf(turn, parsed.step)) return { code: AhpErrorCodes.NotFound, message: missingStepMessage(turn, parsed.step) };
     }
     sc.open(parsed);
     if (isLive(parsed.kind)) this.ensureWatcher(sc);

@@ -13,9 +13,11 @@ import type { FileChange } from '../changes/file-change.js';
 import { compareDisplay } from '../session/display-path.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import { ChangesetFileBuilder, metaOf } from './changeset-files.js';
+import { changesetMeta } from './changeset-meta.js';
 import { produceChanges } from './changeset-producer.js';
 import { ChangesetUnavailable, isLive } from './changeset-sides.js';
 import { ReviewStore } from './review-store.js';
+import { stepEndTrees, stepOf } from '../session/step-recorder.js';
 
 /** Supplies the operations a changeset offers (the operations module installs one). */
 export type OperationsFor = (session: RecordingSession, parsed: ParsedChangesetUri) => ChangesetOperation[];
@@ -221,11 +223,12 @@ export class SessionChangesets {
       return;
     }
     const operations = this.opts.operationsFor(this.session, channel.parsed);
+    const meta = { ...changesetMeta(this.session, channel.parsed), ...(files.length > limited.length ? totalsMeta(files) : {}) };
     const action: StateAction = {
       type: 'changeset/contentChanged',
       files: limited,
       ...(operations.length > 0 ? { operations } : {}),
-      ...(files.length > limited.length ? { _meta: totalsMeta(files) } : {}),
+      ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
     } as StateAction;
     this.dispatch(channel.uri, action);
     if (state.status !== 'ready') this.dispatch(channel.uri, { type: 'changeset/statusChanged', status: 'ready' });
@@ -253,6 +256,10 @@ function totalsMeta(files: readonly ChangesetFile[]): Record<string, unknown> {
 }
 
 function isPending(session: RecordingSession, parsed: ParsedChangesetUri): boolean {
+  if (parsed.kind === 'step') {
+    const turn = session.turn(parsed.turnId!);
+    return turn !== undefined && stepOf(turn, parsed.step!) !== undefined && stepEndTrees(turn, parsed.step!) === undefined;
+  }
   const ids = parsed.kind === 'turn' ? [parsed.turnId!] : parsed.kind === 'compare-turns' ? [parsed.originalTurnId!, parsed.modifiedTurnId!] : [];
   return ids.some((id) => session.turn(id) !== undefined && session.turn(id)!.after === undefined);
 }

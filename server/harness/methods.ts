@@ -6,6 +6,7 @@ import { SessionError } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import type { TurnSummary } from '../session/turn-summary.js';
 import { harnessEvents } from './events.js';
+import { registerPresentFiles } from './present-files.js';
 import {
   checkBeforeEdit,
   checkStatus,
@@ -87,6 +88,8 @@ export function registerHarnessMethods(server: ChangesetServer, sessions: Sessio
     },
     { check: checkTurnEnded },
   );
+
+  registerPresentFiles(server, sessions);
 
   server.registerRequest<StatusParams | undefined, StatusResult>(
     'harness/status',

@@ -1,5 +1,6 @@
 import { MAX_ID_LENGTH, MAX_NAME_BYTES } from '../../protocol/validate/checks.js';
 import { encodePathBytes } from '../path-bytes.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_PRESENTED_PER_CALL } from '../session/presented-files.js';
 
 /** Params of `harness/turnStarted`. */
 export interface TurnStartedParams {
@@ -21,6 +22,16 @@ export interface BeforeEditParams {
   paths: string[];
   /** Name of the tool, recorded on the turn's change entries. */
   tool?: string;
+}
+
+/** Params of `harness/presentFiles`. */
+export interface PresentFilesParams {
+  /** The session URI. */
+  channel: string;
+  /** The active turn's id. */
+  turnId: string;
+  /** Files to present: absolute paths or relative to the first working directory; they may lie outside the working directories. */
+  files: { path: string; description?: string }[];
 }
 
 /** Params of `harness/turnEnded`. */
@@ -97,6 +108,29 @@ export const checkBeforeEdit: Check = (params) => {
   for (let i = 0; i < paths.length; i++) {
     const problem = overlongPath(paths[i] as string, `params.paths[${i}]`);
     if (problem) return problem;
+  }
+  return undefined;
+};
+
+/** Checks `harness/presentFiles` params; returns the problem or undefined. */
+export const checkPresentFiles: Check = (params) => {
+  const p = object(params);
+  if (typeof p === 'string') return p;
+  const basic = nonEmpty(p, 'channel') ?? turnId(p);
+  if (basic) return basic;
+  const files = p['files'];
+  if (!Array.isArray(files) || files.length === 0) return 'params.files must be a non-empty array of {path, description?}';
+  if (files.length > MAX_PRESENTED_PER_CALL) return `params.files must have at most ${MAX_PRESENTED_PER_CALL} entries`;
+  for (let i = 0; i < files.length; i++) {
+    const f: unknown = files[i];
+    const field = `params.files[${i}]`;
+    if (typeof f !== 'object' || f === null || Array.isArray(f)) return `${field} must be an object {path, description?}`;
+    const { path, description } = f as Record<string, unknown>;
+    if (typeof path !== 'string' || path.length === 0 || path.includes('\0')) return `${field}.path must be a non-empty path`;
+    const long = overlongPath(path, `${field}.path`);
+    if (long) return long;
+    if (description !== undefined && typeof description !== 'string') return `${field}.description must be a string`;
+    if (typeof description === 'string' && description.length > MAX_DESCRIPTION_LENGTH) return `${field}.description must be at most ${MAX_DESCRIPTION_LENGTH} characters`;
   }
   return undefined;
 };

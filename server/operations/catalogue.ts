@@ -31,7 +31,7 @@ const REVERT_TURN: Definition = {
 const RESTORE: Definition = {
   id: OperationId.RestoreCheckpoint,
   label: 'Restore checkpoint',
-  description: 'Bring every file of the workspace back to its state at the start of this turn.',
+  description: 'Bring every file of the workspace back to its state at the start of this turn, or with `_meta.step: n` to its state just before the turn\'s n-th tool call.',
   scopes: ['changeset'],
   icon: 'history',
   group: 'checkpoint',
@@ -56,6 +56,24 @@ const REVERT_SESSION: Definition = {
   icon: 'discard',
   group: 'revert',
   confirmation: 'Revert to the content the files had when the session began? `undo` brings them back.',
+};
+
+const REVERT_STEP: Definition = {
+  ...REVERT_TURN,
+  description: "Undo this tool call's changes in the working tree. Later edits to other lines are kept; a file edited since on the same lines is a conflict and nothing is written.",
+  confirmation: "Revert this tool call's changes? Edits made since are kept where they do not overlap. `undo` on the session changeset brings the files back.",
+};
+
+const RESTORE_STEP: Definition = {
+  ...RESTORE,
+  description: 'Bring every file of the workspace back to its state just before this tool call.',
+  confirmation: 'Restore all files to their state just before this tool call? Edits made since, by the agent or by you, are overwritten; `undo` on the session changeset brings them back.',
+};
+
+const REVERT_SINCE: Definition = {
+  ...REVERT_SESSION,
+  description: 'Put the files back to their content at this checkpoint. Later edits to other lines are kept where possible.',
+  confirmation: 'Revert to the content the files had at this checkpoint? `undo` on the session changeset brings them back.',
 };
 
 const UNDO: Definition = {
@@ -87,6 +105,10 @@ export function definitionsFor(parsed: ParsedChangesetUri): Definition[] {
       return parsed.dir === undefined ? [REVERT_SESSION, UNDO] : [REVERT_SESSION];
     case 'uncommitted':
       return [DISCARD];
+    case 'step':
+      return [REVERT_STEP, RESTORE_STEP];
+    case 'since':
+      return [REVERT_SINCE];
     default:
       return [];
   }

@@ -20,6 +20,8 @@ import { assertInside, executePlan, OutsideWorkspaceError } from './execute.js';
 import { planRestore, planReverse, planUndo, type Plan } from './plan.js';
 import type { RangeSelection } from './reverse-merge.js';
 import { userActionText } from '../session/user-action-text.js';
+import { stepOf } from '../session/step-recorder.js';
+import { checkpointTrees, missingStepMessage } from '../changesets/changeset-sides.js';
 
 /**
  * Error code of an operation refused because files changed since: AHP's
@@ -32,6 +34,8 @@ export const OPERATION_CONFLICT = AhpErrorCodes.AlreadyExists;
 interface InvocationMeta {
   /** Report what would change without writing anything. */
   dryRun?: boolean;
+  /** For `restore-checkpoint` on a turn changeset: restore to just before the turn's n-th tool call (1-based). */
+  step?: number;
 }
 
 /**
@@ -61,12 +65,23 @@ export class ChangesetOperations {
       throw invalidParams('params._meta.dryRun must be a boolean');
     }
     const dryRun = meta?.dryRun === true;
+    const step = meta?.step;
+    if (step !== undefined && (typeof step !== 'number' || !Number.isInteger(step) || step < 1)) {
+      throw invalidParams('params._meta.step must be a step number (an integer from 1)');
+    }
     const { owner, channel } = await this.changesets.channel(params.channel);
     const session = owner.session;
     const state = this.changesets.stateOf(params.channel) as ChangesetState;
     const op = state.operations?.find((o) => o.id === params.operationId);
     if (!op) throw invalidParams(`operationId: "${params.operationId}" is not an operation of ${params.channel}`);
     if (op.status === 'disabled') throw invalidParams(`operationId: "${op.id}" is disabled${op.id === OperationId.Undo ? ': there is nothing to undo' : ''}`);
+    if (step !== undefined) {
+      if (op.id !== OperationId.RestoreCheckpoint || channel.parsed.kind !== 'turn') {
+        throw invalidParams('params._meta.step: only restore-checkpoint on a turn changeset takes a step');
+      }
+      const turn = session.turn(channel.parsed.turnId!);
+      if (turn && !stepOf(turn, step)) throw invalidParams(`params._meta.step: ${missingStepMessage(turn, step)}`);
+    }
     const scope = params.target?.kind ?? 'changeset';
     if (!op.scopes.includes(scope)) throw invalidParams(`target.kind: "${op.id}" takes ${op.scopes.join(', ')}, not ${scope}`);
     const selected = this.selectChanges(channel, params);
@@ -82,7 +97,7 @@ export class ChangesetOperations {
       throw new RpcError(AhpErrorCodes.TurnInProgress, `turn "${session.activeTurnId}" is being recorded; operations wait until it ends`);
     }
 
-    const key = JSON.stringify([params.channel, params.operationId, params.target ?? null, dryRun]);
+    const key = JSON.stringify([params.channel, params.operationId, params.target ?? null, dryRun, step ?? null]);
     const pending = this.inFlight.get(key);
     if (pending) return pending;
     const run = this.run(session, owner, channel, op.id, params, selected, dryRun).finally(() => this.inFlight.delete(key));
@@ -116,7 +131,9 @@ export class ChangesetOperations {
         if (dryRun) return { message: `Dry run: ${message}`, _meta: dryRunMeta(plan) } as InvokeChangesetOperationResult;
         const files = plan.writes.map((w) => w.display);
         const undid = undoes !== undefined ? (await session.journal.listSafety()).find((r) => r.index === undoes)?.details.action : undefined;
-        const action = userActionText(session, { operation: opId, parsed: channel.parsed, target: params.target, files, ...(undid ? { undid } : {}) });
+        const step = (params as { _meta?: InvocationMeta })._meta?.step;
+        const parsed = step !== undefined ? { ...channel.parsed, step } : channel.parsed;
+        const action = userActionText(session, { operation: opId, parsed, target: params.target, files, ...(undid ? { undid } : {}) });
         const written = plan.writes.length > 0 || truncateAfter !== undefined;
         if (written) {
           await executePlan(session, plan, {
@@ -170,6 +187,14 @@ export class ChangesetOperations {
       case OperationId.RestoreCheckpointAndTurns: {
         const turn = session.turn(parsed.turnId!);
         if (!turn?.after) throw invalidParams(`turn "${parsed.turnId}" has no recorded end state`);
+        const stepIndex = parsed.kind === 'step' ? parsed.step : (params as { _meta?: InvocationMeta })._meta?.step;
+        const step = stepIndex !== undefined ? stepOf(turn, stepIndex) : undefined;
+        if (stepIndex !== undefined && !step) throw invalidParams(`params._meta.step: ${missingStepMessage(turn, stepIndex)}`);
+        if (step) {
+          const plan = await planRestore(session, step.trees, turn, step.index);
+          const label = `before step ${step.index}${step.tool ? ` (${step.tool})` : ''} of turn "${turn.id}"`;
+          return { plan, describe: (p) => restoredText(p, label) };
+        }
         const plan = await planRestore(session, turn.before, turn);
         const index = session.turns.indexOf(turn);
         const truncateAfter = opId === OperationId.RestoreCheckpointAndTurns ? (index > 0 ? session.turns[index - 1]!.id : null) : undefined;
@@ -200,6 +225,11 @@ export class ChangesetOperations {
   /** The state a revert goes back to, where it is recorded: directories it does not have are removed once emptied. */
   private restoredTrees(session: RecordingSession, parsed: ParsedChangesetUri): RootTrees[] | undefined {
     if (parsed.kind === 'turn') return session.turn(parsed.turnId!)?.before;
+    if (parsed.kind === 'step') {
+      const turn = session.turn(parsed.turnId!);
+      return turn ? stepOf(turn, parsed.step!)?.trees : undefined;
+    }
+    if (parsed.kind === 'since') return checkpointTrees(session, parsed);
     if (parsed.kind === 'session') return session.startTrees;
     return undefined;
   }
@@ -271,6 +301,14 @@ function summary(head: string, plan: Plan): string {
   if (plan.unchanged.length > 0) parts.push(`${plural(plan.unchanged.length, 'file')} already as wanted`);
   if (plan.skipped.length > 0) parts.push(`skipped ${plan.skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}`);
   return parts.join('; ');
+}
+
+function restoredText(plan: Plan, label: string): string {
+  let text = summary(`Restored ${plural(plan.writes.length, 'file')} to ${label}`, plan);
+  if (plan.userEdited.length > 0) {
+    text += `; ${plural(plan.userEdited.length, 'file')} had edits no turn made: ${plan.userEdited.join(', ')} (undo brings them back)`;
+  }
+  return text;
 }
 
 function dryRunMeta(plan: Plan): Record<string, unknown> {

@@ -127,8 +127,12 @@ async function dirsToRemove(session: RecordingSession, plan: Plan, trees: readon
   return [...out];
 }
 
-/** Brings every file back to a recorded state (restore-checkpoint): overwrites by design. */
-export async function planRestore(session: RecordingSession, target: readonly RootTrees[], from: TurnRecord): Promise<Plan> {
+/**
+ * Brings every file back to a recorded state (restore-checkpoint): overwrites
+ * by design. `fromStep`: the state is the one before that tool call of
+ * `from`, not the turn's start.
+ */
+export async function planRestore(session: RecordingSession, target: readonly RootTrees[], from: TurnRecord, fromStep?: number): Promise<Plan> {
   const plan = emptyPlan();
   const current = await session.snapshotInQueue();
   const changes = await session.changesBetween(current, target);
@@ -157,6 +161,12 @@ export async function planRestore(session: RecordingSession, target: readonly Ro
       if (wanted.has(capture.absPath)) continue;
       const change = (await session.turnChanges(turn)).find((c) => c.captured && c.absPath === capture.absPath);
       if (!change) continue;
+      const capturedAt = turn === from && fromStep !== undefined ? turn.steps?.find((s) => s.paths.includes(capture.absPath))?.index : undefined;
+      if (capturedAt !== undefined && capturedAt < fromStep!) {
+        // Its content was captured before an earlier tool call only: what it held at the step is not known.
+        plan.skipped.push({ path: session.display(change), reason: `captured before step ${capturedAt}; its content just before step ${fromStep} was not recorded: left as it is` });
+        continue;
+      }
       if (capture.before?.oversized) {
         plan.conflicts.push({ path: session.display(change), reason: 'too large: its content was not recorded' });
         continue;

@@ -18,6 +18,7 @@ import { TreeReader } from '../store/tree.js';
 import { displayPathBytes } from '../path-bytes.js';
 import { displayPath } from './display-path.js';
 import { SerialQueue } from './serial-queue.js';
+import { recordStep } from './step-recorder.js';
 import { SessionJournal, type LoadedSession, type SafetyDetails } from './session-journal.js';
 import { initialChatState, initialSessionState, restoredChatState } from './session-state.js';
 import { SessionTimeline, sessionTitle, type UserAction } from './timeline.js';
@@ -316,6 +317,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       // Every path is checked before anything is copied: one outside path refuses the whole request.
       const targets = [];
       for (const p of paths) targets.push(await this.editTarget(p));
+      await recordStep(turn, targets.map((t) => t.absPath), opts.tool, { snapshot: () => this.snapshotAll(), journal: this.journal });
       const captured: string[] = [];
       for (const { absPath, skip } of targets) {
         if (opts.tool) turn.tools.set(absPath, opts.tool);

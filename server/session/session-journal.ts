@@ -4,7 +4,7 @@ import type { RootTrees } from '../changes/collect-changes.js';
 import type { GitMode } from '../changes/file-change.js';
 import type { CheckpointInfo, CheckpointRootInput } from '../store/checkpoints.js';
 import { serializeTree, type NewTreeEntry } from '../store/tree.js';
-import type { TurnRecord } from './turn-record.js';
+import type { PresentedFile, StepRecord, TurnRecord } from './turn-record.js';
 import type { TurnSummary } from './turn-summary.js';
 import type { WorkspaceRoot } from './workspace-root.js';
 
@@ -39,6 +39,14 @@ interface TurnJournal {
   editSpan?: { from: string; to: string };
   tools: [string, string][];
   captures: { absPath: string; root: number; before?: StoredSide; after?: StoredSide }[];
+  presented?: PresentedFile[];
+}
+
+/** What a step checkpoint records besides the trees. */
+interface StepDetails {
+  at: string;
+  tool?: string;
+  paths: string[];
 }
 
 /** One path recorded by a safety checkpoint: its content before an operation wrote it. */
@@ -142,6 +150,7 @@ export class SessionJournal {
       ...(turn.automatic ? { automatic: true as const } : {}),
       ...(turn.editSpan ? { editSpan: turn.editSpan } : {}),
       tools: [...turn.tools],
+      ...(turn.presented && turn.presented.length > 0 ? { presented: turn.presented } : {}),
       captures: captures.map((c) => ({
         absPath: c.absPath,
         root: c.root,
@@ -170,6 +179,21 @@ export class SessionJournal {
         },
         ...(i === 0 ? { entries: journal } : {}),
         ...(await this.rootsOf(turn.after![i]!, i, entries)),
+      });
+    });
+  }
+
+  /** Records the workspace before one tool call of the turn; the turn's start checkpoint is already written. */
+  async writeStep(turn: TurnRecord, step: StepRecord): Promise<void> {
+    const details: StepDetails = { at: step.at, paths: step.paths, ...(step.tool !== undefined ? { tool: step.tool } : {}) };
+    await this.eachRoot(async (root, i) => {
+      await root.store.writeCheckpoint({
+        sessionId: this.sessionId,
+        kind: 'step',
+        turnId: turn.id,
+        step: step.index,
+        details,
+        ...(await this.rootsOf(step.trees[i]!, i, [])),
       });
     });
   }
@@ -212,7 +236,8 @@ export class SessionJournal {
     const first = chains[0]!;
     const start = first.find((c) => c.kind === 'safety' && c.reason === SESSION_START_REASON);
     if (!start) return undefined;
-    const key = (c: CheckpointInfo) => (c.kind === 'safety' ? `safety ${c.safetyIndex}` : `${c.kind} ${c.turnId}`);
+    const key = (c: CheckpointInfo) =>
+      c.kind === 'safety' ? `safety ${c.safetyIndex}` : c.kind === 'step' ? `step ${c.step} ${c.turnId}` : `${c.kind} ${c.turnId}`;
     const byKey = chains.map((chain) => new Map(chain.map((c) => [key(c), c])));
     const treesAt = (c: CheckpointInfo): RootTrees[] => byKey.map((m, i) => treesOf(m.get(key(c)) ?? (i === 0 ? c : undefined)));
     const turns: TurnRecord[] = [];
@@ -232,6 +257,13 @@ export class SessionJournal {
         };
         if (c.turn?.message !== undefined) record.message = c.turn.message;
         turns.push(record);
+      } else if (c.kind === 'step' && c.turnId !== undefined && c.step !== undefined) {
+        const record = turns.find((t) => t.id === c.turnId);
+        const details = c.details as Partial<StepDetails> | undefined;
+        if (!record || !Array.isArray(details?.paths)) continue;
+        const step: StepRecord = { index: c.step, at: details.at ?? c.createdAt, paths: details.paths, trees: treesAt(c) };
+        if (typeof details.tool === 'string') step.tool = details.tool;
+        (record.steps ??= []).push(step);
       } else if (c.kind === 'end' && c.turnId !== undefined) {
         const record = turns.find((t) => t.id === c.turnId);
         if (!record) continue;
@@ -260,6 +292,7 @@ export class SessionJournal {
     if (journal.automatic) record.automatic = true;
     if (journal.editSpan) record.editSpan = journal.editSpan;
     record.tools = new Map(journal.tools);
+    if (journal.presented) record.presented = journal.presented;
     for (const c of journal.captures) {
       const store = this.roots[Math.max(c.root, 0)]!.store;
       const side = (s: StoredSide | undefined): CapturedSide => (s ? { ...s, store } : undefined);

@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import type { TurnRecord } from './turn-record.js';
 import { summaryMarkdown } from './turn-summary.js';
+import { presentedPartsOf } from './presented-files.js';
 import { SessionStatus, type ChatState, type ChatSummary, type SessionState, type SessionSummary } from '../../protocol/index.js';
 
 /** What the initial channel states of a recording session are made from. */
@@ -42,7 +43,7 @@ export function restoredChatState(chat: ChatState, turns: readonly TurnRecord[])
       startedAt: t.startedAt,
       duration: t.durationMs ?? 0,
       message: message(t),
-      responseParts: t.summary ? [{ kind: 'markdown' as const, id: 'changes', content: summaryMarkdown(t.summary) }] : [],
+      responseParts: [...presentedPartsOf(t), ...(t.summary ? [{ kind: 'markdown' as const, id: 'changes', content: summaryMarkdown(t.summary) }] : [])],
       usage: undefined,
       state: t.state ?? 'complete',
       ...(t.state === 'error' ? { error: { errorType: 'TurnError', message: t.error ?? 'The turn ended with an error' } } : {}),

@@ -18,6 +18,34 @@ export interface CaptureRecord {
   after?: CapturedSide;
 }
 
+/** The workspace as it was before one tool call of a turn (`harness/beforeEdit`, a hook's file-tool event). */
+export interface StepRecord {
+  /** 1-based position of the step within its turn. */
+  index: number;
+  /** When the tool call was announced, ISO 8601. */
+  at: string;
+  /** The tool's name, when the harness gave one. */
+  tool?: string;
+  /** Absolute paths the tool named. */
+  paths: string[];
+  /** Trees of each working directory before the tool call. */
+  trees: RootTrees[];
+}
+
+/** A file the agent presented to the user during a turn; its content stays at its path. */
+export interface PresentedFile {
+  /** Absolute path (real path), possibly outside every working directory. */
+  path: string;
+  /** The label clients show (relative inside the working directory, `~/…` or absolute). */
+  display: string;
+  /** Size in bytes when it was presented. */
+  size: number;
+  /** What the agent said the file is. */
+  description?: string;
+  /** When it was presented, ISO 8601. */
+  at: string;
+}
+
 /** Everything recorded about one turn. */
 export interface TurnRecord {
   /** The turn id, unique within the session. */
@@ -42,6 +70,10 @@ export interface TurnRecord {
   captures: Map<string, CaptureRecord>;
   /** Tool names given to `beforeEdit`, by absolute path. */
   tools: Map<string, string>;
+  /** Checkpoints before each tool call, in order. */
+  steps?: StepRecord[];
+  /** Files the agent presented, in the order presented (a path presented again replaces its entry). */
+  presented?: PresentedFile[];
   /** The turn's change entries, once it ended. */
   entries?: ChangeEntry[];
   /** Totals of `entries`. */

@@ -36,6 +36,7 @@ export function userActionText(session: RecordingSession, op: FinishedOperation)
       return `${verb} ${where ? where.slice(2, -1) : 'the changes'}${filesSuffix(op.files)}`;
     }
     case 'restore-checkpoint':
+      if (op.parsed.step !== undefined) return `Restored the files to before step ${op.parsed.step} of ${turnLabel(session, op.parsed.turnId!)}${filesSuffix(op.files)}`;
       return `Restored the files to the start of ${where.slice(2, -1) || 'the turn'}${filesSuffix(op.files)}`;
     case 'restore-checkpoint-and-turns':
       return `Restored the start of ${where.slice(2, -1) || 'the turn'} and removed it and the turns after it${filesSuffix(op.files)}`;
@@ -49,10 +50,14 @@ export function userActionText(session: RecordingSession, op: FinishedOperation)
 /** " (turn 2)", " (session changes)", or "" when the changeset names no scope worth saying. */
 function scopeOf(session: RecordingSession, parsed: ParsedChangesetUri): string {
   switch (parsed.kind) {
-    case 'turn': {
-      const index = session.turns.findIndex((t) => t.id === parsed.turnId);
-      return index >= 0 ? ` (turn ${index + 1})` : ` (turn ${parsed.turnId})`;
-    }
+    case 'turn':
+      return ` (${turnLabel(session, parsed.turnId!)})`;
+    case 'step':
+      return ` (${turnLabel(session, parsed.turnId!)}, step ${parsed.step})`;
+    case 'since':
+      return parsed.step === undefined
+        ? ` (changes since the start of ${turnLabel(session, parsed.turnId!)})`
+        : ` (changes since step ${parsed.step} of ${turnLabel(session, parsed.turnId!)})`;
     case 'session':
       return ' (session changes)';
     case 'uncommitted':
@@ -62,6 +67,11 @@ function scopeOf(session: RecordingSession, parsed: ParsedChangesetUri): string 
     default:
       return '';
   }
+}
+
+function turnLabel(session: RecordingSession, turnId: string): string {
+  const index = session.turns.findIndex((t) => t.id === turnId);
+  return index >= 0 ? `turn ${index + 1}` : `turn ${turnId}`;
 }
 
 function fileLabel(session: RecordingSession, target: ChangesetOperationTarget, files: readonly string[]): string {

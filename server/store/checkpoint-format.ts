@@ -15,8 +15,8 @@ export const TRAILER_KEY = 'Changeset-Server';
 /** How a turn ended. */
 export type TurnState = 'complete' | 'cancelled' | 'error';
 
-/** What a checkpoint records: a turn's start or end, or the state before a destructive operation. */
-export type CheckpointKind = 'start' | 'end' | 'safety';
+/** What a checkpoint records: a turn's start or end, the state before one tool call of a turn (`step`), or the state before a destructive operation. */
+export type CheckpointKind = 'start' | 'end' | 'step' | 'safety';
 
 /** Whether the commit tree is the single root's tree, or a tree with one subtree per root. */
 export type RootLayout = 'single' | 'multi';
@@ -47,11 +47,13 @@ export interface CheckpointTrailer {
   endedAt?: string;
   /** Names of the tools the turn used. */
   tools?: string[];
+  /** Position of the step within its turn, starting at 1 (step checkpoints). */
+  step?: number;
   /** Number of the safety checkpoint within the session (safety checkpoints). */
   safetyIndex?: number;
   /** Why the safety checkpoint was taken, e.g. `revert turn 3` (safety checkpoints). */
   reason?: string;
-  /** Caller-defined JSON about the operation (safety checkpoints). */
+  /** Caller-defined JSON about the operation (safety checkpoints) or the tool call (step checkpoints). */
   details?: unknown;
   /** Tree layout; see {@link RootLayout}. */
   layout: RootLayout;
@@ -75,9 +77,12 @@ export function sessionRefs(sessionId: string) {
     ended: `${prefix}ended`,
     turns: `${prefix}turns/`,
     safety: `${prefix}safety/`,
+    steps: `${prefix}steps/`,
     turn: (index: number, turnId: string, leaf: 'start' | 'end' | 'entries') =>
       `${prefix}turns/${padNumber(index)}-${encodeRefComponent(turnId)}/${leaf}`,
     safetyRef: (index: number) => `${prefix}safety/${padNumber(index)}`,
+    // Beside `turns/`, not inside it: a turn's own refs stay start, end and entries.
+    stepRef: (turnIndex: number, turnId: string, step: number) => `${prefix}steps/${padNumber(turnIndex)}-${encodeRefComponent(turnId)}/${padNumber(step)}`,
   };
 }
 
@@ -89,6 +94,10 @@ function summary(text: string | undefined, max = 72): string {
 /** The readable first line of a checkpoint commit message. */
 export function headerLine(t: CheckpointTrailer): string {
   if (t.kind === 'safety') return `safety ${t.safetyIndex}: ${summary(t.reason)}`;
+  if (t.kind === 'step') {
+    const tool = (t.details as { tool?: unknown } | undefined)?.tool;
+    return `turn ${t.turnIndex} step ${t.step}${typeof tool === 'string' ? `: before ${summary(tool)}` : ''}`;
+  }
   const state = t.kind === 'end' && t.state ? ` (${t.state})` : '';
   const text = summary(t.message);
   return `turn ${t.turnIndex} ${t.kind}${state}${text ? `: ${text}` : ''}`;

@@ -80,6 +80,18 @@ export interface TurnCheckpointInput extends CheckpointInputBase {
   entries?: unknown;
 }
 
+/** The workspace before one tool call of a turn (a step of the turn). */
+export interface StepCheckpointInput extends CheckpointInputBase {
+  /** Always `step`. */
+  kind: 'step';
+  /** The turn's id; its start checkpoint is written first. */
+  turnId: string;
+  /** Position of the step within the turn, starting at 1. */
+  step: number;
+  /** Caller-defined JSON about the tool call (its name, the paths it named). */
+  details?: unknown;
+}
+
 /** A checkpoint taken before a destructive operation so it can be undone. */
 export interface SafetyCheckpointInput extends CheckpointInputBase {
   /** Always `safety`. */
@@ -91,7 +103,7 @@ export interface SafetyCheckpointInput extends CheckpointInputBase {
 }
 
 /** What {@link Checkpoints.write} accepts. */
-export type CheckpointInput = TurnCheckpointInput | SafetyCheckpointInput;
+export type CheckpointInput = TurnCheckpointInput | StepCheckpointInput | SafetyCheckpointInput;
 
 /** One root of a stored checkpoint. */
 export interface CheckpointRoot {
@@ -127,11 +139,13 @@ export interface CheckpointInfo {
   turnId?: string;
   /** Turn metadata with times as ISO 8601 strings (turn checkpoints). */
   turn?: { message?: string; state?: TurnState; startedAt?: string; endedAt?: string; tools?: string[] };
+  /** Position of the step within its turn, starting at 1 (step checkpoints). */
+  step?: number;
   /** Number of the safety checkpoint within the session (safety checkpoints). */
   safetyIndex?: number;
   /** Why the safety checkpoint was taken (safety checkpoints). */
   reason?: string;
-  /** Caller-defined operation details (safety checkpoints). */
+  /** Caller-defined details of the operation (safety checkpoints) or the tool call (step checkpoints). */
   details?: unknown;
   /** Tree layout. */
   layout: RootLayout;
@@ -221,7 +235,9 @@ export class Checkpoints {
     const all = await listRefs(this.repo, refs.prefix);
     const out: CheckpointInfo[] = [];
     for (const [ref, oid] of all) {
-      if (/\/turns\/[^/]+\/(start|end)$/.test(ref) || /\/safety\/\d+$/.test(ref)) out.push(await this.readCommit(ref, oid));
+      if (/\/turns\/[^/]+\/(start|end)$/.test(ref) || /\/safety\/\d+$/.test(ref) || /\/steps\/[^/]+\/\d+$/.test(ref)) {
+        out.push(await this.readCommit(ref, oid));
+      }
     }
     return out.sort((a, b) => a.seq - b.seq);
   }
@@ -292,8 +308,8 @@ export class Checkpoints {
   private async writeUnlocked(sessionId: string, input: CheckpointInput): Promise<CheckpointInfo> {
     const refs = sessionRefs(sessionId);
     const kind = input.kind;
-    if (kind !== 'start' && kind !== 'end' && kind !== 'safety') {
-      throw new StoreInputError(`kind must be start, end or safety, got ${describeValue(kind)}`);
+    if (kind !== 'start' && kind !== 'end' && kind !== 'step' && kind !== 'safety') {
+      throw new StoreInputError(`kind must be start, end, step or safety, got ${describeValue(kind)}`);
     }
     // Validate everything before writing anything.
     const fields: Partial<CheckpointTrailer> = {};
@@ -301,6 +317,13 @@ export class Checkpoints {
     let turnId: string | undefined;
     if (input.kind === 'safety') {
       fields.reason = requireString(input.reason, 'reason', MAX_TEXT);
+      if (input.details !== undefined) fields.details = JSON.parse(toJson(input.details, 'details'));
+    } else if (input.kind === 'step') {
+      turnId = requireString(input.turnId, 'turnId', MAX_ID);
+      if (!Number.isInteger(input.step) || input.step < 1 || input.step > 999_999) {
+        throw new StoreInputError(`step must be an integer from 1 to 999999, got ${describeValue(input.step)}`);
+      }
+      fields.step = input.step;
       if (input.details !== undefined) fields.details = JSON.parse(toJson(input.details, 'details'));
     } else {
       turnId = requireString(input.turnId, 'turnId', MAX_ID);
@@ -329,9 +352,13 @@ export class Checkpoints {
     } else {
       trailer.turnId = turnId;
       trailer.turnIndex = (await this.findTurnIndex(sessionId, turnId)) ?? (await this.maxTurnIndex(sessionId)) + 1;
-      ref = refs.turn(trailer.turnIndex, turnId, kind === 'end' ? 'end' : 'start');
-      entriesRef = refs.turn(trailer.turnIndex, turnId, 'entries');
-      if (entriesJson !== undefined) {
+      if (kind === 'step') {
+        ref = refs.stepRef(trailer.turnIndex, turnId, trailer.step!);
+      } else {
+        ref = refs.turn(trailer.turnIndex, turnId, kind === 'end' ? 'end' : 'start');
+        entriesRef = refs.turn(trailer.turnIndex, turnId, 'entries');
+      }
+      if (entriesRef && entriesJson !== undefined) {
         entriesBlob = await this.objects.writeObject('blob', Buffer.from(`${entriesJson}\n`, 'utf8'));
         trailer.entries = entriesBlob;
       }
@@ -451,7 +478,7 @@ export class Checkpoints {
       roots = trailer.roots.map((r) => ({ ...r, tree: commit.tree }));
     }
     const entriesRef =
-      trailer.kind !== 'safety' && trailer.turnIndex !== undefined && trailer.turnId !== undefined
+      (trailer.kind === 'start' || trailer.kind === 'end') && trailer.turnIndex !== undefined && trailer.turnId !== undefined
         ? sessionRefs(trailer.sessionId).turn(trailer.turnIndex, trailer.turnId, 'entries')
         : undefined;
     return this.info(ref, oid, commit.tree, commit.parents[0], trailer, roots, entriesRef);
@@ -471,6 +498,11 @@ export class Checkpoints {
     if (t.kind === 'safety') {
       if (t.safetyIndex !== undefined) info.safetyIndex = t.safetyIndex;
       if (t.reason !== undefined) info.reason = t.reason;
+      if (t.details !== undefined) info.details = t.details;
+    } else if (t.kind === 'step') {
+      if (t.turnIndex !== undefined) info.turnIndex = t.turnIndex;
+      if (t.turnId !== undefined) info.turnId = t.turnId;
+      if (t.step !== undefined) info.step = t.step;
       if (t.details !== undefined) info.details = t.details;
     } else {
       if (t.turnIndex !== undefined) info.turnIndex = t.turnIndex;

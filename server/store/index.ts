@@ -40,6 +40,7 @@ export type {
   CheckpointRootInput,
   RootLayout,
   SafetyCheckpointInput,
+  StepCheckpointInput,
   SessionSummary,
   TimeInput,
   TurnCheckpointInput,

@@ -47,7 +47,7 @@ describe('changesets over AHP', () => {
     await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href });
     await client.subscribe(SESSION);
     const catalogue = client.state<SessionState>(SESSION)!.changesets!;
-    expect(catalogue.map((c) => c.changeKind)).toEqual(['session', 'turn', 'compare-turns', 'uncommitted', 'branch']);
+    expect(catalogue.map((c) => c.changeKind)).toEqual(['session', 'turn', 'compare-turns', 'step', 'since', 'uncommitted', 'branch']);
     expect(catalogue.every((c) => c.capabilities?.review)).toBe(true);
     expect(catalogue.find((c) => c.changeKind === 'branch')!.description).toContain('main');
 

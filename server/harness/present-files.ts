@@ -1,0 +1,86 @@
+import { isUtf8 } from 'node:buffer';
+import { AhpErrorCodes, type ResourceReadParams, type ResourceReadResult } from '../../protocol/index.js';
+import type { ChangesetServer } from '../app.js';
+import { invalidParams, RpcError } from '../connection/errors.js';
+import { isBinary } from '../diff/file-diff.js';
+import { fileUri } from '../file-uri.js';
+import { presentFiles, PresentedFileError, PresentedReadError, readPresented } from '../session/presented-files.js';
+import { SessionError } from '../session/recording-session.js';
+import type { SessionManager } from '../session/session-manager.js';
+import { checkPresentFiles, type PresentFilesParams } from './params.js';
+
+/** Result of `harness/presentFiles`. */
+export interface PresentFilesResult {
+  /** Each file as recorded: its real absolute path and the `file:` URI `resourceRead` serves it under. */
+  presented: { path: string; uri: string }[];
+}
+
+/**
+ * `harness/presentFiles`, and `resourceRead` of the `file:` URIs it hands
+ * out: only paths a turn of a live session presented, only while they are
+ * regular files, at most 1 MiB.
+ */
+export function registerPresentFiles(server: ChangesetServer, sessions: SessionManager): void {
+  server.registerRequest<PresentFilesParams, PresentFilesResult>(
+    'harness/presentFiles',
+    async (params) => {
+      const session = sessions.require(params.channel);
+      try {
+        const files = await presentFiles(session, params.turnId, params.files);
+        return { presented: files.map((f) => ({ path: f.path, uri: fileUri(f.path) })) };
+      } catch (error) {
+        if (error instanceof PresentedFileError) throw invalidParams(`params.files[${error.index}].path: ${error.message}`);
+        if (error instanceof SessionError) {
+          if (error.code === 'not-found') throw new RpcError(AhpErrorCodes.SessionNotFound, error.message);
+          throw invalidParams(error.message);
+        }
+        throw error;
+      }
+    },
+    { check: checkPresentFiles },
+  );
+
+  server.registerContentProvider('file:', {
+    read: async (params) => {
+      const path = presentedPath(sessions, params.uri);
+      if (path === undefined) {
+        throw new RpcError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}: only files a turn presented are served`, { reason: 'not-presented' });
+      }
+      try {
+        return contentResult(await readPresented(path, params.uri), params);
+      } catch (error) {
+        if (error instanceof PresentedReadError) throw new RpcError(AhpErrorCodes.ContentNotFound, error.message, { reason: error.reason });
+        throw error;
+      }
+    },
+  });
+}
+
+/** The path behind a `file:` URI that some turn of a live session presented. */
+function presentedPath(sessions: SessionManager, uri: string): string | undefined {
+  let normal: string;
+  try {
+    normal = new URL(uri).href;
+  } catch {
+    return undefined;
+  }
+  for (const session of sessions.list()) {
+    for (const turn of session.turns) {
+      for (const file of turn.presented ?? []) {
+        const href = fileUri(file.path);
+        if (href === uri || href === normal) return file.path;
+      }
+    }
+  }
+  return undefined;
+}
+
+function contentResult(content: Buffer, params: ResourceReadParams): ResourceReadResult {
+  const text = isUtf8(content) && !isBinary(content);
+  const encoding = params.encoding === 'base64' || !text ? 'base64' : 'utf-8';
+  return {
+    data: content.toString(encoding === 'base64' ? 'base64' : 'utf8'),
+    encoding,
+    contentType: text ? 'text/plain; charset=utf-8' : 'application/octet-stream',
+  };
+}
