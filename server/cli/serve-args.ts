@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { nearest } from './suggest.js';
 
 /** Parsed `serve` command line. */
 export interface ServeArgs {
@@ -154,7 +155,10 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
         args.mirror = nonEmpty();
         break;
       default:
-        throw new UsageError(`unknown option ${name}`);
+        {
+          const guess = nearest(name, [...SERVE_USAGE.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!));
+          throw new UsageError(`unknown option ${name}${guess ? `; did you mean ${guess}?` : ''}`);
+        }
     }
   }
   return args;

@@ -116,6 +116,8 @@ export interface RecordingSessionEvents {
   ended: [];
   /** The user did something through an operation. */
   userAction: [UserAction];
+  /** Retention dropped these ended sessions from a store this session writes to. */
+  retentionDropped: [sessionIds: string[]];
   /** A step failed and was abandoned; the session goes on. */
   warning: [string];
 }
@@ -512,6 +514,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
         const report = await root.maintain();
         if (report.droppedSessions.length > 0) {
           this.emit('warning', `store over its budget: dropped ${report.droppedSessions.length} ended session(s), ${report.sizeBefore} → ${report.sizeAfter} bytes`);
+          this.emit('retentionDropped', report.droppedSessions.map((s) => s.sessionId));
         }
       }
     } catch (error) {

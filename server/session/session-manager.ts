@@ -111,6 +111,7 @@ export class SessionManager implements SessionProvider {
     session.on('warning', (line) => this.opts.log?.(`${session.uri}: ${line}`));
     session.on('turnEnded', () => this.touch(session));
     session.on('ended', () => this.touch(session));
+    session.on('retentionDropped', (ids) => void this.removeReclaimed(ids));
     this.server.notifyRoot('root/sessionAdded', { channel: ROOT_CHANNEL, summary: this.summaryOf(session) });
     for (const listener of this.addedListeners) listener(session);
     return session;
@@ -142,6 +143,19 @@ export class SessionManager implements SessionProvider {
       }
     }
     this.server.notifyRoot('root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
+  }
+
+  /** Ended sessions retention reclaimed leave the list: their history is gone. */
+  private async removeReclaimed(sessionIds: readonly string[]): Promise<void> {
+    for (const id of sessionIds) {
+      const uri = `ahp-session:/${id}`;
+      const session = this.sessions.get(uri);
+      if (!session?.isEnded) continue;
+      this.sessions.delete(uri);
+      this.modifiedAt.delete(uri);
+      await session.close();
+      this.server.notifyRoot('root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
+    }
   }
 
   /**
