@@ -25,7 +25,7 @@ describe('web viewer operations', () => {
       ctx.skip('this server offers no revert/undo operations on the session changeset yet');
     }
 
-    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl);
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { layout: 'file' });
     await page.locator('.chip[data-change-kind="session"][aria-pressed="true"]').waitFor();
     // The changeset-scoped operations are toolbar buttons.
     await page.locator('.toolbar [data-operation="revert"]').waitFor();
@@ -67,7 +67,7 @@ describe('web viewer operations', () => {
       ctx.skip('this server offers no file-scoped revert on the session changeset yet');
     }
 
-    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl);
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { layout: 'file' });
     await page.locator('.row.file[data-path="b.txt"] .file-open').click();
     const fileRevert = page.locator('.diff-header [data-operation="revert"]');
     await fileRevert.click();

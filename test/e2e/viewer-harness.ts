@@ -136,9 +136,20 @@ export function useViewerFixture(): ViewerFixture {
   };
 }
 
+/** What a test can choose about the page before it loads. */
+export interface ViewerOptions {
+  /** The remembered layout: every file on one page (the default) or one file at a time. */
+  layout?: 'all' | 'file';
+  /** The system colour scheme the browser reports. */
+  colorScheme?: 'light' | 'dark';
+}
+
 /** Opens the viewer in a new page and collects page errors (a CSP violation or an exception fails the test). */
-export async function openViewer(browser: Browser, url: string, viewport = { width: 1400, height: 860 }): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport, colorScheme: 'light' });
+export async function openViewer(browser: Browser, url: string, viewport = { width: 1400, height: 860 }, options: ViewerOptions = {}): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport, colorScheme: options.colorScheme ?? 'light' });
+  if (options.layout) {
+    await context.addInitScript((layout) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('changeset-server.layout', layout), options.layout);
+  }
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));

@@ -43,7 +43,7 @@ describe('web viewer', () => {
       rmSync(join(repo, 'old.txt'));
     });
 
-    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl);
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { layout: 'file' });
     // The token leaves the address bar once the page has it.
     await page.waitForFunction(() => !(globalThis as unknown as PageGlobals).location.search.includes('token='));
     await page.locator('#connection[data-state="open"]').waitFor();
@@ -112,8 +112,8 @@ describe('web viewer', () => {
     const session = await createSession(fx.server.client, 'live', repo);
     await recordTurn(fx.server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n' }));
 
-    const alice = await openViewer(fx.browser, fx.server.viewerUrl);
-    const bob = await openViewer(fx.browser, fx.server.viewerUrl);
+    const alice = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { layout: 'file' });
+    const bob = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { layout: 'file' });
     for (const { page } of [alice, bob]) {
       await page.locator('.chip[data-change-kind="session"][aria-pressed="true"]').waitFor();
       await page.locator('.row.file[data-path="b.txt"]').waitFor();
@@ -230,7 +230,7 @@ describe('web viewer', () => {
     for (let i = 0; i < 5000; i++) files[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.txt`] = `line ${i}\n`;
     await recordTurn(fx.server.client, session, 'big', 'generate 5000 files', () => writeFiles(repo, files));
 
-    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, { width: 1400, height: 900 });
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, { width: 1400, height: 900 }, { layout: 'file' });
     await page.locator('[data-turn="big"]').click();
     await page.locator('.row.file[data-path="pkg00/file0000.txt"]').waitFor({ timeout: 60_000 });
     await expect.poll(() => page.locator('.toolbar .counts').first().textContent(), { timeout: 60_000 }).toMatch(/^5000 files/);

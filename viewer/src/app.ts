@@ -24,9 +24,14 @@ import type { TimelineMeta } from '../../server/session/timeline-meta.js';
 import type { ViewerClient } from './client.js';
 import { Emitter } from './events.js';
 import { buildRows, countsOf, type Counts, type Row } from './files-model.js';
+import { NO_FILTER, passes, type FileFilter } from './review/filter.js';
+import { loadPreference, savePreference } from './preferences.js';
 
 /** How diffs are drawn. */
 export type DiffMode = 'unified' | 'split';
+
+/** All files of a changeset on one scrolling page, or the selected file alone. */
+export type Layout = 'all' | 'file';
 
 /** The changeset shown in the main area. */
 export interface OpenChangeset {
@@ -74,6 +79,10 @@ export class App {
   openTurnId: string | undefined;
   /** Unified or side-by-side diffs. */
   mode: DiffMode = 'unified';
+  /** The review page or one file at a time (remembered). */
+  layout: Layout = loadPreference('layout', ['all', 'file'], 'all');
+  /** Which files the list and the review page show. */
+  filter: FileFilter = NO_FILTER;
   /** Context lines requested around each change. */
   context = 3;
   /** The latest notice. */
@@ -84,12 +93,14 @@ export class App {
   selectedLine: string | undefined;
   /** Whether the selection came from the user picking a file or from scrolling past it. */
   selectionSource: 'pick' | 'scroll' = 'pick';
+  /** Counts the user's picks, so views bring a picked file into view even when it was already selected. */
+  picks = 0;
   /** The session to open first and how to open its view (a deep link sets these before the sessions load). */
   landing: { session?: URI; open?: () => Promise<boolean> } = {};
   /** `navigate` fires whenever the session, changeset, file or line shown changes. */
   readonly events = new Emitter<{ navigate: undefined }>();
 
-  private rowsCache: { files: readonly ChangesetFile[]; rows: Row[] } | undefined;
+  private rowsCache: { files: readonly ChangesetFile[]; filter: FileFilter; rows: Row[] } | undefined;
   private readonly renderers = new Map<Part, () => void>();
   private readonly dirty = new Set<Part>();
   private frame = 0;
@@ -167,11 +178,28 @@ export class App {
     return entry?.uriTemplate;
   }
 
-  /** Rows of the open changeset's file list (memoised on the files array, which the reducers keep immutable). */
+  /** Rows of the open changeset's file list that pass the filter (memoised on the files array, which the reducers keep immutable). */
   get rows(): Row[] {
     const files = this.changeset?.files ?? [];
-    if (this.rowsCache?.files !== files) this.rowsCache = { files, rows: buildRows(files) };
+    const filter = this.filter;
+    if (this.rowsCache?.files !== files || this.rowsCache.filter !== filter) {
+      this.rowsCache = { files, filter, rows: buildRows(filter === NO_FILTER ? files : files.filter((f) => passes(f, filter))) };
+    }
     return this.rowsCache.rows;
+  }
+
+  /** Narrows the file list and the review page. */
+  setFilter(filter: FileFilter): void {
+    this.filter = filter;
+    this.invalidate('files', 'diff', 'toolbar');
+  }
+
+  /** Switches between the review page and one file at a time. */
+  setLayout(layout: Layout): void {
+    if (layout === this.layout) return;
+    this.layout = layout;
+    savePreference('layout', layout);
+    this.invalidate('toolbar', 'diff');
   }
 
   /** The selected file, when it is in the open changeset. */
@@ -343,7 +371,15 @@ export class App {
 
   /** Selects a file by id (and re-renders the list and diff); `line` links one of its lines. */
   selectFile(id: string | undefined, source: 'pick' | 'scroll' = 'pick', line?: string): void {
-    if (id === this.selectedFileId && line === this.selectedLine) return;
+    if (source === 'pick') this.picks++;
+    if (id === this.selectedFileId && line === this.selectedLine) {
+      // Picking the selected file again still brings it into view.
+      if (source === 'pick') {
+        this.selectionSource = 'pick';
+        this.invalidate('files', 'diff');
+      }
+      return;
+    }
     this.selectedFileId = id;
     this.selectedLine = line;
     this.selectionSource = source;
@@ -364,6 +400,14 @@ export class App {
   setViewed(fileId: string, reviewed: boolean): void {
     if (!this.open?.reviewable) return;
     this.client.dispatch(this.open.uri, { type: 'changeset/filesReviewChanged', files: [fileId], reviewed });
+  }
+
+  /** True while the diff pane is too narrow for two columns of code. */
+  narrow = false;
+
+  /** The layout diffs are drawn in: side by side falls back to unified in a narrow pane. */
+  get effectiveMode(): DiffMode {
+    return this.mode === 'split' && this.narrow ? 'unified' : this.mode;
   }
 
   /** Switches between unified and side-by-side diffs. */

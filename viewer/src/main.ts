@@ -16,6 +16,8 @@ import { FileListView } from './views/file-list.js';
 import { renderSessions } from './views/sessions.js';
 import { renderStatus } from './views/status.js';
 import { renderTurns } from './views/turns.js';
+import { filterBar } from './review/filter.js';
+import { ReviewPage } from './review/review-page.js';
 
 const TOKEN_KEY = 'changeset-server.token';
 
@@ -72,13 +74,25 @@ async function main(): Promise<void> {
   const app = new App(client);
   const files = new FileListView(app);
   const diff = new DiffView(app);
+  const review = new ReviewPage(app);
+  const diffPane = byId('diff');
+  byId('files-column').prepend(filterBar(app));
   app.renderer('status', () => renderStatus(app));
   app.renderer('sessions', () => renderSessions(app));
   app.renderer('turns', () => renderTurns(app));
   app.renderer('chips', () => renderChips(app));
   app.renderer('toolbar', () => renderToolbar(app));
-  app.renderer('files', () => files.render());
-  app.renderer('diff', () => diff.render());
+  app.renderer('files', () => {
+    files.render();
+    const shown = app.rows.filter((r) => r.type === 'file').length;
+    const total = app.changeset?.files.length ?? 0;
+    byId('filter-count').textContent = shown === total ? '' : `${shown} of ${total} files`;
+  });
+  app.renderer('diff', () => {
+    diffPane.classList.toggle('all-files', app.layout === 'all');
+    if (app.layout === 'all') review.render(diffPane);
+    else diff.render();
+  });
   installKeyboard(app);
   installDeepLinks(app);
   // Plain buttons rather than a method="dialog" form: the page's CSP has form-action 'none'.

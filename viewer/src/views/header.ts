@@ -86,6 +86,12 @@ export function renderToolbar(app: App): void {
   parts.push(
     h(
       'span',
+      { class: 'view-switch layout-switch', role: 'group', 'aria-label': 'Files shown' },
+      h('button', { type: 'button', 'aria-pressed': String(app.layout === 'all'), 'data-layout': 'all', title: 'Every file on one page', 'data-focus-key': 'layout:all', onclick: () => app.setLayout('all') }, 'All files'),
+      h('button', { type: 'button', 'aria-pressed': String(app.layout === 'file'), 'data-layout': 'file', title: 'The selected file alone', 'data-focus-key': 'layout:file', onclick: () => app.setLayout('file') }, 'One file'),
+    ),
+    h(
+      'span',
       { class: 'view-switch', role: 'group', 'aria-label': 'Diff layout' },
       h('button', { type: 'button', 'aria-pressed': String(app.mode === 'unified'), title: 'Unified (u)', 'data-focus-key': 'mode:unified', onclick: () => app.setMode('unified') }, 'Unified'),
       h('button', { type: 'button', 'aria-pressed': String(app.mode === 'split'), title: 'Side by side (s)', 'data-focus-key': 'mode:split', onclick: () => app.setMode('split') }, 'Side by side'),

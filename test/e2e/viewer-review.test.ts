@@ -1,0 +1,127 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeRepo, writeFiles } from '../helpers/workspace.js';
+import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals } from './viewer-harness.js';
+
+const fx = useViewerFixture();
+
+const numbered = (n: number, prefix: string): string => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n') + '\n';
+
+/** The page's review scroller, typed for in-page functions. */
+interface ReviewGlobals {
+  document: { getElementById(id: string): { scrollTop: number; scrollHeight: number; clientHeight: number } | null };
+}
+
+describe('viewer review page', () => {
+  it('shows every file on one page with sticky headers, collapses viewed files, filters, and keeps the one-file mode', async () => {
+    const repo = makeRepo(fx.temp.make(), {
+      'src/long.txt': numbered(200, 'line'),
+      'src/util/math.ts': 'export const add = 1;\n',
+      'old.txt': 'obsolete\n',
+      'README.md': '# Demo\n',
+    });
+    const session = await createSession(fx.server.client, 'review', repo);
+    await recordTurn(fx.server.client, session, 't1', 'many changes', () => {
+      writeFiles(repo, {
+        'src/long.txt': numbered(200, 'line').replace('line 20\n', 'LINE 20\n').replace('line 120\n', 'LINE 120\n'),
+        'src/util/math.ts': 'export const add = 2;\n',
+        'docs/new.md': numbered(60, 'new'),
+      });
+      rmSync(join(repo, 'old.txt'));
+    });
+
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl);
+    await page.locator('[data-turn="t1"]').click();
+    // Files follow in list order (only those on screen are in the page); the first file is selected.
+    await expect.poll(() => page.locator('.rv-file').evaluateAll((s) => s.map((e) => e.getAttribute('data-path')))).toEqual(['old.txt', 'docs/new.md']);
+    expect(await page.locator('.row.file.selected').getAttribute('data-path')).toBe('old.txt');
+    await page.locator('#review').evaluate((el) => {
+      el.scrollTop = 1500;
+    });
+    await page.locator('.rv-file[data-path="src/long.txt"] .rl.hunk-row').nth(1).waitFor();
+    expect(await page.locator('.rv-file[data-path="src/long.txt"] .rl.del .code').allTextContents()).toEqual(['−line 20', '−line 120']);
+    // An added file shows whole, with nothing more to expand.
+    expect(await page.locator('.rv-file[data-path="docs/new.md"] .expand').count()).toBe(0);
+
+    // Picking a file scrolls it to the top; its header sticks while its lines scroll under it.
+    await page.locator('.row.file[data-path="src/long.txt"] .file-open').click();
+    const top = async (selector: string): Promise<number> => (await page.locator(selector).boundingBox())!.y;
+    await expect.poll(async () => Math.abs((await top('.rv-file[data-path="src/long.txt"] .rv-header')) - (await top('#review')))).toBeLessThan(2);
+    await page.locator('#review').evaluate((el) => {
+      el.scrollTop += 300;
+    });
+    await expect.poll(async () => Math.abs((await top('.rv-file[data-path="src/long.txt"] .rv-header')) - (await top('#review')))).toBeLessThan(2);
+    expect(await page.locator('.row.file.selected').getAttribute('data-path')).toBe('src/long.txt');
+
+    // Ticking "Viewed" collapses the file to its header; its toggle opens it again.
+    const long = page.locator('.rv-file[data-path="src/long.txt"]');
+    await long.locator('.rv-viewed').check();
+    await expect.poll(() => long.getAttribute('class')).toContain('collapsed');
+    expect(await long.locator('.rl').count()).toBe(0);
+    await long.locator('.rv-toggle').click();
+    await long.locator('.rl.hunk-row').first().waitFor();
+
+    // The filter narrows the list and the page: path substring, change kind, review state.
+    await page.locator('#file-filter').fill('util');
+    await expect.poll(() => page.locator('.rv-file').count()).toBe(1);
+    expect(await page.locator('#files .row.file').count()).toBe(1);
+    expect(await page.locator('#filter-count').textContent()).toBe('1 of 4 files');
+    await page.locator('#file-filter').fill('');
+    await page.locator('#filter-kind').selectOption('added');
+    await expect.poll(() => page.locator('.rv-file').evaluateAll((s) => s.map((e) => e.getAttribute('data-path')))).toEqual(['docs/new.md']);
+    await page.locator('#filter-kind').selectOption('');
+    await page.locator('#filter-reviewed').selectOption('viewed');
+    await expect.poll(() => page.locator('.rv-file').evaluateAll((s) => s.map((e) => e.getAttribute('data-path')))).toEqual(['src/long.txt']);
+    await page.locator('#filter-reviewed').selectOption('any');
+
+    // The one-file mode is kept (and remembered).
+    await page.locator('[data-layout="file"]').click();
+    await page.locator('table.diff').waitFor();
+    await page.reload();
+    await page.locator('table.diff').waitFor();
+    expect(await page.locator('[data-layout="file"]').getAttribute('aria-pressed')).toBe('true');
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('stays light at 5,000 files and 100,000 changed lines: bounded page, diffs fetched only for what is passed', async () => {
+    const repo = makeRepo(fx.temp.make(), { 'seed.txt': 'seed\n' });
+    const session = await createSession(fx.server.client, 'huge', repo);
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 5000; i++) files[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.ts`] = numbered(20, `export const v${i} =`);
+    await recordTurn(fx.server.client, session, 'huge', '100,000 lines', () => writeFiles(repo, files));
+
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=huge&turn=huge`);
+    const requests: string[] = [];
+    page.on('websocket', (ws) => ws.on('framesent', (frame) => requests.push(String(frame.payload))));
+    await page.locator('.rv-file[data-path="pkg00/file0000.ts"] .rl.add').first().waitFor({ timeout: 60_000 });
+    await expect.poll(() => page.locator('.toolbar .counts').first().textContent(), { timeout: 60_000 }).toMatch(/^5000 files \+100000/);
+
+    const steps = await page.evaluate(async () => {
+      const { document, performance, requestAnimationFrame } = globalThis as unknown as PageGlobals & ReviewGlobals;
+      const scroller = document.getElementById('review')!;
+      const times: number[] = [];
+      for (let top = 0; top < scroller.scrollHeight; top += scroller.scrollHeight / 60) {
+        const start = performance.now();
+        scroller.scrollTop = top;
+        await new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+        times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      return { count: times.length, median: times[times.length >> 1]! };
+    });
+    expect(steps.count).toBeGreaterThanOrEqual(60);
+    expect(steps.median).toBeLessThan(100);
+    expect(await page.locator('.rv-file').count()).toBeLessThan(20);
+    expect(await page.locator('.rl').count()).toBeLessThan(300);
+    // Jumping through the page asked for the files passed, not for all 5,000.
+    const diffRequests = requests.filter((r) => r.includes('"changesetFileDiff"')).length;
+    expect(diffRequests).toBeLessThan(1000);
+
+    await page.locator('#review').evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
+    await page.locator('.rv-file[data-path="pkg49/file4999.ts"] .rl.add').last().waitFor({ timeout: 30_000 });
+    expect(errors).toEqual([]);
+  }, 300_000);
+});

@@ -1,0 +1,46 @@
+/**
+ * The text of one diff line as DOM: syntax tokens (when the highlighter has
+ * run) with the changed words wrapped in `ins` / `del` marks on top, both
+ * built from text nodes only.
+ */
+import type { CharRange } from '../../server/diff/word-diff.js';
+import { h } from './dom.js';
+
+/** A run of a line's text with the highlighter's class for it (empty: plain). */
+export interface Token {
+  /** Start offset in the line (UTF-16 code units). */
+  start: number;
+  /** End offset (exclusive). */
+  end: number;
+  /** CSS classes, e.g. `hljs-keyword`. */
+  className: string;
+}
+
+function piece(text: string, className: string): Node {
+  return className ? h('span', { class: className }, text) : document.createTextNode(text);
+}
+
+/** The nodes of a line: tokens split at word-mark edges, marked runs grouped in one `ins` / `del` each. */
+export function codeNodes(text: string, words: readonly CharRange[] | undefined, kind: 'context' | 'add' | 'del', tokens: readonly Token[] | undefined): Node[] {
+  if ((!tokens || tokens.length === 0) && (!words || words.length === 0)) return [document.createTextNode(text)];
+  const runs = tokens && tokens.length > 0 ? tokens : [{ start: 0, end: text.length, className: '' }];
+  const slice = (from: number, to: number): Node[] => {
+    const out: Node[] = [];
+    for (const t of runs) {
+      const a = Math.max(from, t.start);
+      const b = Math.min(to, t.end);
+      if (a < b) out.push(piece(text.slice(a, b), t.className));
+    }
+    return out;
+  };
+  if (!words || words.length === 0) return slice(0, text.length);
+  const out: Node[] = [];
+  let at = 0;
+  for (const r of words) {
+    if (r.start > at) out.push(...slice(at, r.start));
+    out.push(h(kind === 'del' ? 'del' : 'ins', { class: 'word' }, slice(r.start, r.end)));
+    at = r.end;
+  }
+  if (at < text.length) out.push(...slice(at, text.length));
+  return out;
+}

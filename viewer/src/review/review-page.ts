@@ -1,0 +1,388 @@
+/**
+ * The review page: every file of the open changeset on one scrolling page,
+ * each under a header that sticks to the top while its diff scrolls by.
+ * Virtualised twice over: only the files on screen are in the page, and of
+ * a long file only the rows on screen. Every body row is one line tall, so
+ * a file's height is known from its row count (estimated from its `+` / `−`
+ * counts until its diff arrives), offsets are a prefix sum, and the page
+ * keeps the file under the reader's eye in place when heights above change.
+ * Viewed files collapse to their header.
+ */
+import type { ChangesetFile, URI } from '../../../protocol/index.js';
+import type { App } from '../app.js';
+import { codeNodes } from '../code-cell.js';
+import type { DiffLine } from '../diff-model.js';
+import { hunkRange } from '../diff-model.js';
+import { h, replaceChildren } from '../dom.js';
+import { displayPathOf, kindOf, type FileMeta, type FileRow } from '../files-model.js';
+import { tokensOf } from '../highlight/highlighter.js';
+import { operationButton, operationsFor } from '../operations.js';
+import { viewedElsewhere } from '../viewed.js';
+import { DiffStore, type FileDiffEntry } from './diff-store.js';
+import { bodyRows, estimateRows, rowOfLine, type BodyRow } from './review-rows.js';
+
+/** Height of one body row in CSS pixels (matches `--line` in the stylesheet). */
+export const LINE_HEIGHT = 20;
+/** Height of a file header in CSS pixels (matches `--file-header`). */
+export const HEADER_HEIGHT = 38;
+/** Rows drawn beyond the viewport on each side. */
+const OVERSCAN_ROWS = 12;
+
+interface Layout {
+  files: FileRow[];
+  offsets: Float64Array;
+  rows: (BodyRow[] | undefined)[];
+}
+
+const SIGN = { add: '+', del: '−', context: ' ' } as const;
+
+/** The all-files review page inside the diff pane. */
+export class ReviewPage {
+  readonly store: DiffStore;
+  readonly scroller = h('div', { class: 'review', id: 'review', tabindex: '-1', 'aria-label': 'All changed files' });
+  private readonly canvas = h('div', { class: 'review-canvas' });
+  private layout: Layout = { files: [], offsets: new Float64Array(1), rows: [] };
+  /** Files whose collapse state the reader chose, overriding "viewed collapses". */
+  private readonly collapsedChoice = new Map<string, boolean>();
+  private shownPick = -1;
+  private pendingLine: string | undefined;
+  private scheduled = false;
+  private readonly rowsCache = new WeakMap<FileDiffEntry, { key: string; rows: BodyRow[] }>();
+
+  constructor(private readonly app: App) {
+    this.store = new DiffStore(app);
+    this.store.onLoaded = () => app.invalidate('diff');
+    this.scroller.append(this.canvas);
+    this.scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
+    // Line numbers are links: clicking one puts the line in the address.
+    this.scroller.addEventListener('click', (event) => {
+      const cell = (event.target as HTMLElement).closest<HTMLElement>('.num[data-line]');
+      const id = cell?.closest<HTMLElement>('.rv-file')?.dataset['fileId'];
+      if (cell && id !== undefined) app.selectFile(id, 'pick', cell.dataset['line']);
+    });
+    new ResizeObserver(() => this.schedule()).observe(this.scroller);
+  }
+
+  /** Re-lays out the files and draws what is on screen; scrolls to a newly picked file or line. */
+  render(pane: HTMLElement): void {
+    if (this.scroller.parentElement !== pane) replaceChildren(pane, this.scroller);
+    const anchor = this.anchor();
+    this.layout = this.computeLayout();
+    const selected = this.app.selectedFileId;
+    const line = this.app.selectedLine;
+    const picked = selected !== undefined && this.app.selectionSource === 'pick' && this.app.picks !== this.shownPick;
+    if (picked) {
+      this.shownPick = this.app.picks;
+      this.pendingLine = line;
+      this.scrollToFile(selected, line);
+    } else if (this.pendingLine !== undefined && selected !== undefined && this.lineRow(selected, this.pendingLine) >= 0) {
+      this.scrollToFile(selected, this.pendingLine);
+    } else if (anchor) this.restore(anchor);
+    this.draw();
+  }
+
+  /** The file at the top of the screen and how far into it the reader is. */
+  private anchor(): { id: string; within: number } | undefined {
+    const at = this.indexAt(this.scroller.scrollTop);
+    const file = this.layout.files[at];
+    return file ? { id: file.file.id, within: this.scroller.scrollTop - this.layout.offsets[at]! } : undefined;
+  }
+
+  private restore(anchor: { id: string; within: number }): void {
+    const at = this.layout.files.findIndex((f) => f.file.id === anchor.id);
+    if (at < 0) return;
+    const height = this.layout.offsets[at + 1]! - this.layout.offsets[at]!;
+    const top = this.layout.offsets[at]! + Math.min(anchor.within, Math.max(0, height - 1));
+    if (Math.abs(top - this.scroller.scrollTop) >= 1) this.scrollTo(top);
+  }
+
+  private lineRow(fileId: string, link: string): number {
+    const at = this.layout.files.findIndex((f) => f.file.id === fileId);
+    const rows = this.layout.rows[at];
+    return rows ? rowOfLine(rows, link) : -1;
+  }
+
+  private scrollToFile(fileId: string, line: string | undefined): void {
+    const at = this.layout.files.findIndex((f) => f.file.id === fileId);
+    if (at < 0) return;
+    let top = this.layout.offsets[at]!;
+    if (line !== undefined) {
+      const row = this.lineRow(fileId, line);
+      if (row >= 0) {
+        top += HEADER_HEIGHT + row * LINE_HEIGHT - this.scroller.clientHeight / 3;
+        this.pendingLine = undefined;
+      }
+    }
+    this.scrollTo(top);
+  }
+
+  /** Scrolls without the selection following (the page moved, not the reader). */
+  private scrollTo(top: number): void {
+    this.scroller.scrollTop = Math.max(0, top);
+    this.ownScrollTop = this.scroller.scrollTop;
+  }
+
+  private ownScrollTop = -1;
+
+  /** Scrolls to the next (`+1`) or previous (`-1`) hunk after the top of the screen; false when there is none. */
+  jumpHunk(delta: 1 | -1): boolean {
+    const top = this.scroller.scrollTop + 1;
+    const { files, offsets, rows } = this.layout;
+    const starts: number[] = [];
+    const first = Math.max(0, this.indexAt(top) - (delta < 0 ? 3 : 0));
+    for (let i = first; i < files.length && i < first + 200; i++) {
+      const body = rows[i];
+      if (!body || this.isCollapsed(files[i]!.file)) continue;
+      body.forEach((r, k) => {
+        // The hunk's row lands just under the sticky header.
+        if (r.type === 'hunk') starts.push(offsets[i]! + k * LINE_HEIGHT);
+      });
+    }
+    const target = delta > 0 ? starts.find((s) => s > top + 1) : [...starts].reverse().find((s) => s < top - 1);
+    if (target === undefined) return false;
+    this.scrollTo(target);
+    return true;
+  }
+
+  private isCollapsed(file: ChangesetFile): boolean {
+    return this.collapsedChoice.get(file.id) ?? file.reviewed === true;
+  }
+
+  private computeLayout(): Layout {
+    const open = this.app.open;
+    const files = this.app.rows.filter((r): r is FileRow => r.type === 'file');
+    const offsets = new Float64Array(files.length + 1);
+    const rows: (BodyRow[] | undefined)[] = new Array(files.length);
+    files.forEach((row, i) => {
+      const entry = open ? this.store.peek(open.uri, row.file) : undefined;
+      const body = entry ? this.rowsOf(row.file, entry) : undefined;
+      rows[i] = body;
+      const count = this.isCollapsed(row.file) ? 0 : body ? body.length : estimateRows(row.file);
+      offsets[i + 1] = offsets[i]! + HEADER_HEIGHT + count * LINE_HEIGHT;
+    });
+    // Room after the last file, so any file (the last one too) can be scrolled to the top.
+    this.canvas.style.height = `${offsets[files.length]! + Math.max(0, this.scroller.clientHeight - 2 * HEADER_HEIGHT)}px`;
+    return { files, offsets, rows };
+  }
+
+  private rowsOf(file: ChangesetFile, entry: FileDiffEntry): BodyRow[] {
+    const key = `${this.app.effectiveMode}|${[...entry.expanded].join(',')}|${entry.text?.length ?? -1}|${entry.diff ? 1 : 0}|${entry.error ?? ''}`;
+    const cached = this.rowsCache.get(entry);
+    if (cached?.key === key) return cached.rows;
+    const rows = bodyRows(file, entry, this.app.effectiveMode);
+    this.rowsCache.set(entry, { key, rows });
+    return rows;
+  }
+
+  /** The index of the file whose section contains offset `y`. */
+  private indexAt(y: number): number {
+    const { offsets, files } = this.layout;
+    let lo = 0;
+    let hi = files.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (offsets[mid]! <= y) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    requestAnimationFrame(() => {
+      this.scheduled = false;
+      this.draw();
+      this.followScroll();
+    });
+  }
+
+  /** The file at the top of the screen becomes the selection (without a history entry). */
+  private followScroll(): void {
+    if (this.scroller.scrollTop === this.ownScrollTop) return;
+    const file = this.layout.files[this.indexAt(this.scroller.scrollTop + 1)];
+    if (file && file.file.id !== this.app.selectedFileId) {
+      this.app.selectFile(file.file.id, 'scroll');
+    }
+  }
+
+  private draw(): void {
+    const app = this.app;
+    const open = app.open;
+    const state = app.changeset;
+    const { files, offsets } = this.layout;
+    if (!open || !state || files.length === 0) {
+      const text = !open ? 'Pick a changeset or a turn.' : !state || state.status === 'computing' ? 'Computing…' : state.files.length > 0 ? 'No file matches the filter.' : 'No changed files.';
+      replaceChildren(this.canvas, h('p', { class: 'empty' }, text));
+      this.canvas.style.height = '';
+      return;
+    }
+    const top = this.scroller.scrollTop;
+    const bottom = top + this.scroller.clientHeight;
+    this.scroller.style.setProperty('--view-width', `${this.scroller.clientWidth}px`);
+    const sections: HTMLElement[] = [];
+    const visible = new Set<FileDiffEntry>();
+    for (let i = this.indexAt(top); i < files.length && offsets[i]! < bottom + OVERSCAN_ROWS * LINE_HEIGHT; i++) {
+      const row = files[i]!;
+      const entry = this.store.want(open.uri, row.file);
+      visible.add(entry);
+      sections.push(this.section(open.uri, row, entry, offsets[i]!, offsets[i + 1]!, top, bottom));
+    }
+    // Fetch the next few files too, so scrolling down finds them ready.
+    for (let i = this.indexAt(bottom) + 1, n = 0; i < files.length && n < 3; i++, n++) visible.add(this.store.want(open.uri, files[i]!.file));
+    this.store.dropQueued((entry) => visible.has(entry));
+    replaceChildren(this.canvas, sections);
+  }
+
+  private section(channel: URI, row: FileRow, entry: FileDiffEntry, start: number, end: number, top: number, bottom: number): HTMLElement {
+    const file = row.file;
+    const collapsed = this.isCollapsed(file);
+    const el = h(
+      'section',
+      { class: ['rv-file', collapsed && 'collapsed', file.id === this.app.selectedFileId && 'selected'], 'data-path': row.path, 'data-file-id': file.id, 'aria-label': row.path },
+      this.header(channel, row, collapsed),
+    );
+    el.style.top = `${start}px`;
+    el.style.height = `${end - start}px`;
+    const rows = collapsed ? undefined : this.rowsOf(file, entry);
+    if (rows) {
+      const first = Math.max(0, Math.floor((top - start - HEADER_HEIGHT) / LINE_HEIGHT) - OVERSCAN_ROWS);
+      const last = Math.min(rows.length, Math.ceil((bottom - start - HEADER_HEIGHT) / LINE_HEIGHT) + OVERSCAN_ROWS);
+      const split = this.app.effectiveMode === 'split';
+      const body = h('div', { class: ['rv-body', split ? 'split' : 'unified'], role: 'table', 'aria-label': `Diff of ${row.path}` });
+      body.style.top = `${HEADER_HEIGHT + first * LINE_HEIGHT}px`;
+      const drawn: HTMLElement[] = [];
+      for (let k = first; k < last; k++) drawn.push(this.bodyRow(channel, file, entry, rows[k]!, split));
+      body.append(...drawn);
+      el.append(body);
+    }
+    return el;
+  }
+
+  private header(channel: URI, row: FileRow, collapsed: boolean): HTMLElement {
+    const app = this.app;
+    const file = row.file;
+    const meta = row.meta as FileMeta;
+    const kind = kindOf(file);
+    const ops = operationsFor(app.changeset?.operations, 'resource');
+    const side = file.edit.after ? 'after' : 'before';
+    const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
+    return h(
+      'header',
+      { class: 'rv-header' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'rv-toggle',
+          'aria-expanded': String(!collapsed),
+          'aria-label': `${collapsed ? 'Expand' : 'Collapse'} ${row.path}`,
+          'data-focus-key': `rv-toggle:${file.id}`,
+          onclick: () => {
+            this.collapsedChoice.set(file.id, !collapsed);
+            app.invalidate('diff');
+          },
+        },
+        collapsed ? '▸' : '▾',
+      ),
+      h('span', { class: `kind kind-${kind}` }, kind),
+      h(
+        'button',
+        { type: 'button', class: 'rv-path', title: meta.oldPath ? `${meta.oldPath} → ${row.path}` : row.path, 'data-focus-key': `rv-path:${file.id}`, onclick: () => app.selectFile(file.id) },
+        meta.oldPath && meta.oldPath !== row.path ? [h('span', { class: 'old-path' }, meta.oldPath), ' → '] : null,
+        row.path,
+      ),
+      meta.binary || meta.oversized
+        ? null
+        : h('span', { class: 'counts' }, h('span', { class: 'plus' }, `+${file.edit.diff?.added ?? 0}`), ' ', h('span', { class: 'minus' }, `−${file.edit.diff?.removed ?? 0}`)),
+      viewedElsewhere(app, file),
+      ops.length > 0
+        ? h('span', { class: 'ops', role: 'group', 'aria-label': `Operations on ${row.path}` }, ops.map((op) => operationButton(app, channel, op, { target: { kind: 'resource', resource, side }, what: row.path, compact: true })))
+        : null,
+      app.open?.reviewable
+        ? h(
+            'label',
+            { class: 'viewed-toggle' },
+            h('input', {
+              type: 'checkbox',
+              class: 'rv-viewed',
+              checked: file.reviewed === true,
+              'aria-label': `Viewed ${row.path}`,
+              'data-focus-key': `rv-viewed:${file.id}`,
+              onchange: (e: Event) => {
+                this.collapsedChoice.delete(file.id);
+                app.setViewed(file.id, (e.target as HTMLInputElement).checked);
+              },
+            }),
+            'Viewed',
+          )
+        : null,
+    );
+  }
+
+  private bodyRow(channel: URI, file: ChangesetFile, entry: FileDiffEntry, row: BodyRow, split: boolean): HTMLElement {
+    switch (row.type) {
+      case 'line':
+        return h('div', { class: ['rl', row.line.kind, this.linked(file, row.line, row.line) && 'linked'], role: 'row' }, num(row.line.oldNo, row.line.kind, 'L'), num(row.line.newNo, row.line.kind, 'R'), code(row.line));
+      case 'pair':
+        return h(
+          'div',
+          { class: ['rl', 'pair', this.linked(file, row.left, row.right) && 'linked'], role: 'row' },
+          row.left ? [num(row.left.oldNo, row.left.kind, 'L'), code(row.left)] : [h('span', { class: 'num empty' }), h('span', { class: 'code empty' })],
+          row.right ? [num(row.right.newNo, row.right.kind, 'R'), code(row.right)] : [h('span', { class: 'num empty' }), h('span', { class: 'code empty' })],
+        );
+      case 'hunk': {
+        const hk = row.hunk.hunk;
+        const ranged = operationsFor(this.app.changeset?.operations, 'range');
+        const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
+        const path = displayPathOf(file);
+        return h(
+          'div',
+          { class: 'rl hunk-row', role: 'row', 'data-hunk': String(row.index) },
+          h('span', { class: 'hunk-range' }, `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`),
+          ranged.length > 0 && file.edit.after
+            ? h(
+                'span',
+                { class: 'ops', role: 'group', 'aria-label': `Hunk ${row.index + 1} operations` },
+                ranged.map((op) => operationButton(this.app, channel, op, { target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) }, what: `hunk ${row.index + 1} of ${path}`, compact: true })),
+              )
+            : null,
+        );
+      }
+      case 'gap': {
+        const label = row.gap.count === undefined ? 'Show the rest of the file' : `Expand ${row.gap.count} unchanged ${row.gap.count === 1 ? 'line' : 'lines'}`;
+        return h(
+          'div',
+          { class: 'rl gap-row', role: 'row' },
+          h('button', { type: 'button', class: 'expand', 'data-focus-key': `rv-gap:${file.id}:${row.index}`, onclick: () => void this.expand(file, entry, row.index) }, '⋯ ', label),
+        );
+      }
+      case 'note':
+        return h('div', { class: ['rl', 'note-row', row.tone === 'error' && 'error'], role: row.tone === 'error' ? 'alert' : 'row' }, row.text);
+    }
+  }
+
+  private linked(file: ChangesetFile, left: DiffLine | undefined, right: DiffLine | undefined): boolean {
+    const link = this.app.selectedLine;
+    if (link === undefined || file.id !== this.app.selectedFileId) return false;
+    const n = Number(link.slice(1));
+    return link[0] === 'L' ? left?.oldNo === n : right?.newNo === n;
+  }
+
+  private async expand(file: ChangesetFile, entry: FileDiffEntry, index: number): Promise<void> {
+    if (!(await this.store.readText(file, entry))) return;
+    entry.expanded.add(index);
+    this.app.invalidate('diff');
+  }
+}
+
+function num(n: number | undefined, kind: string, side: 'L' | 'R'): HTMLElement {
+  return h('span', { class: `num ${kind}`, 'data-line': n === undefined ? undefined : `${side}${n}`, role: 'cell' }, n === undefined ? '' : String(n));
+}
+
+function code(line: DiffLine): HTMLElement {
+  const cell = h('span', { class: `code ${line.kind}`, role: 'cell' }, h('span', { class: 'sign', 'aria-hidden': 'true' }, SIGN[line.kind]));
+  cell.append(...codeNodes(line.text, line.words, line.kind, tokensOf(line)));
+  if (line.noNewline) cell.append(h('span', { class: 'no-newline', title: 'No newline at end of file' }, ' ⏎̸'));
+  return cell;
+}

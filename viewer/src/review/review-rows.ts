@@ -1,0 +1,92 @@
+/**
+ * The fixed-height rows one file contributes to the review page: hunk
+ * headers, lines (unified) or line pairs (side by side), collapsed or
+ * expanded unchanged gaps, and one-line notes (binary, too large, loading).
+ * Every row is one line tall, which is what lets the page compute any
+ * file's offset without drawing it.
+ */
+import type { ChangesetFile } from '../../../protocol/index.js';
+import type { DiffMode } from '../app.js';
+import { gapLines, gapsOf, type DiffLine, type Gap, type HunkModel } from '../diff-model.js';
+import type { FileDiffEntry } from './diff-store.js';
+
+/** One drawn row of a file's body. */
+export type BodyRow =
+  | { type: 'hunk'; hunk: HunkModel; index: number }
+  | { type: 'line'; line: DiffLine }
+  | { type: 'pair'; left: DiffLine | undefined; right: DiffLine | undefined }
+  | { type: 'gap'; gap: Gap; index: number }
+  | { type: 'note'; text: string; tone?: 'error' };
+
+/** Unchanged lines assumed around each change before a diff arrives (the server's default context, both sides). */
+const ESTIMATED_CONTEXT = 6;
+
+/** How many rows a file will take before its diff is known (so the scrollbar is about right from the start). */
+export function estimateRows(file: ChangesetFile): number {
+  const diff = file.edit.diff;
+  if (!diff) return 1;
+  const changed = (diff.added ?? 0) + (diff.removed ?? 0);
+  return changed === 0 ? 1 : changed + ESTIMATED_CONTEXT + 1;
+}
+
+/**
+ * Whether a file's end can hide unchanged lines after the last hunk: not for
+ * an added or deleted file (its one hunk is the whole file), nor when the
+ * last hunk reaches a line without a newline (the file's last line).
+ */
+export function hasTail(file: ChangesetFile, hunks: readonly HunkModel[]): boolean {
+  if (!file.edit.before || !file.edit.after) return false;
+  const last = hunks[hunks.length - 1];
+  return !last?.lines.some((l) => l.noNewline && l.kind !== 'del');
+}
+
+/** The rows of a file's body for a layout. */
+export function bodyRows(file: ChangesetFile, entry: FileDiffEntry | undefined, mode: DiffMode): BodyRow[] {
+  if (!entry || (!entry.diff && !entry.error)) return [{ type: 'note', text: 'Loading diff…' }];
+  if (entry.error) return [{ type: 'note', text: `Could not load the diff: ${entry.error}`, tone: 'error' }];
+  const diff = entry.diff!;
+  if (diff.kind === 'binary') return [{ type: 'note', text: `Binary file${sizes(diff.beforeSize, diff.afterSize)} — no text diff.` }];
+  if (diff.kind === 'oversized') return [{ type: 'note', text: `File too large to diff${sizes(diff.beforeSize, diff.afterSize)}; the limit is ${bytes(diff.limit)}.` }];
+  const hunks = entry.hunks ?? [];
+  if (hunks.length === 0) return [{ type: 'note', text: 'No line changes (only the name, mode or file type changed).' }];
+  const gaps = gapsOf(diff.hunks, entry.text?.length);
+  const canExpand = file.edit.before !== undefined && file.edit.after !== undefined;
+  const rows: BodyRow[] = [];
+  const gapRows = (index: number): void => {
+    const gap = gaps[index]!;
+    if (gap.count === 0 || !canExpand) return;
+    if (index === hunks.length && !hasTail(file, hunks)) return;
+    if (entry.expanded.has(index) && entry.text) {
+      for (const line of gapLines(gap, entry.text)) rows.push(mode === 'split' ? { type: 'pair', left: line, right: line } : { type: 'line', line });
+    } else rows.push({ type: 'gap', gap, index });
+  };
+  hunks.forEach((hunk, index) => {
+    gapRows(index);
+    rows.push({ type: 'hunk', hunk, index });
+    if (mode === 'split') for (const r of hunk.rows) rows.push({ type: 'pair', left: r.left, right: r.right });
+    else for (const line of hunk.lines) rows.push({ type: 'line', line });
+  });
+  gapRows(hunks.length);
+  return rows;
+}
+
+/** The index of the row showing a linked line (`L<n>` old side, `R<n>` new side), or -1. */
+export function rowOfLine(rows: readonly BodyRow[], link: string): number {
+  const side = link[0];
+  const n = Number(link.slice(1));
+  const matches = (line: DiffLine | undefined): boolean => line !== undefined && (side === 'L' ? line.oldNo === n : line.newNo === n);
+  return rows.findIndex((r) => (r.type === 'line' ? matches(r.line) : r.type === 'pair' ? (side === 'L' ? matches(r.left) : matches(r.right)) : false));
+}
+
+function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function sizes(before: number | undefined, after: number | undefined): string {
+  if (before !== undefined && after !== undefined) return ` (${bytes(before)} → ${bytes(after)})`;
+  if (after !== undefined) return ` (${bytes(after)})`;
+  if (before !== undefined) return ` (${bytes(before)})`;
+  return '';
+}
