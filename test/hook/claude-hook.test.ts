@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusResult } from '../../server/harness/status.js';
 import { findServerFor, isProcessAlive, type ServerEntry } from '../../server/registry/index.js';
+import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
+import { subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { run } from '../cli/serve-process.js';
@@ -87,6 +89,17 @@ describe('Claude Code hook', () => {
     const chat = await client.subscribe(session.chat);
     const turns = (chat.snapshot!.state as { turns: { id: string; _meta?: unknown }[] }).turns;
     expect(turns.map((t) => t.id)).toEqual(session.turns.map((t) => t.turnId));
+    // Each file-tool event recorded a step checkpoint before its tool wrote.
+    const turnUri = (kind: 'turn' | 'step', vars: Record<string, string>) => expandChangesetUri(changesetUriTemplate(SESSION_ID, kind), vars);
+    const firstTurn = await subscribeReady(client, turnUri('turn', { turnId: session.turns[0]!.turnId }));
+    const steps = (firstTurn._meta as { steps: { tool: string; paths: string[] }[] }).steps;
+    expect(steps.map((s) => [s.tool, s.paths])).toEqual([
+      ['Edit', ['hello.txt']],
+      ['Write', ['notes/todo.md']],
+      ['NotebookEdit', ['analysis.ipynb']],
+    ]);
+    const write = await subscribeReady(client, turnUri('step', { turnId: session.turns[0]!.turnId, step: '2' }));
+    expect(write.files.map((f) => (f._meta as { path: string }).path)).toEqual(['notes/todo.md']);
     const last = await client.request<StatusResult>('harness/status', { channel, turns: 1 });
     expect(last.sessions[0]!.turnCount).toBe(2);
     expect(last.sessions[0]!.turns.map((t) => t.turnId)).toEqual(['prompt-2']);
