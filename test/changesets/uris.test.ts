@@ -24,6 +24,31 @@ describe('changeset URIs', () => {
     expect(parseChangesetUri('ahp-changeset:/S/branch')).toEqual({ sessionId: 'S', kind: 'branch' });
   });
 
+  it('parses and formats step and since changesets: a step number, or start for since', () => {
+    const step = expandChangesetUri(changesetUriTemplate('S', 'step'), { turnId: 'a/b', step: '2' });
+    expect(step).toBe('ahp-changeset:/S/step/a%2Fb/2');
+    expect(parseChangesetUri(step)).toEqual({ sessionId: 'S', kind: 'step', turnId: 'a/b', step: 2 });
+    expect(formatChangesetUri({ sessionId: 'S', kind: 'step', turnId: 'a/b', step: 2 })).toBe(step);
+    expect(parseChangesetUri('ahp-changeset:/S/since/t/start')).toEqual({ sessionId: 'S', kind: 'since', turnId: 't' });
+    expect(formatChangesetUri({ sessionId: 'S', kind: 'since', turnId: 't' })).toBe('ahp-changeset:/S/since/t/start');
+    expect(parseChangesetUri('ahp-changeset:/S/dir/1/since/t/12')).toEqual({ sessionId: 'S', kind: 'since', dir: 1, turnId: 't', step: 12 });
+    const bad: [string, string][] = [
+      ['ahp-changeset:/S/step/t', 'a step changeset URI takes turnId and step segments after "step"'],
+      ['ahp-changeset:/S/step/t/start', 'step must be a step number from 1 to 999999, got "start"'],
+      ['ahp-changeset:/S/step/t/0', 'step must be a step number from 1 to 999999, got "0"'],
+      ['ahp-changeset:/S/step/t/007', 'step must be a step number from 1 to 999999, got "007"'],
+      ['ahp-changeset:/S/step/t/1000000', 'step must be a step number from 1 to 999999, got "1000000"'],
+      ['ahp-changeset:/S/since/t/-1', 'step must be a step number from 1 to 999999 or "start", got "-1"'],
+      ['ahp-changeset:/S/since/t/', 'step must not be empty'],
+      ['ahp-changeset:/S/since/t/start/x', 'a since changeset URI takes turnId and step segments after "since"'],
+    ];
+    for (const [uri, message] of bad) {
+      const parsed = parseChangesetUri(uri);
+      expect(isChangesetUriError(parsed), uri).toBe(true);
+      expect((parsed as { message: string }).message, uri).toBe(message);
+    }
+  });
+
   it('refuses missing, empty or extra segments and malformed encoding, naming the problem', () => {
     const bad: [string, RegExp][] = [
       ['ahp-changeset:/S/turn', /takes turnId/],
