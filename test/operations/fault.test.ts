@@ -84,7 +84,7 @@ describe('fault tolerance', () => {
     const undo = await second.client.request<{ message: string }>('invokeChangesetOperation', { channel: sessionCs, operationId: 'undo' }, { timeoutMs: 30_000 });
     expect(undo.message).toMatch(/^Undid restore-checkpoint: put back \d files?/);
     expect(NAMES.map((n) => readFileSync(join(repo, n)))).toEqual(preOperation);
-  });
+  }, 120_000);
 
   it('after SIGKILL at random points and a restart: no stray temporary file, every file whole, undo exact', async () => {
     const names = Array.from({ length: 12 }, (_, i) => `d${i % 3}/f${i}.txt`);
