@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Builds the web viewer into dist/viewer/: index.html, one JS bundle
-// (viewer.js, the page's sources with protocol/, reducers/ and the browser-
-// safe parts of server/diff/ bundled in) and one stylesheet (viewer.css).
+// Builds the web viewer into dist/viewer/: index.html, the page's bundle
+// (viewer.js, its sources with protocol/, reducers/ and the browser-safe
+// parts of server/diff/ bundled in), the highlighting worker
+// (highlight-worker.js) with one chunk per grammar under chunks/, and one
+// stylesheet (viewer.css).
 // No CDN and no inline code: the page is served with a strict CSP.
 // Type errors fail the build (`--no-typecheck` skips that step).
 import { execFileSync } from 'node:child_process';
@@ -23,8 +25,11 @@ export async function buildViewer({ typecheck = true, minify = true, out = defau
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   await build({
-    entryPoints: { viewer: join(root, 'viewer', 'src', 'main.ts') },
+    // The page, and the worker that runs the syntax highlighter; each grammar is its own chunk, loaded on first use.
+    entryPoints: { viewer: join(root, 'viewer', 'src', 'main.ts'), 'highlight-worker': join(root, 'viewer', 'src', 'highlight', 'worker.ts') },
     bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     format: 'esm',
     platform: 'browser',
     target: ['es2022'],

@@ -15,7 +15,7 @@ import type { DiffLine } from '../diff-model.js';
 import { hunkRange } from '../diff-model.js';
 import { h, replaceChildren } from '../dom.js';
 import { displayPathOf, kindOf, type FileMeta, type FileRow } from '../files-model.js';
-import { tokensOf } from '../highlight/highlighter.js';
+import { highlightHunks, tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
 import { viewedElsewhere } from '../viewed.js';
 import { DiffStore, type FileDiffEntry } from './diff-store.js';
@@ -51,7 +51,10 @@ export class ReviewPage {
 
   constructor(private readonly app: App) {
     this.store = new DiffStore(app);
-    this.store.onLoaded = () => app.invalidate('diff');
+    this.store.onLoaded = (file, entry) => {
+      app.invalidate('diff');
+      if (entry.hunks) void highlightHunks(displayPathOf(file), entry.hunks).then((done) => done && app.invalidate('diff'));
+    };
     this.scroller.append(this.canvas);
     this.scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
     // Line numbers are links: clicking one puts the line in the address.

@@ -8,11 +8,12 @@
  */
 import type { ChangesetFile, ResourceReadResult, URI } from '../../../protocol/index.js';
 import type { WorkspaceFileDiff } from '../../../server/diff/file-diff.js';
-import type { CharRange } from '../../../server/diff/word-diff.js';
 import type { App } from '../app.js';
 import { buildHunk, gapLines, gapsOf, hunkRange, splitText, type DiffLine, type Gap, type HunkModel } from '../diff-model.js';
 import { byId, h, replaceChildren, type Child } from '../dom.js';
 import { displayPathOf, kindOf, type FileMeta } from '../files-model.js';
+import { codeNodes } from '../code-cell.js';
+import { highlightHunks, tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
 
 /** Lines drawn before the rest of a very large diff waits behind a button (keeps the page responsive). */
@@ -92,7 +93,11 @@ export class DiffView {
     try {
       const diff = await this.app.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id, context: this.app.context });
       loaded.diff = diff;
-      if (diff.kind === 'text') loaded.hunks = diff.hunks.map(buildHunk);
+      if (diff.kind === 'text') {
+        const hunks = diff.hunks.map(buildHunk);
+        loaded.hunks = hunks;
+        void highlightHunks(displayPathOf(file), hunks).then((done) => done && this.cache.get(key) === loaded && this.app.invalidate('diff'));
+      }
     } catch (error) {
       loaded.error = (error as Error).message;
     }
@@ -285,22 +290,9 @@ const SIGN = { add: '+', del: '−', context: ' ' } as const;
 /** A line's text with its changed words wrapped in marks. */
 function code(line: DiffLine): HTMLElement {
   const cell = h('td', { class: `code ${line.kind}` }, h('span', { class: 'sign', 'aria-hidden': 'true' }, SIGN[line.kind]));
-  cell.append(...marked(line.text, line.words, line.kind));
+  cell.append(...codeNodes(line.text, line.words, line.kind, tokensOf(line)));
   if (line.noNewline) cell.append(h('span', { class: 'no-newline', title: 'No newline at end of file' }, ' ⏎̸'));
   return cell;
-}
-
-function marked(text: string, words: CharRange[] | undefined, kind: DiffLine['kind']): Node[] {
-  if (!words || words.length === 0) return [document.createTextNode(text)];
-  const out: Node[] = [];
-  let at = 0;
-  for (const r of words) {
-    if (r.start > at) out.push(document.createTextNode(text.slice(at, r.start)));
-    out.push(h(kind === 'del' ? 'del' : 'ins', { class: 'word' }, text.slice(r.start, r.end)));
-    at = r.end;
-  }
-  if (at < text.length) out.push(document.createTextNode(text.slice(at)));
-  return out;
 }
 
 function num(n: number | undefined, kind: string, side: 'L' | 'R'): HTMLElement {
