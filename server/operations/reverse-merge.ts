@@ -6,6 +6,9 @@ import { merge3 } from '../diff/merge3.js';
 import { hashObject } from '../snapshot/index.js';
 import type { DiskFile } from './workspace-file.js';
 
+/** What the merge needs of the file on disk: its content, mode and blob id. */
+export type CurrentFile = Pick<NonNullable<DiskFile>, 'content' | 'mode' | 'oid'> | undefined;
+
 /** Content with its mode; `undefined` means the file does not exist. */
 export type Version = { content: Uint8Array; mode: GitMode } | undefined;
 
@@ -29,7 +32,7 @@ export interface RangeSelection {
  * `before`) keeps later edits to other lines. Anything it cannot merge is a
  * conflict. With a range, only the hunks it intersects are undone.
  */
-export function reverseMerge(before: Version, after: Version, current: DiskFile, selection?: RangeSelection): PathOutcome {
+export function reverseMerge(before: Version, after: Version, current: CurrentFile, selection?: RangeSelection): PathOutcome {
   let target = before;
   if (selection) {
     const partial = partialTarget(before, after, selection);
@@ -105,7 +108,7 @@ function sideStart(start: number): number {
   return start - 1;
 }
 
-function same(disk: DiskFile | Version, version: Version): boolean {
+function same(disk: CurrentFile | Version, version: Version): boolean {
   if (!disk || !version) return !disk && !version;
   const oid = 'oid' in disk ? disk.oid : hashObject('blob', disk.content);
   return oid === hashObject('blob', version.content) && disk.mode === version.mode;

@@ -1,7 +1,8 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { createInterface, type Interface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +31,7 @@ let svc: TestService;
 let client: TestClient;
 let repo: string;
 let outside: string;
-let writer: ChildProcessWithoutNullStreams;
+let writer: ChildProcessByStdio<Writable, Readable, null>;
 let writerLines: Interface;
 
 const turnVersion = (rel: string) => `turn version of ${rel}\n${'x'.repeat(600)}\n`;
