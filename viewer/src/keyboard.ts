@@ -6,7 +6,8 @@
  */
 import type { App } from './app.js';
 
-function typing(target: EventTarget | null): boolean {
+/** Whether a key event is meant for a field being typed in. */
+export function typing(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.isContentEditable) return true;
   if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;

@@ -16,6 +16,9 @@ import { FileListView } from './views/file-list.js';
 import { renderSessions } from './views/sessions.js';
 import { renderStatus } from './views/status.js';
 import { renderTurns } from './views/turns.js';
+import { installPanes } from './comfort/panes.js';
+import { installShortcuts } from './comfort/shortcuts.js';
+import { themeControl } from './comfort/theme.js';
 import { filterBar } from './review/filter.js';
 import { ReviewPage } from './review/review-page.js';
 
@@ -95,6 +98,8 @@ async function main(): Promise<void> {
   });
   installKeyboard(app);
   installDeepLinks(app);
+  installShortcuts(app, review);
+  document.querySelector('.top')!.append(installPanes(app), themeControl());
   // Plain buttons rather than a method="dialog" form: the page's CSP has form-action 'none'.
   byId('confirm-cancel').addEventListener('click', () => byId<HTMLDialogElement>('confirm-dialog').close('cancel'));
   byId('confirm-ok').addEventListener('click', () => byId<HTMLDialogElement>('confirm-dialog').close('confirm'));

@@ -159,7 +159,7 @@ export class DiffView {
     }
     const hunks = loaded.hunks ?? [];
     if (hunks.length === 0) return h('p', { class: 'empty' }, 'No line changes (only the name, mode or file type changed).');
-    const split = this.app.mode === 'split';
+    const split = this.app.effectiveMode === 'split';
     // Full-width rows span exactly the layout's columns: an extra implied column would take the width.
     const cols = split ? '4' : '3';
     const gaps = gapsOf(diff.hunks, loaded.text?.length);

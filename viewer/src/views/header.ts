@@ -96,6 +96,7 @@ export function renderToolbar(app: App): void {
       h('button', { type: 'button', 'aria-pressed': String(app.mode === 'unified'), title: 'Unified (u)', 'data-focus-key': 'mode:unified', onclick: () => app.setMode('unified') }, 'Unified'),
       h('button', { type: 'button', 'aria-pressed': String(app.mode === 'split'), title: 'Side by side (s)', 'data-focus-key': 'mode:split', onclick: () => app.setMode('split') }, 'Side by side'),
     ),
+    app.mode === 'split' && app.narrow ? h('span', { class: 'note', id: 'narrow-note' }, 'shown unified: the pane is too narrow for side by side') : null,
   );
   const select = h(
     'select',
