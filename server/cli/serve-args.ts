@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseByteSize, parseRetainDays, RETAIN_DAYS_ENV, STORE_BUDGET_ENV } from './store-settings.js';
 import { nearest } from './suggest.js';
 
 /** Parsed `serve` command line. */
@@ -29,6 +30,10 @@ export interface ServeArgs {
   idleTimeoutMs: number | undefined;
   /** Git remote (smart HTTP) the checkpoints are mirrored to, from `--mirror`. */
   mirror: string | undefined;
+  /** Byte budget of each workspace's store, from `--store-budget` or the environment; undefined: the default (2 GiB). */
+  storeBudgetBytes: number | undefined;
+  /** Days ended sessions are kept, from `--retain-days` or the environment; undefined: no age limit. */
+  retainDays: number | undefined;
   /** Print usage and exit. */
   help: boolean;
 }
@@ -62,12 +67,19 @@ export const SERVE_USAGE = [
   '                        (sessions stay resumable; what the Claude Code hook starts uses 600000)',
   '  --mirror URL          push the checkpoints of every session to this git remote (smart HTTP) after each turn',
   '                        (default $CHANGESET_SERVER_MIRROR; token from $CHANGESET_SERVER_MIRROR_TOKEN)',
+  '  --store-budget SIZE   bytes each workspace\'s store may take, e.g. 500MB or 2GiB (default 2GiB,',
+  `                        or $${STORE_BUDGET_ENV}); the oldest ended sessions go first`,
+  '  --retain-days DAYS    drop ended sessions DAYS after they ended, whatever the budget',
+  `                        (default: kept until the budget needs the space, or $${RETAIN_DAYS_ENV})`,
   '  -h, --help            show this help',
   '',
 ].join('\n');
 
-/** Parses `serve` arguments (after the command name). Throws {@link UsageError}. */
-export function parseServeArgs(argv: readonly string[]): ServeArgs {
+/**
+ * Parses `serve` arguments (after the command name); settings not given as
+ * flags come from `env` when it has them. Throws {@link UsageError}.
+ */
+export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}): ServeArgs {
   const args: ServeArgs = {
     directories: [],
     host: '127.0.0.1',
@@ -82,6 +94,8 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
     noSession: false,
     idleTimeoutMs: undefined,
     mirror: undefined,
+    storeBudgetBytes: undefined,
+    retainDays: undefined,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -154,6 +168,12 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
       case '--mirror':
         args.mirror = nonEmpty();
         break;
+      case '--store-budget':
+        args.storeBudgetBytes = setting(name, parseByteSize(value()));
+        break;
+      case '--retain-days':
+        args.retainDays = setting(name, parseRetainDays(value()));
+        break;
       default:
         {
           const guess = nearest(name, [...SERVE_USAGE.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!));
@@ -161,7 +181,17 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
         }
     }
   }
+  const budgetEnv = env[STORE_BUDGET_ENV];
+  if (args.storeBudgetBytes === undefined && budgetEnv) args.storeBudgetBytes = setting(STORE_BUDGET_ENV, parseByteSize(budgetEnv));
+  const daysEnv = env[RETAIN_DAYS_ENV];
+  if (args.retainDays === undefined && daysEnv) args.retainDays = setting(RETAIN_DAYS_ENV, parseRetainDays(daysEnv));
   return args;
+}
+
+/** A parsed setting, or a usage error naming where the bad value came from. */
+function setting(source: string, parsed: number | string): number {
+  if (typeof parsed === 'string') throw new UsageError(`${source} must be ${parsed}`);
+  return parsed;
 }
 
 function parsePort(text: string): number {

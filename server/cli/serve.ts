@@ -36,7 +36,7 @@ export interface ReadyInfo {
 export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let args: ServeArgs;
   try {
-    args = parseServeArgs(argv);
+    args = parseServeArgs(argv, env);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`changeset-server serve: ${err.message}\n\n${SERVE_USAGE}`);
@@ -109,7 +109,11 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
       checkUpgrade: security.checkUpgrade,
       selectProtocol: security.selectProtocol,
       handleHttpRequest: security.handleHttpRequest,
-      sessionDefaults: { onProgress: (done, total) => showProgress && progress.update(done, total) },
+      sessionDefaults: {
+        onProgress: (done, total) => showProgress && progress.update(done, total),
+        ...(args.storeBudgetBytes !== undefined ? { storeBudgetBytes: args.storeBudgetBytes } : {}),
+        ...(args.retainDays !== undefined ? { retainDays: args.retainDays } : {}),
+      },
     });
   const port = portGiven ? args.port : (remembered?.port ?? args.port);
   service = makeService(port);

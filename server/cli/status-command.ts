@@ -1,4 +1,4 @@
-import type { SnapshotTrackingStatus, StatusResult, TurnStatus } from '../harness/status.js';
+import type { RetentionStatus, SnapshotTrackingStatus, StatusResult, TurnStatus } from '../harness/status.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { formatMirrorStatus, requestMirrorStatus } from '../mirror/mirror-status-text.js';
 import { Output } from './output.js';
@@ -51,7 +51,10 @@ export function formatStatus(status: StatusResult, viewer?: string): string {
     lines.push(`${s.title}${s.endedAt ? '  (ended: kept for review)' : ''}`);
     lines.push(`  session:     ${s.channel}`);
     lines.push(`  directories: ${s.workingDirectories.join(', ')}`);
-    for (const store of s.stores ?? []) lines.push(`  store:       ${formatBytes(store.bytes)} of ${formatBytes(store.budgetBytes)} (${store.dir})`);
+    for (const store of s.stores ?? []) {
+      lines.push(`  store:       ${formatBytes(store.bytes)} of ${formatBytes(store.budgetBytes)} (${store.dir})`);
+      if (store.lastRetention) lines.push(`  retention:   ${formatRetention(store.lastRetention)}`);
+    }
     for (const t of s.snapshots ?? []) lines.push(`  snapshots:   ${formatTracking(t)} (${t.dir})`);
     if (!s.endedAt) lines.push(s.activeTurn ? `  recording:   turn ${s.activeTurn.index} (${s.activeTurn.turnId})${quote(s.activeTurn.message)} since ${s.activeTurn.startedAt}` : '  recording:   no active turn');
     const ended = s.turns.filter((t) => t.state !== undefined);
@@ -66,6 +69,13 @@ function formatTracking(t: SnapshotTrackingStatus): string {
   const parts = [`${t.incremental} followed the watcher`, `${t.reused} unchanged`, `${t.fullWalks} full walk${t.fullWalks === 1 ? '' : 's'}`];
   const missed = `${t.verifications} verification${t.verifications === 1 ? '' : 's'}, ${t.missed} change${t.missed === 1 ? '' : 's'} missed by the watcher`;
   return `${parts.join(', ')}; ${missed}${t.missed > 0 ? ` (latest: ${t.lastMissed.slice(0, 3).join(', ')})` : ''}`;
+}
+
+function formatRetention(r: RetentionStatus): string {
+  const dropped = `${r.sessionsDropped} ended session${r.sessionsDropped === 1 ? '' : 's'} dropped`;
+  const kept = r.sessionsKept > 0 ? `, ${r.sessionsKept} kept (nothing of theirs removable yet)` : '';
+  const over = r.overBudget ? '; still over budget' : '';
+  return `${r.at}: ${formatBytes(r.bytesBefore)} → ${formatBytes(r.bytesAfter)}, ${dropped}${kept}, ${r.objectsRemoved} objects removed, ${r.packsBefore} → ${r.packsAfter} packs${over}`;
 }
 
 function formatBytes(n: number): string {

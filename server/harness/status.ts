@@ -1,5 +1,6 @@
 import type { ChangeTrackingStats } from '../snapshot/change-tracking.js';
 import type { RecordingSession } from '../session/recording-session.js';
+import type { RetentionRun } from '../session/workspace-root.js';
 import type { TurnEndState, TurnRecord } from '../session/turn-record.js';
 
 /** One turn as `harness/status` reports it. */
@@ -48,8 +49,8 @@ export interface SessionStatusInfo {
   turnCount: number;
   /** The most recent turns, oldest first (at most `limit`). */
   turns: TurnStatus[];
-  /** Each working directory's shadow store: bytes on disk and the budget retention keeps it under. */
-  stores: { dir: string; bytes: number; budgetBytes: number }[];
+  /** Each working directory's shadow store: bytes on disk, the budget retention keeps it under, and what retention last did. */
+  stores: StoreStatus[];
   /** Each working directory's change-driven snapshots (absent when watching is off). */
   snapshots?: SnapshotTrackingStatus[];
 }
@@ -89,7 +90,7 @@ export async function sessionStatusOf(session: RecordingSession, limit: number):
     turnCount: session.turns.length,
     turns: session.turns.slice(Math.max(0, session.turns.length - limit)).map(turnStatusOf),
     stores: await Promise.all(
-      session.roots.map(async (r) => ({ dir: r.dir, bytes: await r.storeSize(), budgetBytes: r.store.budgetBytes })),
+      session.roots.map(async (r) => storeStatusOf(r.dir, await r.storeSize(), r.store.budgetBytes, r.lastRetentionRun)),
     ),
   };
   if (active) out.activeTurn = turnStatusOf(active);
@@ -103,5 +104,52 @@ export async function sessionStatusOf(session: RecordingSession, limit: number):
   if (meta.agent) out.agent = meta.agent;
   if (session.endedAt) out.endedAt = session.endedAt;
   if (meta.userActions.length > 0) out.userActions = meta.userActions.slice(-Math.max(limit, 1)).map((a) => ({ at: a.at, text: a.text, files: a.files }));
+  return out;
+}
+
+/** One store in `harness/status`. */
+export interface StoreStatus {
+  dir: string;
+  bytes: number;
+  budgetBytes: number;
+  /** The last retention pass that had work to do in this process (over budget or sessions past their age), if any. */
+  lastRetention?: RetentionStatus;
+}
+
+/** What one retention pass did. */
+export interface RetentionStatus {
+  /** ISO 8601 time it finished. */
+  at: string;
+  /** Store size before and after, in bytes. */
+  bytesBefore: number;
+  bytesAfter: number;
+  /** Ended sessions dropped (the space they alone held was reclaimed in the same pass). */
+  sessionsDropped: number;
+  /** Ended sessions kept because nothing of theirs could be removed yet. */
+  sessionsKept: number;
+  /** Objects removed. */
+  objectsRemoved: number;
+  /** Packs before and after (the pass compacts them into one). */
+  packsBefore: number;
+  packsAfter: number;
+  /** The store is still over its budget (live sessions and recent objects only). */
+  overBudget: boolean;
+}
+
+function storeStatusOf(dir: string, bytes: number, budgetBytes: number, run: RetentionRun | undefined): StoreStatus {
+  const out: StoreStatus = { dir, bytes, budgetBytes };
+  if (run) {
+    out.lastRetention = {
+      at: run.at,
+      bytesBefore: run.sizeBefore,
+      bytesAfter: run.sizeAfter,
+      sessionsDropped: run.droppedSessions.length,
+      sessionsKept: run.sessionsKept,
+      objectsRemoved: run.objectsRemoved,
+      packsBefore: run.packsBefore,
+      packsAfter: run.packsAfter,
+      overBudget: run.overBudget,
+    };
+  }
   return out;
 }

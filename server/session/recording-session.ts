@@ -47,6 +47,10 @@ export interface RecordingSessionOptions {
   extraExcludes?: readonly string[];
   /** Built-in excludes for non-repository workspaces. */
   builtinExcludes?: boolean | readonly string[];
+  /** Byte budget of each working directory's store (2 GiB by default). */
+  storeBudgetBytes?: number;
+  /** Ended sessions are dropped from the stores this many days after they ended; no age limit by default. */
+  retainDays?: number;
   /** Called with snapshot progress during long walks. */
   onProgress?: (done: number, total?: number) => void;
   /** Also called with the progress of the session's first snapshot only (a `createSession` with a `progressToken`). */
@@ -697,6 +701,8 @@ function snapshotOptions(opts: RecordingSessionOptions) {
   return {
     ...(opts.extraExcludes ? { extraExcludes: opts.extraExcludes } : {}),
     ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
+    ...(opts.storeBudgetBytes !== undefined ? { budgetBytes: opts.storeBudgetBytes } : {}),
+    ...(opts.retainDays !== undefined ? { retainDays: opts.retainDays } : {}),
   };
 }
 

@@ -24,8 +24,16 @@ export interface WorkspaceRootOptions {
   builtinExcludes?: boolean | readonly string[];
   /** Byte budget of the shadow store. */
   budgetBytes?: number;
+  /** Ended sessions are dropped this many days after they ended, whatever the budget. */
+  retainDays?: number;
   /** Change-driven snapshots: `watch: false` walks the tree at every snapshot; `verifyIdleMs` the quiet time before a verification walk. */
   watching?: SnapshotWatchOptions;
+}
+
+/** What the last retention pass that had work to do did, and when. */
+export interface RetentionRun extends RetentionReport {
+  /** ISO 8601 time the pass finished. */
+  at: string;
 }
 
 /**
@@ -46,6 +54,7 @@ export class WorkspaceRoot {
   private watch: SnapshotWatch | undefined;
   /** Trusting snapshots counted when the last verification was armed. */
   private verifiedUpTo = 0;
+  private lastRetention: RetentionRun | undefined;
 
   private constructor(
     readonly dir: string,
@@ -53,6 +62,7 @@ export class WorkspaceRoot {
     private readonly makeSnapshotter: () => WorkspaceSnapshotter,
     readonly repository: GitRepositoryLocation | undefined,
     private readonly key: string,
+    private readonly retainDays: number | undefined,
   ) {
     this.snapshotter = makeSnapshotter();
   }
@@ -95,7 +105,7 @@ export class WorkspaceRoot {
           ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
           ...(watch ? { changes: watch.feed } : {}),
         });
-      root = new WorkspaceRoot(store.workspaceDir, store, makeSnapshotter, findGitRepository(store.workspaceDir), key);
+      root = new WorkspaceRoot(store.workspaceDir, store, makeSnapshotter, findGitRepository(store.workspaceDir), key, opts.retainDays);
       root.watch = watch;
       await root.loadNestedRepositories();
       return root;
@@ -129,21 +139,32 @@ export class WorkspaceRoot {
   }
 
   /**
-   * Keeps the store within its byte budget (oldest ended sessions go first,
-   * never a live one). When objects were removed the stat cache is dropped,
-   * since it may name them, and the next snapshot hashes afresh.
+   * Keeps the store within its byte budget and age limit (oldest ended
+   * sessions go first, never a live one). The trees the stat cache names are
+   * kept, so the cache stays valid and the next snapshot hashes only what
+   * changed.
    */
   maintain(): Promise<RetentionReport> {
     return this.queue.run(async () => {
-      const report = await this.store.enforceBudget();
-      if (report.objectsRemoved > 0) {
-        // A cache save still pending must not bring back ids of removed objects.
+      const cachedTrees = this.snapshotter.cachedTrees;
+      const report = await this.store.enforceBudget({
+        ...(this.retainDays !== undefined ? { maxAgeMs: this.retainDays * DAY_MS } : {}),
+        ...(cachedTrees ? { keepRoots: cachedTrees } : {}),
+      });
+      if (report.objectsRemoved > 0 && !cachedTrees) {
+        // No snapshot in this process yet: the cache on disk may name removed objects.
         this.snapshotter.discard();
         await rm(join(this.store.layout.root, 'stat-cache'), { recursive: true, force: true });
         this.snapshotter = this.makeSnapshotter();
       }
+      if (report.collected) this.lastRetention = { ...report, at: new Date().toISOString() };
       return report;
     });
+  }
+
+  /** The last retention pass that had work to do (over budget, or sessions past the age limit), if any. */
+  get lastRetentionRun(): RetentionRun | undefined {
+    return this.lastRetention;
   }
 
   /**
@@ -227,3 +248,5 @@ function stateDirExclude(workspaceDir: string, stateDir: string): string[] {
   const rel = relativeInside(workspaceDir, stateDir);
   return rel ? [`/${rel}/`] : [];
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;

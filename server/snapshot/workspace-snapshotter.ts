@@ -196,6 +196,18 @@ export class WorkspaceSnapshotter {
     return this.tracker?.stats;
   }
 
+  /**
+   * The trees of the in-memory state (this root's and its nested
+   * repositories'): every object id the stat cache names is reachable from
+   * them. Undefined until a snapshot has run in this process.
+   */
+  get cachedTrees(): string[] | undefined {
+    if (!this.state) return undefined;
+    const trees = this.state.tree !== undefined ? [this.state.tree] : [];
+    for (const nested of this.nestedSnapshotters.values()) trees.push(...(nested.cachedTrees ?? []));
+    return trees;
+  }
+
   /** The filesystem's current time, read from a file we just wrote (the same clock as file mtimes). */
   private fsNow(): number {
     mkdirPrivateSync(dirname(this.clockFile));

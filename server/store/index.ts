@@ -6,7 +6,7 @@ import { chmod, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StoreInputError } from './errors.js';
 import { mkdirPrivate, PRIVATE_DIR_MODE, tightenPrivateTree, writeFileAtomic } from './fs-util.js';
-import { describeValue } from './object-format.js';
+import { describeValue, isOid } from './object-format.js';
 import { initShadowRepo, lockShadowRepo, shadowTmpDir, type ShadowLock } from './shadow-repo.js';
 import { ShadowStore } from './shadow-store.js';
 import { defaultStateDir, workspaceLayout, type WorkspaceLayout } from './state-dir.js';
@@ -107,8 +107,10 @@ export interface WorkspaceStore extends ObjectStore {
   /** Bytes on disk of the shadow repository. */
   storeSize(): Promise<number>;
   /**
-   * Drops the oldest ended sessions until the store fits its budget, then
-   * removes unreachable objects. Never drops a live session.
+   * Drops ended sessions past the age limit and the oldest ended sessions
+   * until the store fits its budget, removing what they alone held in the
+   * same pass, and unreachable objects. Never drops a live session, nor one
+   * whose objects cannot be removed now.
    */
   enforceBudget(options?: EnforceBudgetOptions): Promise<RetentionReport>;
   /**
@@ -252,6 +254,12 @@ class OpenStore implements WorkspaceStore {
     }
     if (options.graceMs !== undefined && (typeof options.graceMs !== 'number' || !(options.graceMs >= 0))) {
       throw new StoreInputError(`graceMs must be a non-negative number, got ${describeValue(options.graceMs)}`);
+    }
+    if (options.maxAgeMs !== undefined && (typeof options.maxAgeMs !== 'number' || !(options.maxAgeMs >= 0))) {
+      throw new StoreInputError(`maxAgeMs must be a non-negative number, got ${describeValue(options.maxAgeMs)}`);
+    }
+    if (options.keepRoots !== undefined && (!Array.isArray(options.keepRoots) || !options.keepRoots.every((oid) => isOid(oid)))) {
+      throw new StoreInputError('keepRoots must be an array of object ids');
     }
     return enforceBudget({ shadowDir: this.layout.shadowDir, objects: this.objects, checkpoints: this.checkpoints }, budget, options);
   }
