@@ -6,6 +6,7 @@
 import { chmodSync, lstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { sep } from 'node:path';
+import { subscribeInotifyTree } from './inotify-tree.js';
 
 /** One change reported by the watcher (absolute path). */
 export interface DirectoryEvent {
@@ -27,6 +28,19 @@ export type WatchState = 'starting' | 'watching' | 'failed' | 'closed';
 const SYNC_TIMEOUT_MS = 2000;
 const RETRY_DELAYS_MS = [1000, 5000, 30_000, 300_000];
 const S_ISGID = 0o2000;
+
+/**
+ * On Linux, one `fs.watch` per directory (see inotify-tree.ts): events in
+ * kernel order without @parcel/watcher's batching delay (50 ms within
+ * 500 ms of the previous batch), which every synchronisation would wait
+ * for. Elsewhere @parcel/watcher (FSEvents, ReadDirectoryChangesW).
+ * `CHANGESET_SERVER_WATCHER=parcel` or `=inotify` picks one (benchmarks).
+ */
+function useInotifyTree(): boolean {
+  const forced = process.env['CHANGESET_SERVER_WATCHER'];
+  if (forced === 'parcel') return false;
+  return forced === 'inotify' || process.platform === 'linux';
+}
 
 let parcel: ParcelWatcher | undefined | null;
 function loadParcel(): ParcelWatcher | undefined {
@@ -59,6 +73,10 @@ export class DirectoryWatcher {
   private retries = 0;
   private starting: Promise<void> | undefined;
   private muted = false;
+  /** A synchronisation marker has arrived at least once: the watcher reports the root's own changes. */
+  private markerSeen = false;
+  /** It never did within the time allowed: synchronising is not possible here. */
+  private syncUnsupported = false;
   state: WatchState = 'starting';
   /** Changes whenever continuity of events is lost. */
   generation = 0;
@@ -115,7 +133,7 @@ export class DirectoryWatcher {
   }
 
   private syncOnce(): Promise<boolean> {
-    if (this.state !== 'watching') return Promise.resolve(false);
+    if (this.state !== 'watching' || this.syncUnsupported) return Promise.resolve(false);
     let mode: number;
     try {
       const st = lstatSync(this.dir);
@@ -129,8 +147,10 @@ export class DirectoryWatcher {
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
         this.syncWaiter = undefined;
-        // The watch may be stuck, and a late marker could be taken for the next one: start afresh.
-        this.restart();
+        // A watcher that never reports the root's own changes cannot be synchronised with; one that
+        // did may be stuck, and a late marker could be taken for the next one: start it afresh.
+        if (this.markerSeen) this.restart();
+        else this.syncUnsupported = true;
         resolve(false);
       }, SYNC_TIMEOUT_MS);
       this.syncWaiter = (delivered) => {
@@ -188,14 +208,19 @@ export class DirectoryWatcher {
   private start(): void {
     this.state = 'starting';
     this.generation++;
-    const watcher = loadParcel();
-    if (!watcher) {
-      this.fail(new Error('@parcel/watcher is not available on this platform'), false);
-      return;
+    const onEvents: ParcelCallback = (error, events) => this.deliver(error, events);
+    let subscribing: Promise<ParcelSubscription>;
+    if (useInotifyTree()) {
+      subscribing = subscribeInotifyTree(this.dir, onEvents, this.ignore);
+    } else {
+      const watcher = loadParcel();
+      if (!watcher) {
+        this.fail(new Error('@parcel/watcher is not available on this platform'), false);
+        return;
+      }
+      subscribing = watcher.subscribe(this.dir, onEvents, this.ignore.length ? { ignore: [...this.ignore] } : {});
     }
-    const started = watcher
-      .subscribe(this.dir, (error, events) => this.deliver(error, events), this.ignore.length ? { ignore: [...this.ignore] } : {})
-      .then(
+    const started = subscribing.then(
         async (sub) => {
           if (this.state === 'closed' || this.starting !== starting) {
             await sub.unsubscribe().catch(() => undefined);
@@ -225,7 +250,10 @@ export class DirectoryWatcher {
     }
     if (this.muted) events = events.filter((e) => e.path === this.dir);
     for (const listener of this.eventListeners) listener(events);
-    if (this.syncWaiter && events.some((e) => e.path === this.dir)) this.syncWaiter(true);
+    if (this.syncWaiter && events.some((e) => e.path === this.dir)) {
+      this.markerSeen = true;
+      this.syncWaiter(true);
+    }
   }
 
   private fail(error: Error, retry = true): void {
