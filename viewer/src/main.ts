@@ -19,6 +19,7 @@ import { renderTurns } from './views/turns.js';
 import { installPanes } from './comfort/panes.js';
 import { installShortcuts } from './comfort/shortcuts.js';
 import { themeControl } from './comfort/theme.js';
+import { installNoticeClearing } from './operation-preview.js';
 import { filterBar } from './review/filter.js';
 import { ReviewPage } from './review/review-page.js';
 
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
   installKeyboard(app);
   installDeepLinks(app);
   installShortcuts(app, review);
+  installNoticeClearing(app);
   document.querySelector('.top')!.append(installPanes(app), themeControl());
   // Plain buttons rather than a method="dialog" form: the page's CSP has form-action 'none'.
   byId('confirm-cancel').addEventListener('click', () => byId<HTMLDialogElement>('confirm-dialog').close('cancel'));

@@ -16,6 +16,7 @@ import type {
 } from '../../protocol/index.js';
 import type { App } from './app.js';
 import { byId, h, plainText } from './dom.js';
+import { busyReason, canProceed, dryRun, inlineText, nameTurns, openSubject, previewNodes } from './operation-preview.js';
 
 /** Invocations in flight, by channel, operation and target, so their buttons spin before the server says `running`. */
 const inFlight = new Set<string>();
@@ -29,18 +30,21 @@ export function operationsFor(operations: readonly ChangesetOperation[] | undefi
   return (operations ?? []).filter((op) => op.scopes.includes(scope));
 }
 
-/** Asks the user to confirm, in the page's modal dialog; resolves true on confirm. */
-export function confirmDialog(title: string, body: string, confirmLabel: string): Promise<boolean> {
+/** Asks the user to confirm, in the page's modal dialog; resolves true on confirm. `canConfirm` false leaves only Cancel. */
+export function confirmDialog(title: string, body: string | Node, confirmLabel: string, canConfirm = true): Promise<boolean> {
   const dialog = byId<HTMLDialogElement>('confirm-dialog');
   byId('confirm-title').textContent = title;
-  byId('confirm-body').textContent = body;
+  const content = byId('confirm-body');
+  if (typeof body === 'string') content.textContent = body;
+  else content.replaceChildren(body);
   const ok = byId<HTMLButtonElement>('confirm-ok');
   ok.textContent = confirmLabel;
+  ok.disabled = !canConfirm;
   return new Promise((resolve) => {
     dialog.addEventListener('close', () => resolve(dialog.returnValue === 'confirm'), { once: true });
     dialog.returnValue = '';
     dialog.showModal();
-    ok.focus();
+    (canConfirm ? ok : byId<HTMLButtonElement>('confirm-cancel')).focus();
   });
 }
 
@@ -53,8 +57,12 @@ export async function invokeOperation(
   what?: string,
 ): Promise<void> {
   if (op.confirmation !== undefined) {
-    const subject = what ? `${op.label}: ${what}` : op.label;
-    if (!(await confirmDialog(subject, plainText(op.confirmation), op.label))) return;
+    const subject = what ?? (op.id === 'undo' ? 'the last revert, discard or restore' : openSubject(app));
+    const preview = await dryRun(app, channel, op, target);
+    // The server's confirmation speaks of the whole changeset; a file or a hunk gets its own words.
+    const text = target ? '`undo` on the session changeset brings it back.' : plainText(op.confirmation);
+    const body = h('div', {}, previewNodes(preview), h('p', { class: 'confirm-text' }, inlineText(text)));
+    if (!(await confirmDialog(`${op.label} ${subject}?`, body, op.label, canProceed(preview)))) return;
   }
   const key = flightKey(channel, op.id, target);
   inFlight.add(key);
@@ -65,10 +73,10 @@ export async function invokeOperation(
       operationId: op.id,
       ...(target ? { target } : {}),
     });
-    const text = plainText(result.message) || `${op.label}: done.`;
+    const text = nameTurns(app, plainText(result.message)) || `${op.label}: done.`;
     app.say({ tone: 'info', text, offerUndo: op.id !== 'undo' });
   } catch (error) {
-    app.say({ tone: 'error', text: `${op.label} failed: ${(error as Error).message}` });
+    app.say({ tone: 'error', text: `${op.label} failed: ${nameTurns(app, (error as Error).message)}` });
   } finally {
     inFlight.delete(key);
     app.invalidate('toolbar', 'diff', 'status');
@@ -88,17 +96,19 @@ export function operationButton(
 ): HTMLElement {
   const running = op.status === 'running' || inFlight.has(flightKey(channel, op.id, options.target));
   const label = options.what ? `${op.label} ${options.what}` : op.label;
+  const busy = busyReason(app);
   const button = h(
     'button',
     {
       type: 'button',
       class: ['op', options.compact && 'op-compact', op.confirmation !== undefined && 'op-destructive'],
-      title: op.description ?? op.label,
+      title: busy ?? op.description ?? op.label,
+      'data-disabled-reason': busy,
       'aria-label': label,
       'aria-busy': running ? 'true' : undefined,
       'data-operation': op.id,
       'data-focus-key': `op:${op.id}:${JSON.stringify(options.target ?? null)}`,
-      disabled: running || op.status === 'disabled',
+      disabled: running || op.status === 'disabled' || busy !== undefined,
       onclick: () => void invokeOperation(app, channel, op, options.target, options.what),
     },
     running ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : null,

@@ -15,6 +15,7 @@ import { displayPathOf, kindOf, type FileMeta } from '../files-model.js';
 import { codeNodes } from '../code-cell.js';
 import { highlightHunks, tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
+import { hasTail } from '../review/review-rows.js';
 
 /** Lines drawn before the rest of a very large diff waits behind a button (keeps the page responsive). */
 const LINE_BUDGET = 4000;
@@ -167,8 +168,8 @@ export class DiffView {
     let budget = loaded.unbounded ? Infinity : LINE_BUDGET;
     const ranged = operationsFor(this.app.changeset?.operations, 'range');
     const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
-    // Expanding needs the new version's text; a deleted file has no gaps to expand.
-    const canExpand = file.edit.after !== undefined;
+    // Expanding needs the new version's text; an added or deleted file is one hunk, with nothing around it.
+    const canExpand = file.edit.after !== undefined && file.edit.before !== undefined;
     hunks.forEach((model, i) => {
       if (budget <= 0) return;
       rows.push(this.gapRows(gaps[i]!, i, loaded, file, split, canExpand));
@@ -188,7 +189,7 @@ export class DiffView {
                   ranged.map((op) =>
                     operationButton(this.app, channel, op, {
                       target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) },
-                      what: `hunk ${i + 1}`,
+                      what: `hunk ${i + 1} of ${displayPathOf(file)}`,
                       compact: true,
                     }),
                   ),
@@ -206,7 +207,7 @@ export class DiffView {
         h('tr', { class: 'gap' }, h('td', { colspan: cols }, h('button', { type: 'button', class: 'expand', onclick: () => { loaded.unbounded = true; this.app.invalidate('diff'); } }, 'Show the whole diff'))),
       );
     } else {
-      rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand));
+      rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand && hasTail(file, hunks)));
     }
     return h(
       'table',
