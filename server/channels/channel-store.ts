@@ -10,7 +10,7 @@ import {
   type URI,
 } from '../../protocol/index.js';
 import { reduce } from '../../reducers/index.js';
-import { notificationFrame } from '../transport/frames.js';
+import { notificationFrame, sharedFrame, type OutboundFrame } from '../transport/frames.js';
 import { ReplayLog } from './replay-log.js';
 import type {
   ChannelInfo,
@@ -243,7 +243,7 @@ export class ChannelStore {
   notify(uri: URI, method: string, params: unknown): void {
     const channel = this.channels.get(uri);
     if (!channel || channel.subscribers.size === 0) return;
-    const frame = notificationFrame(method, params);
+    const frame = frameFor(notificationFrame(method, params), channel.subscribers.size);
     for (const subscriber of channel.subscribers) subscriber.sendFrame(frame);
   }
 
@@ -255,12 +255,16 @@ export class ChannelStore {
 
   private fanOut(channel: Channel, envelope: ActionEnvelope, first: ChannelSubscriber | undefined): void {
     if (channel.subscribers.size === 0) return;
-    // Serialized once; every subscriber gets the same string.
-    const frame = notificationFrame('action', envelope);
+    // Serialized and encoded once; every subscriber gets the same frame.
+    const frame = frameFor(notificationFrame('action', envelope), channel.subscribers.size);
     const leader = first && channel.subscribers.has(first) ? first : undefined;
     if (leader) leader.sendFrame(frame);
     for (const subscriber of channel.subscribers) if (subscriber !== leader) subscriber.sendFrame(frame);
   }
+}
+
+function frameFor(text: string, subscribers: number): OutboundFrame {
+  return subscribers > 1 ? sharedFrame(text) : text;
 }
 
 function schemeOf(uri: URI): string {

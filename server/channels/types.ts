@@ -1,4 +1,5 @@
 import type { ActionEnvelope, ChannelKind, ChannelState, URI } from '../../protocol/index.js';
+import type { OutboundFrame } from '../transport/frames.js';
 
 /**
  * Something that receives a channel's action envelopes: in practice a
@@ -7,8 +8,12 @@ import type { ActionEnvelope, ChannelKind, ChannelState, URI } from '../../proto
 export interface ChannelSubscriber {
   /** Stable, unique id (used for bookkeeping and diagnostics). */
   readonly id: string;
-  /** Delivers one serialized notification (an `action` envelope or a protocol notification); the same string goes to every subscriber. */
-  sendFrame(frame: string): void;
+  /**
+   * Delivers one serialized notification (an `action` envelope or a protocol
+   * notification). Every subscriber gets the same frame: the same string,
+   * or with several subscribers the same UTF-8 bytes, encoded once.
+   */
+  sendFrame(frame: OutboundFrame): void;
   /** Told after a channel it subscribed to was removed; it is already unsubscribed. */
   channelRemoved(uri: URI): void;
 }

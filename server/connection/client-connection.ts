@@ -2,7 +2,7 @@ import { createMessageConnection, NullLogger, ResponseError, type MessageConnect
 import type { Snapshot, URI } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/channel-store.js';
 import type { ChannelSubscriber } from '../channels/types.js';
-import { notificationFrame } from '../transport/frames.js';
+import { notificationFrame, type OutboundFrame } from '../transport/frames.js';
 import type { PeerCloseInfo, WsPeer } from '../transport/ws-peer.js';
 import { internalError, invalidParams, invalidRequest, methodNotFound } from './errors.js';
 import type { MethodContext, MethodRegistry } from './method-registry.js';
@@ -97,7 +97,7 @@ export class ClientConnection implements ChannelSubscriber {
   }
 
   /** Store callback: one serialized `action` frame for a subscribed channel. */
-  sendFrame(frame: string): void {
+  sendFrame(frame: OutboundFrame): void {
     this.peer.send(frame);
   }
 

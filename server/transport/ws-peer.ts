@@ -1,6 +1,6 @@
 import type { Message } from 'vscode-jsonrpc/node';
 import type { RawData, WebSocket } from 'ws';
-import { errorResponseFrame, readFrame, type WireId } from './frames.js';
+import { errorResponseFrame, readFrame, type OutboundFrame, type WireId } from './frames.js';
 import { CloseCode, type TransportLimits } from './limits.js';
 import { WsMessageReader, WsMessageWriter } from './ws-adapters.js';
 
@@ -40,7 +40,7 @@ export class WsPeer {
   private readonly limits: TransportLimits;
   private readonly isOrdered: (method: string) => boolean;
   private readonly heldResponses = new Set<string | number>();
-  private readonly heldFrames: string[] = [];
+  private readonly heldFrames: OutboundFrame[] = [];
   private heldBytes = 0;
   private readonly closeListeners: CloseListener[] = [];
   private consecutiveBadFrames = 0;
@@ -73,15 +73,15 @@ export class WsPeer {
   }
 
   /**
-   * Sends one pre-serialized JSON-RPC message. The same string may be sent
-   * to many peers; nothing is copied or re-encoded per peer.
+   * Sends one pre-serialized JSON-RPC message. The same frame may be sent to
+   * many peers; bytes are sent as they are, never copied or re-encoded per peer.
    */
-  send(frame: string): void {
+  send(frame: OutboundFrame): void {
     if (this.closedInfo) return;
     if (this.heldResponses.size > 0) {
       this.heldFrames.push(frame);
       // Held frames count against the same bound as the socket buffer.
-      this.heldBytes += frame.length;
+      this.heldBytes += typeof frame === 'string' ? frame.length : frame.byteLength;
       if (this.heldBytes + this.socket.bufferedAmount > this.limits.maxOutboundBufferBytes) this.disconnectSlowReader();
       return;
     }
@@ -117,8 +117,9 @@ export class WsPeer {
     }
   }
 
-  private transmit(frame: string): void {
-    this.socket.send(frame);
+  private transmit(frame: OutboundFrame): void {
+    // Bytes go out as a text frame: they are the UTF-8 of a JSON-RPC message.
+    this.socket.send(frame, { binary: false });
     if (this.socket.bufferedAmount > this.limits.maxOutboundBufferBytes) {
       this.disconnectSlowReader();
     }

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ChangesetState } from '../../protocol/index.js';
 import { ChannelStore } from '../../server/channels/channel-store.js';
 import type { ChannelSubscriber } from '../../server/channels/types.js';
+import { frameText, type OutboundFrame } from '../../server/transport/frames.js';
 import { createChangeset, file } from './fixtures.js';
 
 const CS = 'ahp-changeset:/s1/session';
 
-function recorder(id: string): ChannelSubscriber & { frames: string[]; removed: string[] } {
-  const frames: string[] = [];
+function recorder(id: string): ChannelSubscriber & { frames: OutboundFrame[]; removed: string[] } {
+  const frames: OutboundFrame[] = [];
   const removed: string[] = [];
   return { id, frames, removed, sendFrame: (frame) => frames.push(frame), channelRemoved: (uri) => removed.push(uri) };
 }
@@ -27,7 +28,7 @@ describe('channel store', () => {
     expect(first).not.toHaveProperty('origin');
     expect(a.frames).toHaveLength(1);
     expect(a.frames[0]).toBe(b.frames[0]);
-    expect(JSON.parse(a.frames[0] as string)).toEqual({ jsonrpc: '2.0', method: 'action', params: first });
+    expect(JSON.parse(frameText(a.frames[0]!))).toEqual({ jsonrpc: '2.0', method: 'action', params: first });
   });
 
   it('changes nothing when the reducer throws or the channel is unknown', () => {
@@ -72,7 +73,7 @@ describe('channel store', () => {
     const a = recorder('a');
     store.subscribe(a, CS);
     expect(store.removeChannel(CS)).toBe(true);
-    expect(JSON.parse(a.frames[0] as string).params.action).toEqual({ type: 'changeset/cleared' });
+    expect(JSON.parse(frameText(a.frames[0]!)).params.action).toEqual({ type: 'changeset/cleared' });
     expect(a.removed).toEqual([CS]);
     expect(store.hasChannel(CS)).toBe(false);
     expect(store.removeChannel(CS)).toBe(false);
