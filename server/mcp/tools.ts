@@ -91,9 +91,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
     },
     destructive: false,
     run: async (args, context) => {
-      const { session } = await sessionFor(args, context);
-      const { channel, turn } = changesetOf(session, args['turn']);
-      const state = await readyState(context.client, channel);
+      const { turn, state } = await namedChangeset(args, context);
       return {
         ...(turn ? { turn: turnSummary(turn) } : { scope: 'session' }),
         files: state.files.map((f) => ({
@@ -122,9 +120,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
     },
     destructive: false,
     run: async (args, context) => {
-      const { session } = await sessionFor(args, context);
-      const { channel, turn } = changesetOf(session, args['turn']);
-      const state = await readyState(context.client, channel);
+      const { channel, turn, state } = await namedChangeset(args, context);
       const file = findFile(state.files, String(args['file']), context.cwd);
       if (!file) throw new CommandError(`${turn ? `turn ${turn.index}` : 'the session'} did not change ${String(args['file'])}`);
       const diff = await context.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id });
@@ -232,6 +228,13 @@ function changesetOf(session: SessionStatusInfo, ref: ToolArguments[string]): { 
   if (ref === 'session') return { channel: formatChangesetUri({ sessionId, kind: 'session' }) };
   const turn = resolveTurn(session, ref === undefined ? undefined : String(ref));
   return { channel: formatChangesetUri({ sessionId, kind: 'turn', turnId: turn.turnId }), turn };
+}
+
+/** The changeset a call's `session` and `turn` name, ready to read. */
+async function namedChangeset(args: ToolArguments, context: ToolContext): Promise<{ channel: string; turn?: TurnStatus; state: ChangesetState }> {
+  const { session } = await sessionFor(args, context);
+  const { channel, turn } = changesetOf(session, args['turn']);
+  return { channel, ...(turn ? { turn } : {}), state: await readyState(context.client, channel) };
 }
 
 async function readyState(client: RpcClient, channel: string): Promise<ChangesetState> {

@@ -1,16 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listServers } from '../../server/registry/index.js';
+import { BIN, startServe } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
-// Runs the built binary (`npm test` builds first; run `npm run build` before running this file alone).
-const BIN = resolve('bin/changeset-server.js');
+const CLI = resolve(BIN);
 const temp = new TempDirs();
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -19,22 +17,17 @@ afterEach(async () => {
 });
 
 async function serve(repo: string, stateDir: string): Promise<{ client: TestClient; session: string }> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', repo, '--json', '--port', '0', '--state-dir', stateDir], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(() => void child.kill('SIGKILL'));
-  const line = await new Promise<string>((res, rej) => {
-    createInterface({ input: child.stdout! }).once('line', res);
-    child.once('exit', (code) => rej(new Error(`serve exited with ${code}`)));
-  });
-  const ready = JSON.parse(line) as { url: string; token: string; sessions: string[] };
-  const client = await TestClient.connect(ready.url, { token: ready.token });
+  const server = await startServe([repo, '--port', '0', '--state-dir', stateDir]);
+  cleanups.push(() => void server.stop('SIGKILL'));
+  const client = await TestClient.connect(server.ready.url, { token: server.ready.token! });
   await client.initialize();
   cleanups.push(() => client.close());
-  return { client, session: ready.sessions[0]! };
+  return { client, session: server.ready.sessions[0]! };
 }
 
 /** An agent's MCP client, talking to `changeset-server mcp` over stdio as agents start it: in the project folder. */
 async function agent(cwd: string, stateDir: string): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--state-dir', stateDir], cwd, stderr: 'inherit' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--state-dir', stateDir], cwd, stderr: 'inherit' });
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
   await client.connect(transport);
   cleanups.push(() => client.close());

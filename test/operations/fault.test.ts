@@ -1,44 +1,27 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import { subscribeReady } from '../helpers/changesets.js';
+import { startServe, type Ready, type ServeProcess } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
-// Runs the built binary (`npm test` builds first; run `npm run build` before running this file alone).
-const BIN = 'bin/changeset-server.js';
 const temp = new TempDirs();
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+const servers: ServeProcess[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.stop('SIGKILL');
   temp.cleanup();
 });
 
-interface Ready {
-  url: string;
-  token: string;
-  sessions: string[];
-}
-
 async function serve(repo: string, stateDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: Ready; client: TestClient }> {
-  const child = spawn(process.execPath, [BIN, 'serve', repo, '--json', '--port', '0', '--state-dir', stateDir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-  });
-  children.push(child);
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-  const ready = JSON.parse(line) as Ready;
-  const client = await TestClient.connect(ready.url, { token: ready.token });
+  const server = await startServe([repo, '--port', '0', '--state-dir', stateDir], env);
+  servers.push(server);
+  const client = await TestClient.connect(server.ready.url, { token: server.ready.token! });
   await client.initialize();
-  return { child, ready, client };
+  return { child: server.child, ready: server.ready, client };
 }
-
 
 const NAMES = ['f1.txt', 'f2.txt', 'f3.txt', 'f4.txt', 'f5.txt'];
 const big = (tag: string) => `${tag}\n`.repeat(20_000);

@@ -1,32 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { changesetUriTemplate, ROOT_CHANNEL, type ChangesetState, type RootState } from '../../protocol/index.js';
+import { startServe, type ServeProcess } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
-// Runs the built binary (`npm test` builds first; run `npm run build` before running this file alone).
-const BIN = 'bin/changeset-server.js';
 const VSCODE_ORIGIN = 'vscode-file://vscode-app';
 const temp = new TempDirs();
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+const servers: ServeProcess[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.stop('SIGKILL');
   temp.cleanup();
 });
 
 async function serve(repo: string): Promise<{ address: string; token: string; session: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', repo, '--json', '--port', '0', '--state-dir', temp.make('state-')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-  const ready = JSON.parse(line) as { url: string; token: string; sessions: string[] };
+  const server = await startServe([repo, '--port', '0', '--state-dir', temp.make('state-')]);
+  servers.push(server);
   // A `chat.remoteAgentHosts` entry names the host as `address` (host:port) and the token as `connectionToken`.
-  return { address: new URL(ready.url).host, token: ready.token, session: ready.sessions[0]! };
+  return { address: new URL(server.ready.url).host, token: server.ready.token!, session: server.ready.sessions[0]! };
 }
 
 /** Opens a socket exactly as VS Code's WebSocket client transport does: `ws://<address>?tkn=<token>`, from its desktop origin. */
