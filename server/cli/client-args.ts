@@ -42,6 +42,7 @@ export interface ClientValues {
   side?: string;
   'dry-run'?: boolean;
   'and-turns'?: boolean;
+  step?: string;
 }
 
 type ExtraOption = Exclude<keyof ClientValues, keyof typeof TARGET_OPTIONS>;

@@ -25,12 +25,14 @@ export const OPERATION_USAGE: Record<OperationCommand, string> = {
     DRY_RUN_HELP,
   ].join('\n'),
   restore: [
-    'Usage: changeset-server restore --turn T [--and-turns] [--dry-run] [options]',
+    'Usage: changeset-server restore --turn T [--step N] [--and-turns] [--dry-run] [options]',
     '',
-    'Puts every file back as it was when turn T started. Edits made since are',
-    'overwritten ("undo" brings them back).',
+    'Puts every file back as it was when turn T started (or, with --step, just',
+    'before its Nth file-editing tool call). Edits made since are overwritten',
+    '("undo" brings them back).',
     '',
     TURN_HELP,
+    '  --step N             back to just before the turn\'s Nth tool call that edited files',
     '  --and-turns          also remove turn T and every later turn from the session',
     DRY_RUN_HELP,
   ].join('\n'),
@@ -54,7 +56,7 @@ export const OPERATION_USAGE: Record<OperationCommand, string> = {
 
 const OWN_OPTIONS: Record<OperationCommand, (keyof ClientValues & string)[]> = {
   revert: ['turn', 'file', 'lines', 'side', 'dry-run'],
-  restore: ['turn', 'and-turns', 'dry-run'],
+  restore: ['turn', 'step', 'and-turns', 'dry-run'],
   discard: ['file', 'dry-run'],
   undo: ['dry-run'],
 };
@@ -71,6 +73,8 @@ export async function operationCommand(command: OperationCommand, argv: readonly
   const side = values.side ?? 'after';
   if (side !== 'after' && side !== 'before') throw new UsageError(`--side must be after or before, got "${side}"`);
   const lines = values.lines === undefined ? undefined : parseLines(values.lines);
+  const step = values.step === undefined ? undefined : Number(values.step);
+  if (step !== undefined && (!Number.isInteger(step) || step < 1)) throw new UsageError(`--step must be a step number from 1, got "${values.step}"`);
   const dryRun = values['dry-run'] === true;
   const out = new Output(values.json === true);
   const target = { ...targetOf(values), startForHistory: true };
@@ -86,6 +90,7 @@ export async function operationCommand(command: OperationCommand, argv: readonly
       ...(lines ? { lines } : {}),
       side,
       andTurns: values['and-turns'] === true,
+      ...(step !== undefined ? { step } : {}),
       dryRun,
     });
     if (done.turn) report['turn'] = { index: done.turn.index, turnId: done.turn.turnId };

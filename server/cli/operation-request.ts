@@ -29,6 +29,8 @@ export interface OperationRequest {
   side?: 'after' | 'before';
   /** restore: also remove the turn and every later one. */
   andTurns?: boolean;
+  /** restore: back to before this tool call (step) of the turn instead of the turn's start. */
+  step?: number;
   /** Report what would change; write nothing. */
   dryRun?: boolean;
   /** Where relative paths start (the current directory by default). */
@@ -98,11 +100,12 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
       : { kind: 'resource', resource, side };
   }
   const dryRun = request.dryRun === true;
+  const invocationMeta = { ...(dryRun ? { dryRun: true } : {}), ...(command === 'restore' && request.step !== undefined ? { step: request.step } : {}) };
   const result = await client.request<InvokeChangesetOperationResult>('invokeChangesetOperation', {
     channel,
     operationId,
     ...(target ? { target } : {}),
-    ...(dryRun ? { _meta: { dryRun: true } } : {}),
+    ...(Object.keys(invocationMeta).length > 0 ? { _meta: invocationMeta } : {}),
   });
   const meta = ((result as { _meta?: unknown } | null)?._meta ?? {}) as { action?: string; files?: unknown; unchanged?: string[] };
   const message = typeof result?.message === 'string' ? result.message : (result?.message?.markdown ?? '');

@@ -94,6 +94,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
       const { turn, state } = await namedChangeset(args, context);
       return {
         ...(turn ? { turn: turnSummary(turn) } : { scope: 'session' }),
+        ...(Array.isArray(state._meta?.['steps']) ? { steps: state._meta['steps'] } : {}),
         files: state.files.map((f) => ({
           path: (f._meta?.['path'] as string | undefined) ?? f.id,
           change: (f._meta?.['kind'] as string | undefined) ?? (f.edit.before ? (f.edit.after ? 'modified' : 'deleted') : 'added'),
@@ -157,6 +158,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
       type: 'object',
       properties: {
         turn: { ...TURN_ARG, description: 'The turn whose start to go back to: its number as list_turns shows it, "last", -1, or its id.' },
+        step: { type: 'number', description: 'Go back to just before this tool call of the turn (its number among the turn\'s file edits, from show_changes steps) instead of the turn\'s start.' },
         and_later_turns: { type: 'boolean', description: 'Also remove this turn and every later turn from the session.' },
         dry_run: DRY_RUN_ARG,
         session: SESSION_ARG,
@@ -165,7 +167,8 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
       additionalProperties: false,
     },
     destructive: true,
-    run: (args, context) => operate({ command: 'restore', andTurns: args['and_later_turns'] === true }, args, context),
+    run: (args, context) =>
+      operate({ command: 'restore', andTurns: args['and_later_turns'] === true, ...(typeof args['step'] === 'number' ? { step: args['step'] } : {}) }, args, context),
   },
   {
     name: 'undo',

@@ -73,6 +73,28 @@ describe('changeset-server mcp', () => {
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
   }, 120_000);
 
+  it('restores to just before the second tool call of a turn, and lists the steps', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a0\n', 'b.txt': 'b0\n' });
+    const stateDir = temp.make('state-');
+    const { client, session } = await serve(repo, stateDir);
+    const edit = async (tool: string, files: Record<string, string>) => {
+      await client.request('harness/beforeEdit', { channel: session, turnId: 't1', paths: Object.keys(files), tool }, { timeoutMs: 30_000 });
+      writeFiles(repo, files);
+    };
+    await client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+    await edit('Edit', { 'a.txt': 'a1\n' });
+    await edit('Write', { 'b.txt': 'b2\n' });
+    await edit('Edit', { 'a.txt': 'a3\n' });
+    await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
+
+    const mcp = await agent(repo, stateDir);
+    const changes = await call(mcp, 'show_changes', { turn: 1 });
+    expect((changes.data['steps'] as { tool: string }[]).map((s) => s.tool)).toEqual(['Edit', 'Write', 'Edit']);
+    const restored = await call(mcp, 'restore_checkpoint', { turn: 1, step: 2 });
+    expect(restored.isError).toBe(false);
+    expect([readFileSync(join(repo, 'a.txt'), 'utf8'), readFileSync(join(repo, 'b.txt'), 'utf8')]).toEqual(['a1\n', 'b0\n']);
+  }, 120_000);
+
   it('answers bad calls with a short error the model can act on, and keeps serving', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const stateDir = temp.make('state-');
