@@ -99,7 +99,7 @@ describe('RecordingSession', () => {
     }
     await session.dispose();
     expect(hashTree(join(repo, '.git'))).toEqual(before);
-  });
+  }, 120_000);
 
   it('lets two sessions of one process record the same directory', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
