@@ -226,6 +226,8 @@ export class Walker {
   private visited = 0;
   private done = 0;
   private writeError: unknown;
+  /** The id `clean` already computed for the content it returned, so it is not hashed twice. */
+  private hashed: { content: Buffer; oid: string } | undefined;
 
   constructor(
     private readonly env: WalkEnv,
@@ -699,7 +701,8 @@ export class Walker {
       return;
     }
     const finish = (stored: Buffer): void => {
-      const oid = hashObject('blob', stored);
+      const oid = this.hashed?.content === stored ? this.hashed.oid : hashObject('blob', stored);
+      this.hashed = undefined;
       if (oid !== e.oid) this.queueWrite('blob', stored, oid);
       this.counters.hashed++;
       this.record(e, st, mode, oid);
@@ -726,7 +729,9 @@ export class Walker {
     const indexed = this.env.index?.entry(this.env.seedPrefix + path);
     if (!indexed) return cleaned;
     // The usual cases need no blob read: the index holds one of the two candidates.
-    if (indexed.oid === hashObject('blob', cleaned)) return cleaned;
+    const cleanedOid = hashObject('blob', cleaned);
+    this.hashed = { content: cleaned, oid: cleanedOid };
+    if (indexed.oid === cleanedOid) return cleaned;
     if (indexed.oid === hashObject('blob', content)) return content;
     const crlf = this.env.index!.hasCrlf(indexed.oid);
     if (typeof crlf === 'boolean') return crlf ? content : cleaned;
