@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LruCache } from './lru.js';
+import { LruCache, ownBytes } from './lru.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
 
 /**
@@ -13,7 +13,7 @@ export class CachingReads implements ObjectStore {
 
   constructor(
     private readonly store: ObjectStore,
-    maxBytes = 64 * 1024 * 1024,
+    maxBytes = 16 * 1024 * 1024,
   ) {
     this.objects = new LruCache(maxBytes, (o) => o.content.byteLength + 64);
   }
@@ -29,7 +29,8 @@ export class CachingReads implements ObjectStore {
   async readObject(oid: string): Promise<StoredObject> {
     const hit = this.objects.get(oid);
     if (hit) return hit;
-    const object = await this.store.readObject(oid);
+    const read = await this.store.readObject(oid);
+    const object = { type: read.type, content: ownBytes(read.content) };
     this.objects.set(oid, object);
     return object;
   }

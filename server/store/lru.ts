@@ -46,3 +46,12 @@ export class LruCache<K, V> {
     this.total = 0;
   }
 }
+
+/**
+ * The bytes in a buffer of their own when they are a small view of a larger
+ * one (a slab of Node's buffer pool, a read buffer): a cache weighing them by
+ * their length would otherwise keep the whole larger buffer alive.
+ */
+export function ownBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.buffer.byteLength > bytes.byteLength + 64 ? Uint8Array.prototype.slice.call(bytes) : bytes;
+}

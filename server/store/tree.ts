@@ -5,7 +5,7 @@
  */
 import { CorruptObjectError, StoreInputError } from './errors.js';
 import { decodePathBytes, displayPathBytes, encodePathBytes } from '../path-bytes.js';
-import { LruCache } from './lru.js';
+import { LruCache, ownBytes } from './lru.js';
 import type { ObjectStore } from './types.js';
 
 /** Git's mode for subtrees, as stored in tree objects (without the leading zero). */
@@ -27,6 +27,8 @@ export interface TreeEntry {
   kind: 'blob' | 'tree' | 'commit';
 }
 
+const MODES = new Map(['100644', '100755', '120000', '40000', '160000'].map((m) => [m, m.padStart(6, '0')]));
+
 /** Parses a tree object's content. `oid` only names the tree in error messages. */
 export function parseTree(content: Uint8Array, oid = 'tree'): TreeEntry[] {
   const entries: TreeEntry[] = [];
@@ -41,7 +43,8 @@ export function parseTree(content: Uint8Array, oid = 'tree'): TreeEntry[] {
     if (!/^[0-7]{5,6}$/.test(rawMode)) throw new CorruptObjectError(`tree ${oid}: bad mode ${JSON.stringify(rawMode)}`);
     if (nul === space + 1) throw new CorruptObjectError(`tree ${oid}: entry with an empty name`);
     const nameBytes = buf.subarray(space + 1, nul);
-    const mode = rawMode.padStart(6, '0');
+    // One string per distinct mode rather than one per entry: cached trees hold hundreds of thousands of entries.
+    const mode = MODES.get(rawMode) ?? rawMode.padStart(6, '0');
     entries.push({
       mode,
       name: decodePathBytes(nameBytes),
@@ -111,11 +114,12 @@ export class TreeReader {
 
   /**
    * @param store where tree objects are read from
-   * @param maxCachedEntries total entries of parsed trees kept in memory (default 500,000)
+   * @param maxCachedEntries total entries of parsed trees kept in memory (default 50,000, ~10 MB):
+   *   a turn's diff reads only the trees along changed paths, so a long session must not fill memory with old ones
    */
   constructor(
     private readonly store: ObjectStore,
-    maxCachedEntries = 500_000,
+    maxCachedEntries = 50_000,
   ) {
     this.cache = new LruCache(maxCachedEntries, (entries) => entries.length + 1);
   }
@@ -126,7 +130,8 @@ export class TreeReader {
     if (cached) return cached;
     const object = await this.store.readObject(oid);
     if (object.type !== 'tree') throw new StoreInputError(`object ${oid} is a ${object.type}, not a tree`);
-    const entries = parseTree(object.content, oid);
+    // Entry names are views into the content: it must not be a view into something larger.
+    const entries = parseTree(ownBytes(object.content), oid);
     this.cache.set(oid, entries);
     return entries;
   }
