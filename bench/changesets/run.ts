@@ -5,7 +5,9 @@
  * over real WebSockets) — against native git's turn-end recipe on the same
  * repository (private index: `git add -A`, `git write-tree`,
  * `git diff-tree -r -M --numstat`), which yields only the file list with
- * counts.
+ * counts. Ours and git alternate round by round in one run; each round
+ * starts from a baseline (ours: `turnStarted`; git: its private index
+ * caught up), so both time exactly the files changed in that round.
  *
  *   npm run bench -- changesets [--files 20000] [--changed 100] [--clients 10] [--reps 7]
  */
@@ -45,6 +47,7 @@ function generate(root: string): void {
     writeFileSync(path, `// file ${i}\nexport const v = ${i};\n`.repeat(1 + (i % 20)));
   }
   git(root, ['init', '-q', '-b', 'main']);
+  git(root, ['config', 'gc.auto', '0']);
   git(root, ['add', '-A']);
   git(root, ['commit', '-q', '-m', 'initial']);
 }
@@ -96,6 +99,29 @@ class Client {
   }
 }
 
+/** Native git's turn-end recipe with its own private index, baselined before each round like a turn start. */
+class GitRecipe {
+  private before = '';
+
+  constructor(
+    private readonly repo: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** Untimed, like `turnStarted`: the index and the before-tree catch up with everything done so far. */
+  baseline(): void {
+    git(this.repo, ['add', '-A'], this.env);
+    this.before = git(this.repo, ['write-tree'], this.env).trim();
+  }
+
+  /** Timed: what a turn end costs git. */
+  turnEnd(): void {
+    git(this.repo, ['add', '-A'], this.env);
+    const after = git(this.repo, ['write-tree'], this.env).trim();
+    git(this.repo, ['diff-tree', '-r', '-M', '--numstat', this.before, after], this.env);
+  }
+}
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'bench-changesets-'));
   try {
@@ -103,51 +129,60 @@ async function main(): Promise<void> {
     mkdirSync(repo);
     console.log(`generating ${FILES} files…`);
     generate(repo);
+    const index = join(work, 'git-index');
+    copyFileSync(join(repo, '.git', 'index'), index);
+    const recipe = new GitRecipe(repo, { ...gitEnv, GIT_INDEX_FILE: index });
 
     // Ours: the whole product in this process, clients over real WebSockets.
     const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir: join(work, 'state'), log: () => undefined });
     const { url } = await service.start();
     const session = await service.openWorkspace([repo], { resume: false });
     const clients = await Promise.all(Array.from({ length: CLIENTS }, () => Client.connect(url)));
-    const ours: number[] = [];
-    for (let round = 0; round < REPS; round++) {
+    let edits = 0;
+
+    const oursRound = async (round: number): Promise<number> => {
       const turnId = `round-${round}`;
       await clients[0]!.request('harness/turnStarted', { channel: session.uri, turnId });
       const uri = expandChangesetUri(changesetUriTemplate(session.id, 'turn'), { turnId });
       await Promise.all(clients.map((c) => c.request('subscribe', { channel: uri })));
-      editFiles(repo, round);
+      editFiles(repo, edits++);
       const ready = Promise.all(clients.map((c) => c.waitReady(uri)));
       const t0 = performance.now();
       await clients[0]!.request('harness/turnEnded', { channel: session.uri, turnId });
       await ready;
-      ours.push(performance.now() - t0);
+      return performance.now() - t0;
+    };
+    const gitRound = (): number => {
+      recipe.baseline();
+      editFiles(repo, edits++);
+      const t0 = performance.now();
+      recipe.turnEnd();
+      return performance.now() - t0;
+    };
+
+    // A warm-up round each, then ours and git alternate round by round (and who goes first), so drifting load hits both.
+    await oursRound(-1);
+    gitRound();
+    const ours: number[] = [];
+    const anchor: number[] = [];
+    for (let round = 0; round < REPS; round++) {
+      if (round % 2 === 0) {
+        ours.push(await oursRound(round));
+        anchor.push(gitRound());
+      } else {
+        anchor.push(gitRound());
+        ours.push(await oursRound(round));
+      }
     }
     for (const c of clients) c.ws.close();
     await service.stop();
 
-    // Native git: the private-index recipe agent hosts use, on the same repository.
-    const index = join(work, 'git-index');
-    copyFileSync(join(repo, '.git', 'index'), index);
-    const env = { ...gitEnv, GIT_INDEX_FILE: index };
-    git(repo, ['add', '-A'], env);
-    let before = git(repo, ['write-tree'], env).trim();
-    const anchor: number[] = [];
-    for (let round = 0; round < REPS; round++) {
-      editFiles(repo, REPS + round);
-      const t0 = performance.now();
-      git(repo, ['add', '-A'], env);
-      const after = git(repo, ['write-tree'], env).trim();
-      git(repo, ['diff-tree', '-r', '-M', '--numstat', before, after], env);
-      anchor.push(performance.now() - t0);
-      before = after;
-    }
-
     const o = median(ours);
     const g = median(anchor);
-    console.log(`\n${FILES} files, ${CHANGED} changed per turn, ${CLIENTS} subscribers, ${REPS} rounds (median ms)`);
+    console.log(`\n${FILES} files, ${CHANGED} changed per turn, ${CLIENTS} subscribers, ${REPS} rounds alternated (median ms)`);
     console.log(`  ours: turn end -> turn changeset ready at all ${CLIENTS} clients  ${o.toFixed(1)} ms   (runs: ${ours.map((x) => x.toFixed(0)).join(' ')})`);
     console.log(`  git:  add -A + write-tree + diff-tree -r -M --numstat            ${g.toFixed(1)} ms   (runs: ${anchor.map((x) => x.toFixed(0)).join(' ')})`);
-    console.log(`  ratio ours/git: ${(o / g).toFixed(2)}x`);
+    console.log(`  ratio ours/git: ${(o / g).toFixed(2)}x (per-round ratios: ${ours.map((x, i) => (x / anchor[i]!).toFixed(2)).join(' ')})`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

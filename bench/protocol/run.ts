@@ -12,7 +12,10 @@
  * The anchor is the naive fan-out that serializes the envelope once per
  * subscriber instead of once per dispatch, in the same process run.
  *
- *   npm run bench -- protocol [--clients 10,100] [--iterations 300]
+ * Ours and the anchor alternate round by round (`--rounds`), each round a
+ * fresh server and fresh clients; samples are pooled per side.
+ *
+ *   npm run bench -- protocol [--clients 10,100] [--iterations 300] [--rounds 5]
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
@@ -187,11 +190,12 @@ function useNaiveFanOut(server: ChangesetServer): void {
   };
 }
 
+/** Raw samples of one round of a case. */
 interface CaseResult {
-  fanOut: Stats;
+  fanOut: number[];
   burstEnvelopesPerSec: number;
-  echo: Stats;
-  roundTripAll: Stats;
+  echo: number[];
+  roundTripAll: number[];
   roundTripsPerSec: number;
 }
 
@@ -257,35 +261,64 @@ async function runCase(clients: number, iterations: number, naive: boolean): Pro
   await worker.terminate();
   await server.stop();
   return {
-    fanOut: stats(fanOut),
+    fanOut,
     burstEnvelopesPerSec,
-    echo: stats(rt.echo),
-    roundTripAll: stats(rt.all),
+    echo: rt.echo,
+    roundTripAll: rt.all,
     roundTripsPerSec: (iterations + warmup) / (rt.elapsedMs / 1000),
   };
 }
 
-function parseArgs(argv: string[]): { clients: number[]; iterations: number } {
+/** Rounds of one side pooled: latency samples together, throughputs by their median. */
+function pooled(rounds: CaseResult[]): { fanOut: Stats; echo: Stats; roundTripAll: Stats; burstEnvelopesPerSec: number; roundTripsPerSec: number } {
+  const median = (xs: number[]): number => stats(xs).p50;
+  return {
+    fanOut: stats(rounds.flatMap((r) => r.fanOut)),
+    echo: stats(rounds.flatMap((r) => r.echo)),
+    roundTripAll: stats(rounds.flatMap((r) => r.roundTripAll)),
+    burstEnvelopesPerSec: median(rounds.map((r) => r.burstEnvelopesPerSec)),
+    roundTripsPerSec: median(rounds.map((r) => r.roundTripsPerSec)),
+  };
+}
+
+function parseArgs(argv: string[]): { clients: number[]; iterations: number; rounds: number } {
   let clients = [10, 100];
   let iterations = 300;
+  let rounds = 5;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--clients') clients = (argv[++i] ?? '').split(',').map(Number).filter((n) => n > 0);
     else if (arg === '--iterations') iterations = Number(argv[++i]);
-    else throw new Error(`unknown argument ${arg}; usage: npm run bench -- protocol [--clients 10,100] [--iterations 300]`);
+    else if (arg === '--rounds') rounds = Number(argv[++i]);
+    else throw new Error(`unknown argument ${arg}; usage: npm run bench -- protocol [--clients 10,100] [--iterations 300] [--rounds 5]`);
   }
-  return { clients, iterations };
+  return { clients, iterations, rounds };
 }
 
 const f = (n: number): string => n.toFixed(2).padStart(7);
 
 async function main(): Promise<void> {
-  const { clients, iterations } = parseArgs(process.argv.slice(2));
-  console.log(`protocol fan-out benchmark: ${iterations} iterations per case; ms unless noted; anchor = per-subscriber serialization`);
+  const { clients, iterations, rounds } = parseArgs(process.argv.slice(2));
+  const perRound = Math.max(1, Math.round(iterations / rounds));
+  console.log(
+    `protocol fan-out benchmark: ${perRound * rounds} iterations per case in ${rounds} rounds, ours and anchor alternated round by round; ` +
+      'ms unless noted; anchor = per-subscriber serialization',
+  );
   for (const n of clients) {
-    // Alternate ours and anchor so machine noise hits both.
-    const ours = await runCase(n, iterations, false);
-    const anchor = await runCase(n, iterations, true);
+    // Round by round, and who goes first alternates too, so drifting machine load hits both sides alike.
+    const oursRounds: CaseResult[] = [];
+    const anchorRounds: CaseResult[] = [];
+    for (let r = 0; r < rounds; r++) {
+      if (r % 2 === 0) {
+        oursRounds.push(await runCase(n, perRound, false));
+        anchorRounds.push(await runCase(n, perRound, true));
+      } else {
+        anchorRounds.push(await runCase(n, perRound, true));
+        oursRounds.push(await runCase(n, perRound, false));
+      }
+    }
+    const ours = pooled(oursRounds);
+    const anchor = pooled(anchorRounds);
     console.log(`\n${n} clients`);
     console.log('                                    ours p50  ours p99   anchor p50  anchor p99   ratio p50');
     const row = (label: string, a: Stats, b: Stats): void =>
