@@ -48,9 +48,13 @@ export class ChangesetService {
     registerSessionMethods(this.server, this.sessions);
   }
 
-  /** Opens the ended sessions recorded over these directories, for review (past sessions stay listed across restarts). */
+  /**
+   * Opens every session recorded over these directories that is not open
+   * yet: ended ones for review, the others resumed (past and paused
+   * sessions stay listed across restarts). Call after {@link openWorkspace}.
+   */
   async openHistory(workingDirectories: readonly string[]): Promise<RecordingSession[]> {
-    return this.sessions.openEnded(workingDirectories);
+    return this.sessions.openStored(workingDirectories);
   }
 
   /**

@@ -159,21 +159,24 @@ export class SessionManager implements SessionProvider {
   }
 
   /**
-   * Opens the ended sessions the stores of these directories hold, for
-   * review (what a restart shows as past sessions). Sessions whose
-   * directories are gone, and those already open, are skipped.
+   * Opens the sessions the stores of these directories hold: ended ones for
+   * review (what a restart shows as past sessions), the others resumed, so
+   * a server that stopped (idle, or asked to) shows everything it recorded.
+   * Sessions whose directories are gone, and those already open, are skipped.
    */
-  async openEnded(directories: readonly string[]): Promise<RecordingSession[]> {
+  async openStored(directories: readonly string[]): Promise<RecordingSession[]> {
     const opened: RecordingSession[] = [];
     for (const dir of directories) {
       const root = await WorkspaceRoot.acquire({ stateDir: this.opts.stateDir, dir: await realDirectory(dir) });
-      let candidates: { id: string; dirs: string[]; endedAt: string }[] = [];
+      let candidates: { id: string; dirs: string[]; endedAt: string; live: boolean }[] = [];
       try {
         for (const stored of await root.store.listSessions()) {
-          if (stored.live || this.sessions.has(`ahp-session:/${stored.sessionId}`)) continue;
+          if (this.sessions.has(`ahp-session:/${stored.sessionId}`)) continue;
           const start = (await root.store.listSessionCheckpoints(stored.sessionId)).find((c) => c.kind === 'safety' && c.reason === SESSION_START_REASON);
           const details = start?.details as SessionStartDetails | undefined;
-          if (details?.workingDirectories?.length) candidates.push({ id: stored.sessionId, dirs: details.workingDirectories, endedAt: stored.endedAt ?? '' });
+          if (details?.workingDirectories?.length) {
+            candidates.push({ id: stored.sessionId, dirs: details.workingDirectories, endedAt: stored.endedAt ?? stored.lastCheckpointAt ?? '', live: stored.live });
+          }
         }
       } finally {
         await root.release();
@@ -182,9 +185,9 @@ export class SessionManager implements SessionProvider {
       for (const c of candidates) {
         if (this.sessions.has(`ahp-session:/${c.id}`)) continue;
         try {
-          opened.push(await this.create({ id: c.id, workingDirectories: c.dirs, ended: 'archived' }));
+          opened.push(await this.create({ id: c.id, workingDirectories: c.dirs, ...(c.live ? {} : { ended: 'archived' as const }) }));
         } catch (error) {
-          this.opts.log?.(`cannot open ended session ${c.id}: ${(error as Error).message}`);
+          this.opts.log?.(`cannot open stored session ${c.id}: ${(error as Error).message}`);
         }
       }
     }

@@ -25,6 +25,8 @@ describe('the command line as a client people use', () => {
 
   afterEach(async () => {
     await serve.stop('SIGKILL');
+    // A server a command started in the background for the folder's history.
+    await run(['stop', '--state-dir', state], { cwd: workspace });
     temp.cleanup();
   });
 
@@ -124,16 +126,29 @@ describe('the command line as a client people use', () => {
     await client.close();
   });
 
-  it('lists, forgets and stops', async () => {
+  it('lists, stops, brings the history back on demand, and forgets', async () => {
     await turn('one', () => writeFileSync(join(workspace, 'b.txt'), 'B\n'));
+    const session = serve.ready.sessions[0]!;
     const sessions = await cli('sessions');
     expect(sessions.stdout).toContain('Recording:');
-    expect(sessions.stdout).toContain(serve.ready.sessions[0]!);
-    const forgot = await cli('forget', serve.ready.sessions[0]!);
-    expect(forgot).toMatchObject({ code: 0 });
-    expect((await cli('sessions')).stdout).not.toContain(serve.ready.sessions[0]!);
+    expect(sessions.stdout).toContain(`${session}  started`);
     const stopped = await cli('stop');
-    expect(stopped.stdout).toContain(`Stopped the server for ${workspace}`);
+    expect(stopped.stdout).toBe(`Stopped the server for ${workspace} (pid ${serve.child.pid}). Its sessions resume when it starts again.\n`);
     expect(isProcessAlive(serve.child.pid!)).toBe(false);
+
+    // Nothing runs now; the folder's history is still there for the asking.
+    const status = await cli('status');
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`session:     ${session}`);
+    expect(status.stdout).toContain('#1 ');
+    const open = JSON.parse((await cli('open', '--json')).stdout) as { viewer: string; opened: boolean };
+    expect(open).toEqual({ viewer: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/), opened: false });
+    expect((await cli('revert', '--turn', '1')).stdout).toBe('Reverted turn 1: b.txt\n  b.txt\n');
+
+    expect(await cli('forget', session)).toMatchObject({ code: 0, stdout: `Forgot ${session}: its history is removed from the store.\n` });
+    expect((await cli('sessions')).stdout).not.toContain(session);
+    const unknown = await cli('forget', session, '--json');
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ error: { code: -32001 } });
+    expect((await cli('stop')).code).toBe(0);
   });
 });

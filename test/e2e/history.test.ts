@@ -73,7 +73,7 @@ describe('history in the viewer', () => {
     expect(dry.stdout).toContain('would change 2 files');
 
     // The viewer lists it under past sessions, opens its turn, and reverts a file of it.
-    const { page, errors } = await openViewer(browser, entry.viewer);
+    const { page, errors } = await openViewer(browser, entry.viewer, undefined, { layout: 'file' });
     const item = page.locator(`[data-session="ahp-session:/${SESSION_ID}"]`);
     await item.waitFor();
     expect(await page.locator('#sessions .group').allTextContents()).toEqual(['Past sessions']);
@@ -108,7 +108,7 @@ describe('history in the viewer', () => {
     writeFiles(repo, { 'a.txt': LINES.replace('line 3\n', 'line three\n').replace('line 25\n', 'line twenty-five\n') });
     const turnId = await ended;
 
-    const { page, errors } = await openViewer(browser, server.viewerUrl);
+    const { page, errors } = await openViewer(browser, server.viewerUrl, undefined, { layout: 'file' });
     await page.locator(`[data-turn="${turnId}"]`).click();
     await expect.poll(() => page.locator(`[data-turn="${turnId}"] .turn-message`).textContent()).toContain('Edited a.txt');
     await page.locator('.row.file[data-path="a.txt"] .file-open').click();
