@@ -58,6 +58,9 @@ export interface Notice {
   offerUndo?: boolean;
 }
 
+/** How many per-turn changesets stay subscribed after they are left. */
+const RECENT_VIEWS = 4;
+
 /** Catalogue entries that need no template variables: subscribable as they are. */
 export function isStatic(entry: Changeset): boolean {
   return !entry.uriTemplate.includes('{');
@@ -272,6 +275,7 @@ export class App {
     this.selectedFileId = undefined;
     this.compare = [];
     this.turnCounts.clear();
+    this.recentViews = [];
   }
 
   /** Subscribes to the chat and static changesets the session's state names (after it changed). */
@@ -340,8 +344,13 @@ export class App {
     this.selectionSource = 'pick';
     this.invalidate('turns', 'chips', 'toolbar', 'files', 'diff');
     this.events.emit('navigate', undefined);
-    // Static changesets stay subscribed for their chip counts; per-turn ones are dropped when left.
-    if (previous && previous.uri !== open.uri && !this.isStaticUri(previous.uri)) this.client.unsubscribe(previous.uri);
+    // Static changesets stay subscribed for their chip counts; the last few per-turn ones too, so a
+    // file's "Viewed" tick there can be compared with the open view's; older ones are dropped.
+    if (previous && previous.uri !== open.uri && !this.isStaticUri(previous.uri)) {
+      this.recentViews = [previous.uri, ...this.recentViews.filter((u) => u !== previous.uri && u !== open.uri)];
+      for (const old of this.recentViews.splice(RECENT_VIEWS)) this.client.unsubscribe(old);
+    }
+    this.recentViews = this.recentViews.filter((u) => u !== open.uri);
     if (this.client.isSubscribed(open.uri) && this.client.mirror.has(open.uri)) return;
     try {
       await this.client.subscribe(open.uri);
@@ -364,6 +373,9 @@ export class App {
     this.open = { ...this.open, label: this.open.changeKind === 'turn' ? `Turn: ${label}` : label };
     this.invalidate('toolbar');
   }
+
+  /** Per-turn changesets left recently, newest first, still subscribed. */
+  private recentViews: URI[] = [];
 
   private isStaticUri(uri: URI): boolean {
     return this.catalogue.some((c) => isStatic(c) && c.uriTemplate === uri);
@@ -433,7 +445,9 @@ export class App {
       this.invalidate('turns');
       this.relabelTurn();
     }
-    if (this.isStaticUri(uri)) this.invalidate('chips');
+    // Another view's ticks can differ from the open one's, which the diff headers point out.
+    if (this.isStaticUri(uri)) this.invalidate('chips', 'diff');
+    else if (this.recentViews.includes(uri)) this.invalidate('diff');
     if (uri === this.sessionChangesetUri) this.invalidate('status');
     const state = this.client.mirror.state(uri, 'changeset');
     const turnId = this.turnIdOf(uri);

@@ -16,6 +16,7 @@ import { codeNodes } from '../code-cell.js';
 import { highlightHunks, tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
 import { hasTail } from '../review/review-rows.js';
+import { viewedElsewhere } from '../viewed.js';
 
 /** Lines drawn before the rest of a very large diff waits behind a button (keeps the page responsive). */
 const LINE_BUDGET = 4000;
@@ -128,6 +129,7 @@ export class DiffView {
         ? null
         : h('span', { class: 'counts' }, h('span', { class: 'plus' }, `+${file.edit.diff?.added ?? 0}`), ' ', h('span', { class: 'minus' }, `−${file.edit.diff?.removed ?? 0}`)),
       meta.beforeMode && meta.afterMode && meta.beforeMode !== meta.afterMode ? h('span', { class: 'note' }, `mode ${meta.beforeMode} → ${meta.afterMode}`) : null,
+      viewedElsewhere(app, file),
       ops.length > 0
         ? h('span', { class: 'ops', role: 'group', 'aria-label': 'File operations' }, ops.map((op) => operationButton(app, channel, op, { target: { kind: 'resource', resource, side }, what: path, compact: true })))
         : null,

@@ -9,6 +9,7 @@ import { isStatic } from '../app.js';
 import { byId, h, replaceChildren } from '../dom.js';
 import { countsOf, type Counts } from '../files-model.js';
 import { operationButton, operationsFor } from '../operations.js';
+import { markAllViewed } from '../viewed.js';
 
 function counts(c: Counts): HTMLElement {
   return h(
@@ -79,6 +80,7 @@ export function renderToolbar(app: App): void {
         h('progress', { max: String(Math.max(1, state.files.length)), value: String(viewed), 'aria-label': 'Files viewed' }),
         h('span', { id: 'review-progress' }, `${viewed} / ${state.files.length} viewed`),
       ),
+      markAllViewed(app),
     );
   }
   const ops = operationsFor(state?.operations, 'changeset');
