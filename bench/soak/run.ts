@@ -1,0 +1,297 @@
+/**
+ * Soak benchmark: memory of the server over a long session, and under a wide
+ * fan-out. The server runs in a child process (this same bundle started with
+ * `--server`), so its peak RSS is its own; the harness and the clients talk to
+ * it over real WebSockets from this process.
+ *
+ * - turns: `--turns` turns of `--changed` files each on a `--files`-file
+ *   repository; RSS and peak RSS after every turn. Flat means the peak after
+ *   the last turn is within 10% of the peak after turn 20.
+ * - fanout: `--clients` clients subscribed to the turn changeset of a turn
+ *   that changes `--fanout-files` files; the server's peak RSS, how long the
+ *   harness waits for `turnEnded`, and how long until every client has the
+ *   changeset ready.
+ *
+ *   npm run bench -- soak [--part turns,fanout] [--files 100000] [--turns 300] [--changed 10]
+ *                         [--clients 100] [--fanout-files 5000] [--every 20] [--live] [--heap-at 20,60]
+ *
+ * `--live` adds the heap after a forced collection to each report (telling
+ * retained memory from garbage); `--heap-at` writes heap snapshots of the server after those turns (into the
+ * current directory) for comparing what a turn leaves behind.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
+import WebSocket from 'ws';
+import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
+import { ChangesetService } from '../../server/service.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i]!;
+  if (!a.startsWith('--')) continue;
+  const next = process.argv[i + 1];
+  if (next === undefined || next.startsWith('--')) args.set(a.slice(2), '');
+  else args.set(a.slice(2), next), i++;
+}
+const num = (name: string, fallback: number): number => Number(args.get(name) ?? fallback);
+
+/** Messages from the server child. */
+type FromServer = { type: 'ready'; url: string; session: string; sessionId: string } | { type: 'memory'; id: number; rss: number; peak: number; heapUsed: number; external: number; serverSeq: number; heapFile?: string };
+/** Messages to the server child. */
+type ToServer = { type: 'memory'; id: number; heapSnapshot?: boolean; live?: boolean } | { type: 'stop' };
+
+// ---------------------------------------------------------------- server child
+
+async function serverMain(): Promise<void> {
+  const repo = args.get('repo')!;
+  const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir: args.get('state')!, log: () => undefined });
+  const { url } = await service.start();
+  const session = await service.openWorkspace([repo], { resume: false });
+  const send = (m: FromServer): void => void process.send!(m);
+  process.on('message', (m: ToServer) => {
+    if (m.type === 'stop') {
+      void service.stop().then(() => process.exit(0));
+      return;
+    }
+    const globalGc = (globalThis as { gc?: () => void }).gc;
+    let heapFile: string | undefined;
+    if (m.heapSnapshot) {
+      globalGc?.();
+      heapFile = writeHeapSnapshot();
+    }
+    // Peak first: a forced collection for the live-heap figure must not hide it.
+    const peak = process.resourceUsage().maxRSS * 1024;
+    if (m.live) globalGc?.();
+    const usage = process.memoryUsage();
+    send({ type: 'memory', id: m.id, rss: usage.rss, peak, heapUsed: usage.heapUsed, external: usage.external, serverSeq: service.server.store.serverSeq, ...(heapFile ? { heapFile } : {}) });
+  });
+  send({ type: 'ready', url, session: session.uri, sessionId: session.id });
+}
+
+// ---------------------------------------------------------------- harness
+
+function fileAt(i: number): string {
+  const d = Math.floor(i / 10);
+  return join(`pkg${Math.floor(d / 100)}`, `mod${Math.floor(d / 10) % 10}`, `dir${d % 10}`, `file${i % 10}.ts`);
+}
+
+const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
+
+function generate(root: string, files: number): void {
+  for (let i = 0; i < files; i++) {
+    const path = join(root, fileAt(i));
+    if (i % 10 === 0) mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, `// file ${i}\nexport const v = ${i};\n`.repeat(1 + (i % 20)));
+  }
+  // No background `git gc --auto` after the big first commit: it would still be writing while the bench cleans up.
+  for (const argv of [['init', '-q', '-b', 'main'], ['config', 'gc.auto', '0'], ['add', '-A'], ['commit', '-q', '-m', 'initial']]) {
+    execFileSync('git', argv, { cwd: root, env: gitEnv, stdio: 'ignore' });
+  }
+}
+
+function editFiles(root: string, files: number, changed: number, round: number): void {
+  const step = Math.max(1, Math.floor(files / changed));
+  for (let k = 0; k < changed; k++) {
+    const i = (k * step + round * 7) % files;
+    writeFileSync(join(root, fileAt(i)), `// file ${i} round ${round}\nexport const v = ${i};\nexport const r = ${round};\n`);
+  }
+}
+
+class Client {
+  private id = 0;
+  private readonly pending = new Map<number, (m: Record<string, unknown>) => void>();
+  private readyWaiters: { uri: string; resolve: () => void }[] = [];
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString()) as Record<string, unknown>;
+      if (typeof m['id'] === 'number') this.pending.get(m['id'])?.(m);
+      const params = m['params'] as { channel?: string; action?: { type: string; status?: string } } | undefined;
+      if (m['method'] === 'action' && params?.action?.type === 'changeset/statusChanged' && params.action.status === 'ready') {
+        for (const w of this.readyWaiters.filter((x) => x.uri === params.channel)) w.resolve();
+        this.readyWaiters = this.readyWaiters.filter((x) => x.uri !== params.channel);
+      }
+    });
+  }
+
+  static async connect(url: string): Promise<Client> {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const client = new Client(ws);
+    await client.request('initialize', { channel: 'ahp-root://', protocolVersions: ['0.6.0'], clientId: `soak-${Math.random()}`, initialSubscriptions: [] });
+    return client;
+  }
+
+  async request(method: string, params: unknown): Promise<Record<string, unknown>> {
+    const id = ++this.id;
+    const reply = await new Promise<Record<string, unknown>>((resolve) => {
+      this.pending.set(id, resolve);
+      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    });
+    this.pending.delete(id);
+    if (reply['error']) throw new Error(`${method}: ${JSON.stringify(reply['error'])}`);
+    return reply;
+  }
+
+  notify(method: string, params: unknown): void {
+    this.ws.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+  }
+
+  waitReady(uri: string): Promise<void> {
+    return new Promise((resolve) => this.readyWaiters.push({ uri, resolve }));
+  }
+}
+
+class ServerProcess {
+  private nextId = 0;
+  private readonly waiting = new Map<number, (m: FromServer & { type: 'memory' }) => void>();
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+    readonly session: string,
+    readonly sessionId: string,
+  ) {
+    child.on('message', (m: FromServer) => {
+      if (m.type === 'memory') this.waiting.get(m.id)?.(m);
+    });
+  }
+
+  static start(repo: string, state: string): Promise<ServerProcess> {
+    const child = fork(fileURLToPath(import.meta.url), ['--server', '--repo', repo, '--state', state], { execArgv: ['--expose-gc'], stdio: 'inherit' });
+    // A failing bench must not leave its server behind.
+    process.once('exit', () => child.kill());
+    return new Promise((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+      child.once('message', (m: FromServer) => {
+        if (m.type === 'ready') resolve(new ServerProcess(child, m.url, m.session, m.sessionId));
+      });
+    });
+  }
+
+  memory(heapSnapshot = false, live = false): Promise<{ rss: number; peak: number; heapUsed: number; external: number; serverSeq: number; heapFile?: string }> {
+    const id = ++this.nextId;
+    return new Promise((resolve) => {
+      this.waiting.set(id, (m) => {
+        this.waiting.delete(id);
+        resolve(m);
+      });
+      this.child.send({ type: 'memory', id, heapSnapshot, live } satisfies ToServer);
+    });
+  }
+
+  stop(): Promise<void> {
+    this.child.removeAllListeners('exit');
+    return new Promise((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.send({ type: 'stop' } satisfies ToServer);
+    });
+  }
+}
+
+const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+async function soakTurns(work: string): Promise<void> {
+  const files = num('files', 100_000);
+  const turns = num('turns', 300);
+  const changed = num('changed', 10);
+  const every = num('every', 20);
+  const heapAt = new Set((args.get('heap-at') ?? '').split(',').filter(Boolean).map(Number));
+  const repo = join(work, 'turns-repo');
+  mkdirSync(repo);
+  console.log(`turns: generating ${files} files…`);
+  generate(repo, files);
+  const server = await ServerProcess.start(repo, join(work, 'turns-state'));
+  const harness = await Client.connect(server.url);
+  const peaks: number[] = [];
+  const durations: number[] = [];
+  try {
+    for (let turn = 1; turn <= turns; turn++) {
+      const t0 = performance.now();
+      await harness.request('harness/turnStarted', { channel: server.session, turnId: `t${turn}` });
+      editFiles(repo, files, changed, turn);
+      await harness.request('harness/turnEnded', { channel: server.session, turnId: `t${turn}` });
+      durations.push(performance.now() - t0);
+      const report = turn <= 5 || turn % every === 0 || turn === turns;
+      // --live: the heap after a forced collection at each report, to tell retained memory from garbage.
+      const m = await server.memory(heapAt.has(turn), report && args.has('live'));
+      peaks[turn] = m.peak;
+      if (m.heapFile) console.log(`  heap snapshot after turn ${turn}: ${m.heapFile}`);
+      if (report) {
+        console.log(`  turn ${String(turn).padStart(4)}: rss ${mb(m.rss)}, peak ${mb(m.peak)} (heap ${mb(m.heapUsed)}, external ${mb(m.external)}, ${m.serverSeq} envelopes), turn median so far ${median(durations).toFixed(0)} ms`);
+      }
+    }
+  } finally {
+    harness.ws.close();
+    await server.stop();
+  }
+  const at20 = peaks[Math.min(20, turns)]!;
+  const last = peaks[turns]!;
+  console.log(`\nturns: ${files} files, ${turns} turns of ${changed} changed files`);
+  console.log(`  peak RSS after turn ${Math.min(20, turns)}: ${mb(at20)}; after turn ${turns}: ${mb(last)} (${((last / at20 - 1) * 100).toFixed(1)}%)`);
+  console.log(`  target: within 10% and under 300 MB — ${last <= at20 * 1.1 && last < 300 * 1024 * 1024 ? 'met' : 'NOT met'}`);
+}
+
+async function soakFanout(work: string): Promise<void> {
+  const files = num('fanout-files', 5000);
+  const clientCount = num('clients', 100);
+  const repo = join(work, 'fanout-repo');
+  mkdirSync(repo);
+  console.log(`fanout: generating ${files} files…`);
+  generate(repo, files);
+  const server = await ServerProcess.start(repo, join(work, 'fanout-state'));
+  const clients = await Promise.all(Array.from({ length: clientCount }, () => Client.connect(server.url)));
+  const harness = clients[0]!;
+  const before = await server.memory();
+  const answered: number[] = [];
+  const readyAll: number[] = [];
+  try {
+    for (let round = 1; round <= 3; round++) {
+      const turnId = `wide-${round}`;
+      await harness.request('harness/turnStarted', { channel: server.session, turnId });
+      const uri = expandChangesetUri(changesetUriTemplate(server.sessionId, 'turn'), { turnId });
+      await Promise.all(clients.map((c) => c.request('subscribe', { channel: uri })));
+      editFiles(repo, files, files, round);
+      const ready = Promise.all(clients.map((c) => c.waitReady(uri)));
+      const t0 = performance.now();
+      await harness.request('harness/turnEnded', { channel: server.session, turnId });
+      answered.push(performance.now() - t0);
+      await ready;
+      readyAll.push(performance.now() - t0);
+      for (const c of clients) c.notify('unsubscribe', { channel: uri });
+    }
+  } finally {
+    for (const c of clients) c.ws.close();
+  }
+  const after = await server.memory();
+  await server.stop();
+  console.log(`\nfanout: ${clientCount} clients on a ${files}-file turn changeset, 3 rounds (median)`);
+  console.log(`  turnEnded answered after ${median(answered).toFixed(0)} ms; ready at every client after ${median(readyAll).toFixed(0)} ms`);
+  console.log(`  server peak RSS ${mb(after.peak)} (before the turns ${mb(before.peak)}) — target under 400 MB ${after.peak < 400 * 1024 * 1024 ? 'met' : 'NOT met'}`);
+}
+
+async function main(): Promise<void> {
+  const parts = (args.get('part') ?? 'turns,fanout').split(',');
+  const work = mkdtempSync(join(tmpdir(), 'bench-soak-'));
+  try {
+    if (parts.includes('turns')) await soakTurns(work);
+    if (parts.includes('fanout')) await soakFanout(work);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (args.has('server')) await serverMain();
+else await main();
