@@ -78,8 +78,10 @@ export class App {
   selectedFileId: string | undefined;
   /** Turn ids ticked for comparison (at most two, oldest selection first). */
   compare: string[] = [];
-  /** The turn whose changeset is open, when a single turn is. */
+  /** The turn whose changeset is open, when a single turn (or one of its steps) is. */
   openTurnId: string | undefined;
+  /** The step of `openTurnId` whose changeset is open (1-based), when one is. */
+  openStep: number | undefined;
   /** Unified or side-by-side diffs. */
   mode: DiffMode = 'unified';
   /** The review page or one file at a time (remembered). */
@@ -272,6 +274,7 @@ export class App {
     this.sessionUri = undefined;
     this.open = undefined;
     this.openTurnId = undefined;
+    this.openStep = undefined;
     this.selectedFileId = undefined;
     this.compare = [];
     this.turnCounts.clear();
@@ -291,8 +294,25 @@ export class App {
   /** Opens a static catalogue entry. */
   async openEntry(entry: Changeset): Promise<void> {
     this.openTurnId = undefined;
+    this.openStep = undefined;
     this.compare = [];
     await this.openChangeset({ uri: entry.uriTemplate, label: entry.label, changeKind: entry.changeKind, reviewable: entry.capabilities?.review !== undefined });
+  }
+
+  /** Opens what one tool call (step, 1-based) of a turn changed. */
+  async openStepOf(turnId: string, step: number): Promise<void> {
+    const entry = this.catalogue.find((c) => c.changeKind === 'step');
+    if (!entry) return;
+    this.openTurnId = turnId;
+    this.openStep = step;
+    this.compare = [];
+    const number = (this.chat?.turns.findIndex((t) => t.id === turnId) ?? -1) + 1;
+    await this.openChangeset({
+      uri: expandChangesetUri(entry.uriTemplate, { turnId, step: String(step) }),
+      label: `Turn ${number || turnId}, step ${step}`,
+      changeKind: 'step',
+      reviewable: entry.capabilities?.review !== undefined,
+    });
   }
 
   /** Opens one turn's changeset. */
@@ -301,6 +321,7 @@ export class App {
     if (!entry) return;
     const turn = this.chat?.turns.find((t) => t.id === turnId);
     this.openTurnId = turnId;
+    this.openStep = undefined;
     this.compare = [];
     await this.openChangeset({
       uri: expandChangesetUri(entry.uriTemplate, { turnId }),
@@ -328,6 +349,7 @@ export class App {
     this.compare = [original, modified];
     this.invalidate('turns');
     this.openTurnId = undefined;
+    this.openStep = undefined;
     await this.openChangeset({
       uri: expandChangesetUri(entry.uriTemplate, { originalTurnId: original, modifiedTurnId: modified }),
       label: `Compare: turn ${order.indexOf(original) + 1} → turn ${order.indexOf(modified) + 1}`,
@@ -365,7 +387,10 @@ export class App {
     if (!this.open) return;
     let label: string | undefined;
     if (this.open.changeKind === 'turn') label = firstLine(turns.find((t) => t.id === this.openTurnId)?.message.text);
-    else if (this.open.changeKind === 'compare-turns' && this.compare.length === 2) {
+    else if (this.open.changeKind === 'step' && this.openStep !== undefined) {
+      const number = turns.findIndex((t) => t.id === this.openTurnId) + 1;
+      if (number > 0) label = `Turn ${number}, step ${this.openStep}`;
+    } else if (this.open.changeKind === 'compare-turns' && this.compare.length === 2) {
       const [a, b] = this.compare.map((id) => turns.findIndex((t) => t.id === id) + 1);
       if (a && b) label = `Compare: turn ${a} → turn ${b}`;
     }

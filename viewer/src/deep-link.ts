@@ -66,7 +66,10 @@ export function locationOf(app: App): ViewLocation {
   const open = app.open;
   if (open) {
     if (open.changeKind === 'compare-turns' && app.compare.length === 2) [location.from, location.to] = app.compare as [string, string];
-    else if (app.openTurnId !== undefined) location.turn = app.openTurnId;
+    else if (app.openTurnId !== undefined) {
+      location.turn = app.openTurnId;
+      if (app.openStep !== undefined) location.step = String(app.openStep);
+    }
     else {
       const prefix = `${CHANGESET_PREFIX}${session}/`;
       if (open.uri.startsWith(prefix)) location.view = open.uri.slice(prefix.length);
@@ -88,7 +91,12 @@ export async function openLocationView(app: App, location: ViewLocation): Promis
     return true;
   }
   if (location.turn !== undefined) {
-    // `step` is kept in the address for servers that offer step changesets; until then its turn opens.
+    const step = Number(location.step);
+    if (location.step !== undefined && Number.isInteger(step) && step > 0 && app.catalogue.some((c) => c.changeKind === 'step')) {
+      await app.openStepOf(location.turn, step);
+      return true;
+    }
+    // A server without step changesets opens the step's turn.
     if (!app.catalogue.some((c) => c.changeKind === 'turn')) return false;
     await app.openTurn(location.turn);
     return true;

@@ -15,6 +15,7 @@ import { DiffView } from './views/diff-view.js';
 import { FileListView } from './views/file-list.js';
 import { renderSessions } from './views/sessions.js';
 import { renderStatus } from './views/status.js';
+import { installTurnExtras, renderTurnExtras } from './views/turn-extras.js';
 import { renderTurns } from './views/turns.js';
 import { installPanes } from './comfort/panes.js';
 import { installShortcuts } from './comfort/shortcuts.js';
@@ -85,7 +86,11 @@ async function main(): Promise<void> {
   app.renderer('sessions', () => renderSessions(app));
   app.renderer('turns', () => renderTurns(app));
   app.renderer('chips', () => renderChips(app));
-  app.renderer('toolbar', () => renderToolbar(app));
+  installTurnExtras(app);
+  app.renderer('toolbar', () => {
+    renderToolbar(app);
+    renderTurnExtras(app);
+  });
   app.renderer('files', () => {
     files.render();
     const shown = app.rows.filter((r) => r.type === 'file').length;

@@ -78,14 +78,14 @@ export function openSubject(app: App): string {
 }
 
 /** Asks the server what an operation would do, without doing it. */
-export async function dryRun(app: App, channel: URI, op: ChangesetOperation, target: ChangesetOperationTarget | undefined): Promise<DryRun> {
+export async function dryRun(app: App, channel: URI, op: ChangesetOperation, target: ChangesetOperationTarget | undefined, meta?: Record<string, unknown>): Promise<DryRun> {
   const empty: DryRun = { files: [], unchanged: [], skipped: [], conflicts: [], userEdited: [] };
   try {
     const result = await app.client.request<{ _meta?: Partial<DryRun> }>('invokeChangesetOperation', {
       channel,
       operationId: op.id,
       ...(target ? { target } : {}),
-      _meta: { dryRun: true },
+      _meta: { ...meta, dryRun: true },
     });
     return { ...empty, ...(result._meta ?? {}) };
   } catch (error) {

@@ -55,10 +55,11 @@ export async function invokeOperation(
   op: ChangesetOperation,
   target?: ChangesetOperationTarget,
   what?: string,
+  meta?: Record<string, unknown>,
 ): Promise<void> {
   if (op.confirmation !== undefined) {
     const subject = what ?? (op.id === 'undo' ? 'the last revert, discard or restore' : openSubject(app));
-    const preview = await dryRun(app, channel, op, target);
+    const preview = await dryRun(app, channel, op, target, meta);
     // The server's confirmation speaks of the whole changeset; a file or a hunk gets its own words.
     const text = target ? '`undo` on the session changeset brings it back.' : plainText(op.confirmation);
     const body = h('div', {}, previewNodes(preview), h('p', { class: 'confirm-text' }, inlineText(text)));
@@ -72,6 +73,7 @@ export async function invokeOperation(
       channel,
       operationId: op.id,
       ...(target ? { target } : {}),
+      ...(meta ? { _meta: meta } : {}),
     });
     const text = nameTurns(app, plainText(result.message)) || `${op.label}: done.`;
     app.say({ tone: 'info', text, offerUndo: op.id !== 'undo' });
