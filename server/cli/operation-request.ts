@@ -9,7 +9,7 @@ import {
 } from '../../protocol/index.js';
 import type { SessionStatusInfo, TurnStatus } from '../harness/status.js';
 import { readyChangeset } from './changeset-state.js';
-import type { RpcClient } from './rpc-client.js';
+import { RemoteError, type RpcClient } from './rpc-client.js';
 import { CommandError } from './target.js';
 import { resolveTurn, turnLabel } from './turn-ref.js';
 
@@ -101,12 +101,16 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
   }
   const dryRun = request.dryRun === true;
   const invocationMeta = { ...(dryRun ? { dryRun: true } : {}), ...(command === 'restore' && request.step !== undefined ? { step: request.step } : {}) };
-  const result = await client.request<InvokeChangesetOperationResult>('invokeChangesetOperation', {
-    channel,
-    operationId,
-    ...(target ? { target } : {}),
-    ...(Object.keys(invocationMeta).length > 0 ? { _meta: invocationMeta } : {}),
-  });
+  const result = await client
+    .request<InvokeChangesetOperationResult>('invokeChangesetOperation', {
+      channel,
+      operationId,
+      ...(target ? { target } : {}),
+      ...(Object.keys(invocationMeta).length > 0 ? { _meta: invocationMeta } : {}),
+    })
+    .catch((error: unknown) => {
+      throw asTypedLines(error, request);
+    });
   const meta = ((result as { _meta?: unknown } | null)?._meta ?? {}) as { action?: string; files?: unknown; unchanged?: string[] };
   const message = typeof result?.message === 'string' ? result.message : (result?.message?.markdown ?? '');
   const files = (Array.isArray(meta.files) ? meta.files : []) as OperationReport['files'];
@@ -120,6 +124,15 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
     files,
     unchanged: meta.unchanged ?? [],
   };
+}
+
+/** The server counts lines from 0; a person typed them from 1, so a range it refuses is said back in their numbers. */
+function asTypedLines(error: unknown, request: OperationRequest): unknown {
+  const outside = error instanceof RemoteError ? /range lines \d+-\d+ are outside the file's (\d+) lines/.exec(error.message) : null;
+  if (!outside || !request.lines) return error;
+  const { start, end } = request.lines;
+  const which = request.side === 'before' ? 'before the turn' : 'after the turn';
+  return new CommandError(`--lines ${start === end ? start : `${start}-${end}`}: ${request.file} has ${outside[1]} lines ${which}`);
 }
 
 /** The changeset file a user's path names: by file URI (either side) or by its display path. */

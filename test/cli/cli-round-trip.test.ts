@@ -91,6 +91,9 @@ describe('the command line as a client people use', () => {
     expect(JSON.parse(missing.stdout)).toEqual({ error: { code: 'failed', message: expect.stringContaining('has no turn 7') } });
     const nothing = await cli('revert', '--turn', '1', '--file', 'a.txt', '--lines', '0-2');
     expect(nothing).toMatchObject({ code: 2 });
+    // Refused lines are said back as typed, 1-based.
+    const beyond = await cli('revert', '--turn', '1', '--file', 'a.txt', '--lines', '31-40');
+    expect(beyond).toMatchObject({ code: 1, stderr: 'changeset-server revert: --lines 31-40: a.txt has 30 lines after the turn\n' });
   });
 
   it('reports a conflict by file, in words, and as JSON with its code', async () => {
