@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { importMirror, type ImportResult } from '../mirror/import.js';
-import { MirrorSettingsError } from '../mirror/mirror-remote.js';
+import { describeRemoteError, MirrorSettingsError } from '../mirror/mirror-remote.js';
 import { defaultStateDir, StoreBusyError } from '../store/index.js';
 import { Output } from './output.js';
 import { UsageError } from './serve-args.js';
@@ -55,7 +55,7 @@ export async function importCommand(argv: readonly string[], env: NodeJS.Process
   } catch (error) {
     if (error instanceof MirrorSettingsError) throw new UsageError(error.message);
     if (error instanceof StoreBusyError) throw new Error(`a server is recording ${workspaceDir}; stop it first ("changeset-server stop")`);
-    throw error;
+    throw new Error(describeRemoteError(error));
   }
   new Output(values.json === true).result(describe(result), result);
   return 0;

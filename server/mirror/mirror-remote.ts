@@ -80,3 +80,16 @@ export function mirrorRemote(urlText: string, env: NodeJS.ProcessEnv = process.e
     redact: (text) => (token === undefined ? text : text.split(token).join('***')),
   };
 }
+
+/** What went wrong talking to the remote, in a line for people (isomorphic-git's own messages run long). */
+export function describeRemoteError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  if (code === 'UserCanceledError') return 'the remote refused the token (HTTP 401)';
+  if (code === 'HttpError') {
+    const data = (error as { data?: { statusCode?: number; statusMessage?: string } }).data;
+    if (data?.statusCode === 401) return 'the remote asks for a token (HTTP 401): set CHANGESET_SERVER_MIRROR_TOKEN';
+    if (data?.statusCode) return `HTTP ${data.statusCode} ${data.statusMessage ?? ''}`.trim();
+  }
+  return error.message.split('\n')[0]!.slice(0, 300);
+}

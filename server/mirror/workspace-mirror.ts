@@ -11,7 +11,7 @@ import { decodeRefComponent } from '../store/ref-names.js';
 import { listRefs } from '../store/refs.js';
 import type { WorkspaceStore } from '../store/index.js';
 import { buildManifest, formatRefList, mirrorRefs, refsBySession, sourceName } from './manifest.js';
-import type { MirrorRemote } from './mirror-remote.js';
+import { describeRemoteError, type MirrorRemote } from './mirror-remote.js';
 import { storeGitFs, VIRTUAL_GITDIR, type ObjectOverlay } from './store-git-fs.js';
 
 /** Timing of syncs and retries. */
@@ -174,7 +174,7 @@ export class WorkspaceMirror {
       },
       (error: unknown) => {
         this.failures++;
-        this.lastError = this.remote.redact(describe(error));
+        this.lastError = this.remote.redact(describeRemoteError(error));
         this.lastErrorAt = new Date().toISOString();
         this.dirty = true;
         if (this.stopped) return;
@@ -242,16 +242,4 @@ export class WorkspaceMirror {
     }
     this.pushed = local;
   }
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
-  if (code === 'UserCanceledError') return 'the remote refused the token (HTTP 401)';
-  if (code === 'HttpError') {
-    const data = (error as { data?: { statusCode?: number; statusMessage?: string } }).data;
-    if (data?.statusCode === 401) return 'the remote asks for a token (HTTP 401): set CHANGESET_SERVER_MIRROR_TOKEN';
-    if (data?.statusCode) return `HTTP ${data.statusCode} ${data.statusMessage ?? ''}`.trim();
-  }
-  return error.message.split('\n')[0]!.slice(0, 300);
 }
