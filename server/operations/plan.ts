@@ -8,7 +8,8 @@ import { reverseMerge, type RangeSelection, type Version } from './reverse-merge
 import { lookupPath } from '../changes/tree-lookup.js';
 import { hashObject, workingTreeContent } from '../snapshot/index.js';
 import { NotAFileError, readDiskFile, type DiskFile } from './workspace-file.js';
-import { dirname, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { readCoreSettings } from '../snapshot/git-config.js';
 import { toSlashes } from '../paths.js';
 
 /** One file an operation will write (or delete, when `next` is undefined). */
@@ -102,11 +103,11 @@ export async function planReverse(
     if (change.kind === 'renamed' && change.oldAbsPath) {
       // Undo a rename as two paths: the new one goes away, the old one comes back.
       const oldDisplay = session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
-      await addOutcome(plan, change.absPath, change.root, display, undefined, after);
-      await addOutcome(plan, change.oldAbsPath, change.root, oldDisplay, before, undefined);
+      await addOutcome(session, plan, change.absPath, change.root, display, undefined, after);
+      await addOutcome(session, plan, change.oldAbsPath, change.root, oldDisplay, before, undefined);
       continue;
     }
-    await addOutcome(plan, change.absPath, change.root, display, before, after, selection);
+    await addOutcome(session, plan, change.absPath, change.root, display, before, after, selection);
   }
   if (restoredTrees) plan.removeDirs = await dirsToRemove(session, plan, restoredTrees);
   return plan;
@@ -249,6 +250,7 @@ function sameResult(disk: DiskFile, result: { oid: string; mode: string } | null
 }
 
 async function addOutcome(
+  session: RecordingSession,
   plan: Plan,
   absPath: string,
   root: number,
@@ -263,10 +265,26 @@ async function addOutcome(
   }
   const current = await readForPlan(plan, absPath, display);
   if (current === 'blocked') return;
-  const outcome = reverseMerge(before, after, current, selection);
+  // With core.fileMode=false the executable bit on disk means nothing: compare as the recorded mode, and leave the bit as it is.
+  const ignoresBit = !trustsExecutableBit(session, root) && isPlainFile(current) && isPlainFile(after);
+  const compared = ignoresBit ? { ...current!, mode: after!.mode } : current;
+  const outcome = reverseMerge(before, after, compared, selection);
   if (outcome.kind === 'conflict') plan.conflicts.push({ path: display, reason: outcome.reason });
   else if (outcome.kind === 'unchanged') plan.unchanged.push(display);
-  else plan.writes.push({ absPath, root, display, current, next: outcome.next });
+  else {
+    const next = ignoresBit && isPlainFile(outcome.next) ? { ...outcome.next!, mode: current!.mode } : outcome.next;
+    plan.writes.push({ absPath, root, display, current, next });
+  }
+}
+
+function isPlainFile(v: { mode: string } | undefined): boolean {
+  return v !== undefined && (v.mode === '100644' || v.mode === '100755');
+}
+
+/** `core.fileMode` of the working directory's repository (true outside a repository, as git would). */
+function trustsExecutableBit(session: RecordingSession, root: number): boolean {
+  const repo = session.roots[root]?.repository;
+  return repo ? readCoreSettings(process.env, join(repo.commonDir, 'config')).fileMode : true;
 }
 
 /**

@@ -7,7 +7,7 @@ import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '.
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
 const temp = new TempDirs();
@@ -172,6 +172,16 @@ describe('operations write safely', () => {
     const restored = await invoke(turnUri('t1'), 'restore-checkpoint');
     expect(restored).toContain('skipped pipe.txt');
     expect(statSync(join(repo, 'pipe.txt')).isFIFO()).toBe(true);
+  });
+
+  it('with core.fileMode=false, reverts content and leaves an executable bit the repository does not track alone', async () => {
+    await start({ 'run.sh': 'echo one\n' });
+    git(repo, ['config', 'core.fileMode', 'false']);
+    chmodSync(join(repo, 'run.sh'), 0o755);
+    await recordTurn('t1', () => writeFiles(repo, { 'run.sh': 'echo two\n' }));
+    expect(await invoke(turnUri('t1'), 'revert')).toBe('Reverted 1 file');
+    expect(read('run.sh')).toBe('echo one\n');
+    expect(perm('run.sh')).toBe(0o755);
   });
 
   it('restore counts as edits no turn made only files whose content no turn or operation produced', async () => {
