@@ -1,17 +1,27 @@
 import { parseArgs } from 'node:util';
-import { runClaudeHook } from '../hook/claude-hook.js';
+import { runAgentHook } from '../hook/agent-hook.js';
+import { claudeAgent } from '../hook/claude-event.js';
+import { cursorAgent } from '../hook/cursor-event.js';
+import { geminiAgent } from '../hook/gemini-event.js';
+import { peekHookEventName, type HookAgent } from '../hook/hook-event.js';
 import { hookLog } from '../hook/hook-log.js';
 import { defaultStateDir } from '../store/index.js';
 import { DEFAULT_HOOK_IDLE_MS } from './idle-exit.js';
 import { cliCommand } from './package-root.js';
 
 export const HOOK_USAGE = [
-  'Usage: changeset-server hook claude [--state-dir DIR] [--timeout MS] [--idle-timeout MS]',
+  'Usage: changeset-server hook claude|cursor|gemini [--state-dir DIR] [--timeout MS] [--idle-timeout MS]',
   '',
-  'Reads one Claude Code hook event (JSON) on stdin and records it: SessionStart,',
-  'UserPromptSubmit, PreToolUse (Edit, Write, MultiEdit, NotebookEdit), Stop,',
-  'SessionEnd. Starts a server for the workspace in the background when none runs.',
-  'Never fails the agent: problems go to <state-dir>/logs/hook.log and the exit code is 0.',
+  'Reads one hook event (JSON) on stdin and records it:',
+  '  claude   Claude Code: SessionStart, UserPromptSubmit, PreToolUse (Edit, Write, MultiEdit,',
+  '           NotebookEdit), Stop, SessionEnd',
+  '  cursor   Cursor: sessionStart, beforeSubmitPrompt, preToolUse (Write, Delete), afterFileEdit,',
+  '           stop, sessionEnd',
+  '  gemini   Gemini CLI: SessionStart, BeforeAgent, BeforeTool (write_file, replace), AfterAgent,',
+  '           SessionEnd',
+  'Starts a server for the workspace in the background when none runs.',
+  'Never fails the agent: problems go to <state-dir>/logs/hook.log, the exit code is 0, and stdout',
+  'holds the answer that lets the agent go on (nothing for Claude Code, JSON for Cursor and Gemini CLI).',
   '',
   '  --state-dir DIR      state directory (default $XDG_STATE_HOME/changeset-server or ~/.local/state/changeset-server)',
   '  --timeout MS         give up after MS milliseconds (default 10000)',
@@ -20,17 +30,20 @@ export const HOOK_USAGE = [
   '',
 ].join('\n');
 
+/** The agents whose hook events the command reads, by the name it is given. */
+const AGENTS: ReadonlyMap<string, HookAgent> = new Map([claudeAgent, cursorAgent, geminiAgent].map((agent) => [agent.name, agent]));
+
 /** Default bound on one hook invocation. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
 
 /** Largest hook input read from stdin. */
 const MAX_INPUT_BYTES = 4 * 1024 * 1024;
 
-/** `changeset-server hook claude`: always exits 0 once the event is handled, failed, or timed out. */
+/** `changeset-server hook <agent>`: always exits 0 once the event is handled, failed, or timed out. */
 export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const startedAt = Date.now();
   let values: { 'state-dir'?: string | undefined; timeout?: string | undefined; 'idle-timeout'?: string | undefined; help?: boolean | undefined };
-  let agent: string | undefined;
+  let agentName: string | undefined;
   try {
     const parsed = parseArgs({
       args: [...argv],
@@ -39,10 +52,10 @@ export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEn
       strict: true,
     });
     values = parsed.values;
-    agent = parsed.positionals[0];
+    agentName = parsed.positionals[0];
     if (parsed.positionals.length > 1) throw new Error(`unexpected argument "${parsed.positionals[1]}"`);
   } catch (error) {
-    // Exit code 2 would block a Claude Code tool call: a setup mistake exits 1.
+    // Exit code 2 blocks the action in Claude Code, Cursor and Gemini CLI alike: a setup mistake exits 1.
     process.stderr.write(`changeset-server hook: ${(error as Error).message}\n\n${HOOK_USAGE}`);
     return 1;
   }
@@ -50,36 +63,46 @@ export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEn
     process.stdout.write(HOOK_USAGE);
     return 0;
   }
-  if (agent !== 'claude') {
-    process.stderr.write(`changeset-server hook: unknown agent ${agent === undefined ? '(none)' : `"${agent}"`}; supported: claude\n\n${HOOK_USAGE}`);
+  const agent = agentName === undefined ? undefined : AGENTS.get(agentName);
+  if (!agent) {
+    const supported = [...AGENTS.keys()].join(', ');
+    process.stderr.write(`changeset-server hook: unknown agent ${agentName === undefined ? '(none)' : `"${agentName}"`}; supported: ${supported}\n\n${HOOK_USAGE}`);
     return 1;
   }
-  const timeoutMs = values.timeout === undefined ? DEFAULT_HOOK_TIMEOUT_MS : Number(values.timeout);
   const stateDir = values['state-dir'] ?? defaultStateDir(env);
-  const log = (line: string): void => hookLog(stateDir, `claude: ${line}`);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 100) {
-    log(`--timeout must be an integer of at least 100 ms, got "${values.timeout}"`);
-    return 0;
-  }
+  const log = (line: string): void => hookLog(stateDir, `${agent.name}: ${line}`);
+  const timeoutMs = values.timeout === undefined ? DEFAULT_HOOK_TIMEOUT_MS : Number(values.timeout);
   const idleTimeoutMs = values['idle-timeout'] === undefined ? DEFAULT_HOOK_IDLE_MS : Number(values['idle-timeout']);
-  if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1) {
-    log(`--idle-timeout must be a positive integer of milliseconds, got "${values['idle-timeout']}"`);
-    return 0;
-  }
+  let problem: string | undefined;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100) problem = `--timeout must be an integer of at least 100 ms, got "${values.timeout}"`;
+  else if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1) problem = `--idle-timeout must be a positive integer of milliseconds, got "${values['idle-timeout']}"`;
+  const boundMs = problem ? DEFAULT_HOOK_TIMEOUT_MS : timeoutMs;
 
-  const deadline = startedAt + timeoutMs;
+  // The answer goes out as soon as the event is known, so that giving up later still leaves it on stdout.
+  let answered = false;
+  const answer = (hookEventName: string | undefined): void => {
+    if (answered) return;
+    answered = true;
+    const text = agent.answer(hookEventName);
+    if (text) process.stdout.write(`${text}\n`);
+  };
+  const deadline = startedAt + boundMs;
   const timer = setTimeout(() => {
-    log(`gave up after ${timeoutMs} ms`);
+    log(`gave up after ${boundMs} ms`);
+    answer(undefined);
     process.exit(0);
-  }, timeoutMs);
+  }, boundMs);
   timer.unref();
   try {
     const input = await readStdin(MAX_INPUT_BYTES);
-    await runClaudeHook(input, { stateDir, deadline: deadline - 500, command: cliCommand(), idleTimeoutMs, log });
+    answer(peekHookEventName(input));
+    if (problem) log(problem);
+    else await runAgentHook(agent, input, { stateDir, deadline: deadline - 500, command: cliCommand(), idleTimeoutMs, log });
   } catch (error) {
     log(`error: ${(error as Error).message}`);
   } finally {
     clearTimeout(timer);
+    answer(undefined);
   }
   return 0;
 }

@@ -73,7 +73,7 @@ function usage(): string {
     'Recording:',
     '  serve [dir...]     record the directories turn by turn and serve the changes (AHP 0.6, web viewer)',
     '  turn start|end     mark the start or end of an agent turn',
-    '  hook claude        handle one Claude Code hook event (JSON on stdin)',
+    '  hook AGENT         handle one hook event (JSON on stdin) of claude (Claude Code), cursor or gemini (Gemini CLI)',
     '  mcp                an MCP server for the agent: look at and undo its own work',
     '',
     'Looking:',

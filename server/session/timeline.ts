@@ -12,7 +12,7 @@ const LISTED_PATHS = 20;
 const MAX_USER_ACTIONS = 500;
 
 /** Known provider ids and the names people know them by. */
-const AGENT_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI' };
+const AGENT_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', cursor: 'Cursor', 'gemini-cli': 'Gemini CLI' };
 
 /** The name of an agent from a provider id. */
 export function agentName(provider: string): string {

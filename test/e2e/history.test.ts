@@ -3,28 +3,15 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAutoTurns } from '../../server/auto-turns/index.js';
-import { findServerFor, isProcessAlive, type ServerEntry } from '../../server/registry/index.js';
+import { findServerFor } from '../../server/registry/index.js';
 import { run, startServe, type ServeProcess } from '../cli/serve-process.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { fixture as recordedEvent, stopServer, waitFor } from '../hook/hook-fixtures.js';
 import { buildViewer, launchBrowser, openViewer, startViewerServer, type ViewerServer } from './viewer-harness.js';
 
-const FIXTURES = join(import.meta.dirname, '..', 'hook', 'fixtures');
 const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
 
-function fixture(name: string, cwd: string): string {
-  const text = readFileSync(join(FIXTURES, name), 'utf8');
-  return text.replaceAll('${SESSION}', SESSION_ID).replaceAll('${CWD}', JSON.stringify(cwd).slice(1, -1));
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const fixture = (name: string, cwd: string): string => recordedEvent(name, SESSION_ID, cwd);
 
 const LINES = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
 
@@ -55,8 +42,8 @@ describe('history in the viewer', () => {
       expect(result, name).toMatchObject({ code: 0, stdout: '', stderr: '' });
     };
     await hook('01-session-start.json');
-    const entry = await waitFor(() => findServerFor(state, workspace), 'the server to register');
-    cleanups.push(() => stopProcess(entry));
+    const entry = await waitFor(() => findServerFor(state, workspace), 'the server to register', 30_000);
+    cleanups.push(() => stopServer(entry));
     await hook('02-user-prompt-submit.json');
     await hook('04-pre-tool-use-edit.json');
     writeFileSync(join(workspace, 'hello.txt'), 'hello, friend\n');
@@ -150,7 +137,3 @@ describe('history in the viewer', () => {
   }, 120_000);
 });
 
-async function stopProcess(entry: ServerEntry): Promise<void> {
-  if (isProcessAlive(entry.pid)) process.kill(entry.pid, 'SIGTERM');
-  await waitFor(async () => (isProcessAlive(entry.pid) ? undefined : true), `server ${entry.pid} to exit`);
-}

@@ -8,34 +8,18 @@ import { subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { run } from '../cli/serve-process.js';
+import { fixture as recordedEvent, stopServer, waitFor } from './hook-fixtures.js';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures');
 const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
 
-function fixture(name: string, cwd: string): string {
-  const text = readFileSync(join(FIXTURES, name), 'utf8');
-  return text.replaceAll('${SESSION}', SESSION_ID).replaceAll('${CWD}', JSON.stringify(cwd).slice(1, -1));
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const fixture = (name: string, cwd: string): string => recordedEvent(name, SESSION_ID, cwd);
 
 describe('Claude Code hook', () => {
   const temp = new TempDirs();
   const started: ServerEntry[] = [];
 
   afterEach(async () => {
-    for (const entry of started.splice(0)) {
-      if (isProcessAlive(entry.pid)) process.kill(entry.pid, 'SIGTERM');
-      await waitFor(async () => (isProcessAlive(entry.pid) ? undefined : true), `server ${entry.pid} to exit`);
-    }
+    for (const entry of started.splice(0)) await stopServer(entry);
     temp.cleanup();
   });
 

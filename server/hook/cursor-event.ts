@@ -1,0 +1,63 @@
+import { checkDirectory, parseHookEvent, type AgentHookEvent, type HookAgent, type HookTurnState } from './hook-event.js';
+
+/** Cursor tools (`preToolUse` matcher values) that write files. */
+export const CURSOR_EDIT_TOOLS: ReadonlySet<string> = new Set(['Write', 'Delete']);
+
+/** Events whose answer says whether the action may go on. */
+const PERMISSION_EVENTS: ReadonlySet<string> = new Set([
+  'preToolUse',
+  'beforeShellExecution',
+  'beforeMCPExecution',
+  'beforeReadFile',
+  'beforeTabFileRead',
+  'subagentStart',
+]);
+
+/** `stop`'s `status` as a turn state. */
+const TURN_STATES: ReadonlyMap<unknown, HookTurnState> = new Map([
+  ['completed', 'complete'],
+  ['aborted', 'cancelled'],
+  ['error', 'error'],
+]);
+
+/**
+ * Cursor (https://cursor.com/docs/hooks, "Reference"): every event carries
+ * `conversation_id`, `generation_id`, `hook_event_name` and
+ * `workspace_roots`; `sessionStart` / `sessionEnd` add `session_id`, the
+ * same as `conversation_id`. A hook answers with JSON on stdout:
+ * `permission` for the events that can refuse an action, `continue` for
+ * `beforeSubmitPrompt`, nothing required for the others. `afterFileEdit`
+ * comes once the file is written: the turn's baseline already holds what it
+ * was (see docs/harness.md, Cursor), so it only makes sure a turn records.
+ */
+export const cursorAgent: HookAgent = {
+  name: 'cursor',
+  provider: 'cursor',
+  events: {
+    sessionStart: 'sessionStart',
+    promptSubmit: 'beforeSubmitPrompt',
+    beforeTool: 'preToolUse',
+    afterFileEdit: 'afterFileEdit',
+    stop: 'stop',
+    sessionEnd: 'sessionEnd',
+  },
+  editTools: CURSOR_EDIT_TOOLS,
+  pathFields: ['file_path', 'path'],
+  sessionIdFields: ['conversation_id', 'session_id'],
+  directoriesOf: (input) => {
+    const roots = input['workspace_roots'];
+    if (!Array.isArray(roots) || roots.length === 0) throw new Error(`hook input has no workspace_roots: ${JSON.stringify(roots)}`);
+    return roots.map((root: unknown, i) => checkDirectory(root, `workspace_roots[${i}]`));
+  },
+  turnStateOf: (input) => TURN_STATES.get(input['status']),
+  answer: (name) => {
+    if (name === 'beforeSubmitPrompt') return '{"continue":true}';
+    if (name !== undefined && PERMISSION_EVENTS.has(name)) return '{"permission":"allow"}';
+    return '{}';
+  },
+};
+
+/** Parses the JSON Cursor writes on a hook's stdin; throws with the reason when it is unusable. */
+export function parseCursorHookEvent(text: string): AgentHookEvent {
+  return parseHookEvent(cursorAgent, text);
+}

@@ -1,0 +1,26 @@
+import { cwdDirectories, parseHookEvent, type AgentHookEvent, type HookAgent } from './hook-event.js';
+
+/** Gemini CLI's built-in tools that write files (https://geminicli.com/docs/tools/file-system). */
+export const GEMINI_EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'replace']);
+
+/**
+ * Gemini CLI (https://geminicli.com/docs/hooks/reference): every event
+ * carries `session_id`, `transcript_path`, `cwd`, `hook_event_name` and
+ * `timestamp`. On exit code 0 stdout is parsed as JSON, and anything else
+ * printed there breaks it: the hook answers `{}`, no decision.
+ */
+export const geminiAgent: HookAgent = {
+  name: 'gemini',
+  provider: 'gemini-cli',
+  events: { sessionStart: 'SessionStart', promptSubmit: 'BeforeAgent', beforeTool: 'BeforeTool', stop: 'AfterAgent', sessionEnd: 'SessionEnd' },
+  editTools: GEMINI_EDIT_TOOLS,
+  pathFields: ['file_path'],
+  sessionIdFields: ['session_id'],
+  directoriesOf: cwdDirectories,
+  answer: () => '{}',
+};
+
+/** Parses the JSON Gemini CLI writes on a hook's stdin; throws with the reason when it is unusable. */
+export function parseGeminiHookEvent(text: string): AgentHookEvent {
+  return parseHookEvent(geminiAgent, text);
+}
