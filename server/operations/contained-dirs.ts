@@ -1,8 +1,8 @@
 import { constants, existsSync } from 'node:fs';
 import { lstat, mkdir, open, realpath, type FileHandle } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, sep } from 'node:path';
 import { decodePathBytes, encodePathBytes, fsPath } from '../path-bytes.js';
-import { isInsideDir, relativeInside } from '../paths.js';
+import { isInsideDir } from '../paths.js';
 
 /** Thrown when a path resolves (symlinks included) outside the session's working directories. */
 export class OutsideWorkspaceError extends Error {}
@@ -24,111 +24,100 @@ export interface PinnedDir {
   verify(): Promise<void>;
 }
 
+/** Directories held open at once; beyond it the least recently used are closed (and opened, and checked, again when needed). */
+const MAX_OPEN_DIRS = 128;
+
+/** A pinned directory and the descriptor that pins it. */
+interface Held {
+  pinned: Promise<PinnedDir & { handle?: FileHandle }>;
+}
+
 /**
- * Opens the directories an operation writes in, one component at a time
- * from a working directory, never following a symlink that leads outside
- * the working directories (one that stays inside is followed). Missing
- * directories are created on request and remembered, so a failed
- * operation can remove the ones it made.
+ * Opens the directories an operation writes in, each through its already
+ * opened parent, never following a symlink that leads outside the working
+ * directories (one that stays inside is followed). Missing directories are
+ * created on request and remembered, so a failed operation can remove the
+ * ones it made. At most {@link MAX_OPEN_DIRS} stay open: operations write
+ * in sorted order, so the ones closed are rarely needed again.
  */
 export class ContainedDirs {
-  private readonly open = new Map<string, Promise<PinnedDir>>();
-  private readonly handles: FileHandle[] = [];
+  private readonly held = new Map<string, Held>();
   /** Directories this operation created, outermost first. */
   readonly created: string[] = [];
 
   constructor(private readonly roots: readonly string[]) {}
 
   /** The pinned parent directory of `absPath`, created when `create` is set. */
-  parentOf(absPath: string, create: boolean): Promise<PinnedDir> {
+  async parentOf(absPath: string, create: boolean): Promise<PinnedDir> {
+    // Only here, between two uses, may descriptors be closed: nothing holds one then.
+    await this.evict();
     return this.dir(dirname(absPath), create);
-  }
-
-  dir(absDir: string, create: boolean): Promise<PinnedDir> {
-    const key = `${create ? '+' : '-'}${absDir}`;
-    let pinned = this.open.get(key);
-    if (!pinned) {
-      pinned = this.pin(absDir, create);
-      this.open.set(key, pinned);
-      pinned.catch(() => this.open.delete(key));
-    }
-    return pinned;
   }
 
   /** Makes the renames and links in every directory written durable (file contents are synced as they are written). */
   async sync(): Promise<void> {
-    await Promise.all(
-      this.handles.map((h) =>
-        h.sync().catch(() => {
-          // Not every file system can sync a directory; the renames are atomic regardless.
-        }),
-      ),
-    );
+    await Promise.all([...this.held.values()].map((h) => syncHeld(h)));
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.handles.splice(0).map((h) => h.close().catch(() => undefined)));
-    this.open.clear();
+    const all = [...this.held.values()];
+    this.held.clear();
+    await Promise.all(all.map((h) => closeHeld(h)));
   }
 
-  private async pin(absDir: string, create: boolean): Promise<PinnedDir> {
-    const root = this.roots.filter((r) => isInsideDir(r, absDir)).sort((a, b) => b.length - a.length)[0];
-    if (root === undefined) throw new OutsideWorkspaceError(`${absDir} is outside the session's working directories`);
-    if (!canPinDirectories) return this.checkedByPath(absDir, create);
-    let handle = await this.openDir(root);
-    let current = root;
-    const parts = (relativeInside(root, absDir) ?? '').split('/').filter((p) => p !== '');
-    for (let hops = 0; parts.length > 0; ) {
-      const name = parts.shift()!;
-      const next = join(current, name);
-      const through = `${FD_DIR}/${handle.fd}/`;
-      const entry = Buffer.concat([Buffer.from(through), encodePathBytes(name)]);
-      let child: FileHandle | undefined;
-      try {
-        child = await this.openDir(entry);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' && create) {
-          await mkdir(entry).catch((e: NodeJS.ErrnoException) => {
-            if (e.code !== 'EEXIST') throw e;
-          });
-          if (!this.created.includes(next)) this.created.push(next);
-          parts.unshift(name);
-          continue;
-        }
-        if (code !== 'ELOOP' && code !== 'ENOTDIR') throw error;
-        // A symlink: follow it only when it stays inside a working directory.
-        const real = await realPath(entry);
-        const inside = real !== undefined && this.roots.some((r) => isInsideDir(r, real));
-        if (!inside || ++hops > 40) throw new OutsideWorkspaceError(`${next} leads outside the session's working directories`);
-        const st = await lstat(fsPath(real));
-        if (!st.isDirectory()) throw new DirectoryChangedError(`${next} is not a directory`);
-        child = await this.openDir(fsPath(real));
-        current = real;
-        handle = child;
-        continue;
-      }
-      handle = child;
-      current = next;
+  private dir(absDir: string, create: boolean): Promise<PinnedDir & { handle?: FileHandle }> {
+    const known = this.held.get(absDir);
+    if (known) {
+      // Most recently used last.
+      this.held.delete(absDir);
+      this.held.set(absDir, known);
+      return known.pinned;
     }
-    const pinnedStat = await handle.stat({ bigint: true });
-    const fdPath = `${FD_DIR}/${handle.fd}/`;
-    return {
-      path: absDir,
-      entry: (name) => Buffer.concat([Buffer.from(fdPath), name]),
-      verify: async () => {
-        const now = await lstat(fsPath(absDir), { bigint: true }).catch(() => undefined);
-        if (!now || now.ino !== pinnedStat.ino || now.dev !== pinnedStat.dev) {
-          throw new DirectoryChangedError(`${absDir} was moved or replaced while the operation ran`);
-        }
-      },
-    };
+    const held: Held = { pinned: this.pin(absDir, create) };
+    this.held.set(absDir, held);
+    held.pinned.catch(() => {
+      if (this.held.get(absDir) === held) this.held.delete(absDir);
+    });
+    return held.pinned;
   }
 
-  private async openDir(path: string | Buffer): Promise<FileHandle> {
-    const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-    this.handles.push(handle);
-    return handle;
+  private async evict(): Promise<void> {
+    if (this.held.size <= MAX_OPEN_DIRS) return;
+    const victims = [...this.held.keys()].slice(0, this.held.size - MAX_OPEN_DIRS / 2);
+    for (const key of victims) {
+      const held = this.held.get(key)!;
+      this.held.delete(key);
+      await syncHeld(held);
+      await closeHeld(held);
+    }
+  }
+
+  private async pin(absDir: string, create: boolean): Promise<PinnedDir & { handle?: FileHandle }> {
+    if (!this.roots.some((r) => isInsideDir(r, absDir))) throw new OutsideWorkspaceError(`${absDir} is outside the session's working directories`);
+    if (!canPinDirectories) return this.checkedByPath(absDir, create);
+    if (this.roots.includes(absDir)) return pinnedAt(absDir, await openDir(fsPath(absDir)));
+    const parent = await this.dir(dirname(absDir), create);
+    const name = encodePathBytes(basename(absDir));
+    try {
+      return pinnedAt(absDir, await openDir(parent.entry(name)));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && create) {
+        await mkdir(parent.entry(name)).catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== 'EEXIST') throw e;
+        });
+        if (!this.created.includes(absDir)) this.created.push(absDir);
+        return pinnedAt(absDir, await openDir(parent.entry(name)));
+      }
+      if (code !== 'ELOOP' && code !== 'ENOTDIR') throw error;
+      // A symlink: followed only when it stays inside a working directory, and then pinned where it leads.
+      const real = await realPath(parent.entry(name));
+      if (real === undefined || real === absDir || !this.roots.some((r) => isInsideDir(r, real))) {
+        throw new OutsideWorkspaceError(`${absDir} leads outside the session's working directories`);
+      }
+      const target = await this.dir(real, false);
+      return pinnedAt(absDir, await openDir(target.entry(Buffer.from('.'))), real);
+    }
   }
 
   /** Without descriptor paths: resolve and check the directory, then check again right before each write. */
@@ -149,6 +138,44 @@ export class ContainedDirs {
     const prefix = encodePathBytes(absDir.endsWith(sep) ? absDir : absDir + sep);
     return { path: absDir, entry: (name) => Buffer.concat([prefix, name]), verify: check };
   }
+}
+
+function openDir(path: string | Buffer): Promise<FileHandle> {
+  return open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+}
+
+/**
+ * A directory pinned by an open descriptor, whose path must keep leading to
+ * it: the path itself, or for a directory reached through a symlink inside
+ * the workspace, the real path the link resolved to.
+ */
+async function pinnedAt(absDir: string, handle: FileHandle, throughLinkTo?: string): Promise<PinnedDir & { handle: FileHandle }> {
+  const pinnedStat = await handle.stat({ bigint: true });
+  const fdPath = `${FD_DIR}/${handle.fd}/`;
+  return {
+    path: absDir,
+    handle,
+    entry: (name) => Buffer.concat([Buffer.from(fdPath), name]),
+    verify: async () => {
+      const leadsTo = throughLinkTo === undefined ? absDir : await realPath(absDir);
+      const now = leadsTo === throughLinkTo || throughLinkTo === undefined ? await lstat(fsPath(leadsTo!), { bigint: true }).catch(() => undefined) : undefined;
+      if (!now || now.ino !== pinnedStat.ino || now.dev !== pinnedStat.dev) {
+        throw new DirectoryChangedError(`${absDir} was moved or replaced while the operation ran`);
+      }
+    },
+  };
+}
+
+async function syncHeld(held: Held): Promise<void> {
+  const pinned = await held.pinned.catch(() => undefined);
+  await pinned?.handle?.sync().catch(() => {
+    // Not every file system can sync a directory; the renames are atomic regardless.
+  });
+}
+
+async function closeHeld(held: Held): Promise<void> {
+  const pinned = await held.pinned.catch(() => undefined);
+  await pinned?.handle?.close().catch(() => undefined);
 }
 
 /** The real path of a path (symlinks resolved), its bytes kept; undefined when it does not exist. */

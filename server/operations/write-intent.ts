@@ -80,7 +80,7 @@ export async function recoverInterruptedWrites(storeRoot: string, workingDirs: r
 
 async function recoverOne(dirs: ContainedDirs, w: IntendedWrite, report: RecoveryReport): Promise<void> {
   if (!TEMP_NAME.test(w.names.tmp) || !TEMP_NAME.test(w.names.aside)) return;
-  const pinned = await dirs.dir(dirname(w.absPath), false).catch(() => undefined);
+  const pinned = await dirs.parentOf(w.absPath, false).catch(() => undefined);
   if (!pinned) return;
   const tmp = pinned.entry(Buffer.from(w.names.tmp));
   const aside = pinned.entry(Buffer.from(w.names.aside));

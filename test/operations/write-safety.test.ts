@@ -121,6 +121,14 @@ describe('operations write safely', () => {
     expect(dirs.slice(0, 19).filter((d) => existsSync(join(repo, d, 'f.txt')))).toEqual([]);
   });
 
+  it('reverts a turn that spans 300 directories, more than it holds open at once', async () => {
+    const dirs = Array.from({ length: 300 }, (_, i) => `d${String(i).padStart(3, '0')}`);
+    await start(Object.fromEntries(dirs.map((d) => [`${d}/f.txt`, `${d}\n`])));
+    await recordTurn('t1', () => writeFiles(repo, Object.fromEntries(dirs.map((d) => [`${d}/f.txt`, `${d} changed\n`]))));
+    expect(await invoke(turnUri('t1'), 'revert')).toBe('Reverted 300 files');
+    expect(dirs.filter((d) => read(`${d}/f.txt`) !== `${d}\n`)).toEqual([]);
+  });
+
   it('stops when a file changes while the operation runs, puts back what it wrote, and leaves undo as it was', async () => {
     await start({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
     await recordTurn('t1', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n', 'c.txt': 'C\n' }));
