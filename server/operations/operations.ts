@@ -148,7 +148,8 @@ export class ChangesetOperations {
         // Status goes back to idle before the removed turns' channels close, so no client keeps a running operation.
         this.setStatus(owner, channel, opId, { status: 'idle' });
         if (truncateAfter !== undefined) this.dropTurns(session, owner, truncateAfter);
-        await session.recordUserAction({ at: new Date().toISOString(), operation: opId, text: action, files, changeset: params.channel }, written);
+        const writes = plan.writes.map((w) => ({ absPath: w.absPath, root: w.root, ...(w.next ? { content: w.next.content, mode: w.next.mode } : {}) }));
+        await session.recordUserAction({ at: new Date().toISOString(), operation: opId, text: action, files, changeset: params.channel }, written, writes);
         return { message, _meta: { action, files } } as InvokeChangesetOperationResult;
       });
       if (!dryRun) await this.afterWrite(session, owner);

@@ -21,6 +21,7 @@ import { SerialQueue } from './serial-queue.js';
 import { recordStep } from './step-recorder.js';
 import { SessionJournal, type LoadedSession, type SafetyDetails } from './session-journal.js';
 import { initialChatState, initialSessionState, restoredChatState } from './session-state.js';
+import { treesWithWrites, type WrittenFile } from './settled-trees.js';
 import { SessionTimeline, sessionTitle, type UserAction } from './timeline.js';
 import type { CaptureRecord, TurnEndState, TurnRecord } from './turn-record.js';
 import { DEFAULT_MAX_FILES, summarizeTurn, type ChangedFileSummary, type TurnSummary } from './turn-summary.js';
@@ -433,13 +434,20 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
 
   /**
    * Records what the user did through an operation, after its writes: the
-   * timeline shows it as the user's action, and automatic turns take the
-   * workspace as the operation left it as their next baseline, so the
-   * server's own writes never become a turn. Only for tasks running in
-   * `exclusive`.
+   * timeline shows it as the user's action, and the next turn noticed after
+   * the fact starts from the last recorded state plus exactly the files the
+   * operation wrote, with the content it wrote, so the server's own writes
+   * never become a turn and nothing else is hidden. Only for tasks running
+   * in `exclusive`.
    */
-  async recordUserAction(action: UserAction, written: boolean): Promise<void> {
-    if (written) this.settled = { trees: await this.snapshotAll(), afterTurns: this.turns.length };
+  async recordUserAction(action: UserAction, written: boolean, writes: readonly WrittenFile[] = []): Promise<void> {
+    if (written) {
+      const base = this.previousTrees();
+      const sources = this.roots.map((r, i) => ({ dir: r.dir, store: r.store, reader: this.sources[i]!.reader }));
+      const edited = base ? await treesWithWrites(sources, base, writes).catch(() => undefined) : undefined;
+      if (edited) await Promise.all(this.roots.map((r) => r.store.flush()));
+      this.settled = { trees: edited ?? (await this.snapshotAll()), afterTurns: this.turns.length };
+    }
     // A safety checkpoint makes an ended session live in the stores; it is still ended.
     if (this.endedAt !== undefined && written) await this.journal.markEnded();
     this.timeline.userAction(action);

@@ -234,6 +234,28 @@ describe('restore and remove later turns', () => {
 });
 
 describe('a truthful timeline', () => {
+  it("takes the files an operation wrote, as it wrote them, into the next baseline; an edit made meanwhile is still a turn", async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const { service, client } = await start(temp.make('state-'));
+    const session = await service.openWorkspace([repo]);
+    await recordTurn(client, session.uri, 't1', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n' }));
+    const auto = startAutoTurns(service.sessions, session, { quietMs: 300, mode: 'poll', pollIntervalMs: 100 });
+    // The operation pauses between its two writes; the user saves another file meanwhile.
+    process.env['CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS'] = '800';
+    try {
+      const revert = invoke(client, expandChangesetUri(changesetUriTemplate(session.id, 'turn'), { turnId: 't1' }), 'revert');
+      await new Promise((r) => setTimeout(r, 400));
+      writeFiles(repo, { 'c.txt': 'mine\n' });
+      expect((await revert)._meta?.files).toEqual(['a.txt', 'b.txt']);
+    } finally {
+      delete process.env['CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS'];
+    }
+    const turnId = await new Promise<string>((resolve) => auto.once('turnEnded', (id) => resolve(id)));
+    auto.stop();
+    expect(session.turn(turnId)!.summary!.files.map((f) => f.display)).toEqual(['c.txt']);
+    expect(session.turns).toHaveLength(2);
+  });
+
   it('records a hunk revert as the user action it is, not as an automatic turn', async () => {
     const repo = makeRepo(temp.make('app-'), { 'src/app.ts': lines(30) });
     const { service, client } = await start(temp.make('state-'));
