@@ -24,20 +24,11 @@ export async function buildViewer({ typecheck = true, minify = true, out = defau
   }
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  await build({
-    // The page, and the worker that runs the syntax highlighter; each grammar is its own chunk, loaded on first use.
-    entryPoints: { viewer: join(root, 'viewer', 'src', 'main.ts'), 'highlight-worker': join(root, 'viewer', 'src', 'highlight', 'worker.ts') },
-    bundle: true,
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    format: 'esm',
-    platform: 'browser',
-    target: ['es2022'],
-    minify,
-    legalComments: 'none',
-    outdir: out,
-    logLevel: 'warning',
-  });
+  const script = { bundle: true, format: 'esm', platform: 'browser', target: ['es2022'], minify, legalComments: 'none', outdir: out, logLevel: 'warning' };
+  // The page is one file: nothing to fetch after it before it can connect.
+  await build({ ...script, entryPoints: { viewer: join(root, 'viewer', 'src', 'main.ts') } });
+  // The worker that runs the syntax highlighter; each grammar is a chunk of its own, loaded on first use.
+  await build({ ...script, entryPoints: { 'highlight-worker': join(root, 'viewer', 'src', 'highlight', 'worker.ts') }, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
   await build({
     entryPoints: { viewer: join(root, 'viewer', 'styles.css') },
     bundle: true,

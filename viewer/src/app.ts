@@ -58,6 +58,12 @@ export interface Notice {
   offerUndo?: boolean;
 }
 
+/** Runs `task` when the page is idle (after the first view is fetched and drawn), or within 1.5 s. */
+function whenIdle(task: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: 1500 });
+  else setTimeout(task, 300);
+}
+
 /** How many per-turn changesets stay subscribed after they are left. */
 const RECENT_VIEWS = 4;
 
@@ -101,7 +107,7 @@ export class App {
   /** Counts the user's picks, so views bring a picked file into view even when it was already selected. */
   picks = 0;
   /** The session to open first and how to open its view (a deep link sets these before the sessions load). */
-  landing: { session?: URI; open?: () => Promise<boolean> } = {};
+  landing: { session?: URI; open?: () => Promise<boolean>; prefetch?: URI[] } = {};
   /** `navigate` fires whenever the session, changeset, file or line shown changes. */
   readonly events = new Emitter<{ navigate: undefined }>();
 
@@ -215,6 +221,8 @@ export class App {
 
   /** Connects and loads the session list. */
   async start(): Promise<void> {
+    // A linked session and changeset come with the handshake, before the session list.
+    this.client.want(this.landing.prefetch ?? []);
     await this.client.start();
     await this.loadSessions();
   }
@@ -256,17 +264,27 @@ export class App {
     this.invalidate('sessions', 'turns', 'chips', 'toolbar', 'files', 'diff');
     this.events.emit('navigate', undefined);
     try {
-      await this.client.subscribe(uri);
+      if (!this.client.mirror.has(uri)) await this.client.subscribe(uri);
     } catch (error) {
       this.say({ tone: 'error', text: `Could not open the session: ${(error as Error).message}` });
       return;
     }
-    await this.syncSessionChannels();
-    if (openView && (await openView())) return;
-    // Start on the session-wide changeset: it is live and shows everything so far.
-    const sessionEntry = this.catalogue.find((c) => c.changeKind === 'session' && isStatic(c)) ?? this.catalogue.find(isStatic);
-    if (sessionEntry && !this.open) await this.openEntry(sessionEntry);
+    // The chat (turn list) loads alongside the view; the other changesets (chip counts) once the view is drawn.
+    void this.syncSessionChannels();
+    if (!openView || !(await openView())) {
+      // Start on the session-wide changeset: it is live and shows everything so far.
+      const sessionEntry = this.catalogue.find((c) => c.changeKind === 'session' && isStatic(c)) ?? this.catalogue.find(isStatic);
+      if (sessionEntry && !this.open) await this.openEntry(sessionEntry);
+    }
+    whenIdle(() => {
+      if (this.sessionUri !== uri) return;
+      this.staticsWanted = true;
+      void this.syncSessionChannels();
+    });
   }
+
+  /** Whether the session's static changesets are subscribed (deferred until the first view is drawn). */
+  private staticsWanted = false;
 
   private leaveSession(): void {
     if (!this.sessionUri) return;
@@ -279,13 +297,14 @@ export class App {
     this.compare = [];
     this.turnCounts.clear();
     this.recentViews = [];
+    this.staticsWanted = false;
   }
 
   /** Subscribes to the chat and static changesets the session's state names (after it changed). */
   private async syncSessionChannels(): Promise<void> {
     const wanted: URI[] = [];
     if (this.chatUri) wanted.push(this.chatUri);
-    for (const entry of this.catalogue) if (isStatic(entry)) wanted.push(entry.uriTemplate);
+    if (this.staticsWanted) for (const entry of this.catalogue) if (isStatic(entry)) wanted.push(entry.uriTemplate);
     await Promise.all(
       wanted.filter((uri) => !this.client.isSubscribed(uri)).map((uri) => this.client.subscribe(uri).catch(() => undefined)),
     );

@@ -99,9 +99,24 @@ export class ViewerClient extends Emitter<ClientEvents> {
 
   /** Subscribes (again) to a channel and mirrors its snapshot. */
   async subscribe(uri: URI): Promise<void> {
+    // A subscription already on its way is shared, not asked for twice.
+    const pending = this.subscribing.get(uri);
+    if (pending) return pending;
     this.wanted.add(uri);
-    const result = await this.request<SubscribeResult>('subscribe', { channel: uri });
-    if (result.snapshot) this.adopt(result.snapshot);
+    const done = this.request<SubscribeResult>('subscribe', { channel: uri })
+      .then((result) => {
+        if (result.snapshot) this.adopt(result.snapshot);
+      })
+      .finally(() => this.subscribing.delete(uri));
+    this.subscribing.set(uri, done);
+    return done;
+  }
+
+  private readonly subscribing = new Map<URI, Promise<void>>();
+
+  /** Adds channels to subscribe to with the handshake (called before `start`, it saves a round trip each). */
+  want(uris: Iterable<URI>): void {
+    for (const uri of uris) this.wanted.add(uri);
   }
 
   /** Stops mirroring a channel. */

@@ -7,6 +7,7 @@
  */
 import type { App } from './app.js';
 import { isStatic } from './app.js';
+import { expandChangesetUri } from '../../protocol/changeset/uris.js';
 import { displayPathOf } from './files-model.js';
 
 const SESSION_PREFIX = 'ahp-session:/';
@@ -122,7 +123,9 @@ export function installDeepLinks(app: App): void {
   // While a linked view is being reached (on load, on back / forward) its intermediate steps stay out of the history.
   let applying = first.session !== undefined;
   if (first.session !== undefined) {
-    app.landing = { session: SESSION_PREFIX + first.session, open: () => openLocationView(app, first) };
+    const session = SESSION_PREFIX + first.session;
+    const changeset = guessUri(first);
+    app.landing = { session, open: () => openLocationView(app, first), prefetch: changeset ? [session, changeset] : [session] };
   }
   const settle = (): void => {
     if (!applying) return;
@@ -176,6 +179,22 @@ export function installDeepLinks(app: App): void {
     applying = true;
     void applyLocation(app, target).finally(resolveFile);
   });
+}
+
+/**
+ * The changeset URI a link names, built the way this server shapes them
+ * (the catalogue confirms it once the session arrives; a wrong guess only
+ * costs a refused subscription).
+ */
+function guessUri(location: ViewLocation): string | undefined {
+  // The session part is kept as it appears in its URI (already encoded).
+  const base = `${CHANGESET_PREFIX}${location.session!}`;
+  if (location.from !== undefined && location.to !== undefined) {
+    return expandChangesetUri(`${base}/compare/{originalTurnId}/{modifiedTurnId}`, { originalTurnId: location.from, modifiedTurnId: location.to });
+  }
+  if (location.turn !== undefined && location.step !== undefined) return expandChangesetUri(`${base}/step/{turnId}/{step}`, { turnId: location.turn, step: location.step });
+  if (location.turn !== undefined) return expandChangesetUri(`${base}/turn/{turnId}`, { turnId: location.turn });
+  return location.view !== undefined ? `${base}/${location.view}` : undefined;
 }
 
 function pickFile(location: ViewLocation): { file?: string; line?: string } | undefined {
