@@ -231,6 +231,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       if (loaded) {
         session.startTrees = loaded.startTrees;
         session.turns.push(...loaded.turns);
+        if (loaded.settled) session.settled = loaded.settled;
         // A turn the previous run did not finish (a crash) ends now, as cancelled.
         const unfinished = loaded.turns.find((t) => !t.after);
         if (unfinished && !session.endedAt) {
@@ -447,6 +448,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       const edited = base ? await treesWithWrites(sources, base, writes).catch(() => undefined) : undefined;
       if (edited) await Promise.all(this.roots.map((r) => r.store.flush()));
       this.settled = { trees: edited ?? (await this.snapshotAll()), afterTurns: this.turns.length };
+      await this.journal.writeSettled(this.settled.trees);
     }
     // A safety checkpoint makes an ended session live in the stores; it is still ended.
     if (this.endedAt !== undefined && written) await this.journal.markEnded();

@@ -11,6 +11,9 @@ import type { WorkspaceRoot } from './workspace-root.js';
 /** Reason recorded on the checkpoint that holds a session's starting state. */
 export const SESSION_START_REASON = 'session start';
 
+/** Reason of the checkpoint holding the state an operation left (the next after-the-fact turn's baseline). */
+export const SETTLED_REASON = 'settled';
+
 /** What the session-start checkpoint records besides the trees. */
 export interface SessionStartDetails {
   title: string;
@@ -101,6 +104,8 @@ export interface LoadedSession {
   ended: boolean;
   /** When it was marked ended. */
   endedAt?: string;
+  /** The state the last operation after the last turn left, and how many turns there were then. */
+  settled?: { trees: RootTrees[]; afterTurns: number };
 }
 
 /**
@@ -221,8 +226,21 @@ export class SessionJournal {
   async listSafety(): Promise<SafetyRecord[]> {
     const chain = await this.roots[0]!.store.listSessionCheckpoints(this.sessionId);
     return chain
-      .filter((c) => c.kind === 'safety' && c.reason !== SESSION_START_REASON && c.details !== undefined)
+      .filter((c) => c.kind === 'safety' && c.reason !== SESSION_START_REASON && c.reason !== SETTLED_REASON && c.details !== undefined)
       .map((c) => ({ index: c.safetyIndex ?? 0, createdAt: c.createdAt, details: c.details as SafetyDetails }));
+  }
+
+  /** Records the state an operation left, so a restart starts the next after-the-fact turn from it too. */
+  async writeSettled(trees: readonly RootTrees[]): Promise<void> {
+    await this.eachRoot(async (root, i) => {
+      await root.store.writeCheckpoint({
+        sessionId: this.sessionId,
+        kind: 'safety',
+        reason: SETTLED_REASON,
+        details: { operation: SETTLED_REASON },
+        ...(await this.rootsOf(trees[i]!, i, [])),
+      });
+    });
   }
 
   /** Marks the session ended in every store (retention may then drop it, oldest first). */
@@ -241,7 +259,12 @@ export class SessionJournal {
     const byKey = chains.map((chain) => new Map(chain.map((c) => [key(c), c])));
     const treesAt = (c: CheckpointInfo): RootTrees[] => byKey.map((m, i) => treesOf(m.get(key(c)) ?? (i === 0 ? c : undefined)));
     const turns: TurnRecord[] = [];
+    let settled: LoadedSession['settled'];
     for (const c of first) {
+      if (c.kind === 'safety' && c.reason === SETTLED_REASON) {
+        settled = { trees: treesAt(c), afterTurns: turns.length };
+        continue;
+      }
       const truncate = c.kind === 'safety' ? (c.details as SafetyDetails | undefined)?.truncateAfter : undefined;
       if (truncate !== undefined) {
         const keep = truncate === null ? 0 : turns.findIndex((t) => t.id === truncate) + 1;
@@ -280,6 +303,7 @@ export class SessionJournal {
       turns,
       ended: mine !== undefined && !mine.live,
       ...(mine?.endedAt !== undefined ? { endedAt: mine.endedAt } : {}),
+      ...(settled && settled.afterTurns === turns.length ? { settled } : {}),
     };
   }
 

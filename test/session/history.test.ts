@@ -256,6 +256,30 @@ describe('a truthful timeline', () => {
     expect(session.turns).toHaveLength(2);
   });
 
+  it('remembers across a restart what the last operation left, so automatic turns still ignore its writes', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
+    const stateDir = temp.make('state-');
+    let { service, client } = await start(stateDir);
+    const session = await service.openWorkspace([repo]);
+    await recordTurn(client, session.uri, 't1', () => writeFiles(repo, { 'a.txt': 'A\n' }));
+    await invoke(client, expandChangesetUri(changesetUriTemplate(session.id, 'turn'), { turnId: 't1' }), 'revert');
+    await stop(service, client);
+
+    ({ service, client } = await start(stateDir));
+    const resumed = await service.openWorkspace([repo]);
+    const auto = startAutoTurns(service.sessions, resumed, { quietMs: 200, mode: 'poll', pollIntervalMs: 100 });
+    await new Promise((r) => setTimeout(r, 800));
+    await auto.idle();
+    expect(resumed.turns.map((t) => t.id)).toEqual(['t1']);
+    writeFiles(repo, { 'a.txt': 'mine\n' });
+    const turnId = await new Promise<string>((resolve) => auto.once('turnEnded', (id) => resolve(id)));
+    auto.stop();
+    expect(resumed.turn(turnId)!.summary).toMatchObject({ total: 1, added: 1, deleted: 1 });
+    // Still exactly one user action: the settled state is no action of its own.
+    await client.subscribe(resumed.uri);
+    expect(metaOf(client, resumed.uri).userActions.map((a) => a.operation)).toEqual(['revert']);
+  });
+
   it('records a hunk revert as the user action it is, not as an automatic turn', async () => {
     const repo = makeRepo(temp.make('app-'), { 'src/app.ts': lines(30) });
     const { service, client } = await start(temp.make('state-'));
