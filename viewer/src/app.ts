@@ -224,6 +224,15 @@ export class App {
     // A linked session and changeset come with the handshake, before the session list.
     this.client.want(this.landing.prefetch ?? []);
     await this.client.start();
+    const { session, open } = this.landing;
+    if (session !== undefined && this.client.mirror.has(session)) {
+      // The linked session is here already: open its view while the session list loads.
+      this.landing = {};
+      const listing = this.loadSessions();
+      await this.selectSession(session, open);
+      await listing;
+      return;
+    }
     await this.loadSessions();
   }
 

@@ -130,7 +130,12 @@ export function installDeepLinks(app: App): void {
   const settle = (): void => {
     if (!applying) return;
     applying = false;
-    history.replaceState(null, '', location.pathname + formatLocation(locationOf(app)) + location.hash);
+    // After the first frame: replacing the history entry can take tens of milliseconds in Chromium.
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (!applying) history.replaceState(null, '', location.pathname + formatLocation(locationOf(app)) + location.hash);
+      }, 0),
+    );
   };
 
   const resolveFile = (): void => {

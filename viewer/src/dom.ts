@@ -78,8 +78,12 @@ export function formatTime(iso: string | undefined): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
   const sameDay = date.toDateString() === new Date().toDateString();
-  return sameDay ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : date.toLocaleString();
+  return (sameDay ? TIME : DATE_TIME).format(date);
 }
+
+// Built once: a locale formatter costs milliseconds to create, and lists format many times.
+const TIME = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const DATE_TIME = new Intl.DateTimeFormat([], { dateStyle: 'short', timeStyle: 'medium' });
 
 /** A duration in milliseconds, shortly. */
 export function formatDuration(ms: number | undefined): string {
