@@ -86,8 +86,10 @@ export class SessionTimeline {
 
   /** The `_meta` the session state carries. */
   sessionMeta(): JsonObject {
-    // Dispatched state is frozen: hand out a copy so this projection stays writable.
-    return structuredClone(this.meta) as unknown as JsonObject;
+    // Dispatched state is frozen: the projection's containers are copied so it stays writable. Per-turn
+    // stats are shared, not cloned (each is replaced, never changed): a deep copy in every envelope the
+    // replay log keeps made memory grow with the square of the turn count.
+    return { ...this.meta, turns: { ...this.meta.turns } } as unknown as JsonObject;
   }
 
   /** The title the session should have now. */

@@ -150,6 +150,8 @@ export class WorkspaceRoot {
       const report = await this.store.enforceBudget({
         ...(this.retainDays !== undefined ? { maxAgeMs: this.retainDays * DAY_MS } : {}),
         ...(cachedTrees ? { keepRoots: cachedTrees } : {}),
+        // The cache file must name the kept trees, not an older state whose objects may go.
+        beforeCollect: () => this.snapshotter.saveCache(),
       });
       if (report.objectsRemoved > 0 && !cachedTrees) {
         // No snapshot in this process yet: the cache on disk may name removed objects.
@@ -202,6 +204,8 @@ export class WorkspaceRoot {
     WorkspaceRoot.open.delete(this.key);
     await this.queue.idle().catch(() => undefined);
     await this.watch?.close();
+    // A save left for later goes to disk now, so the next process starts warm.
+    await this.snapshotter.saveCache().catch(() => undefined);
     await this.store.close();
   }
 

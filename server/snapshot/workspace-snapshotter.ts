@@ -23,6 +23,9 @@ import { ChangeTracker, HandedFeed, type ChangeTrackingStats, type WalkPlan } fr
 import { buildTouchedTree, isTouchedAround, touchedBelow, type ChangeFeed, type TakenChanges, type TouchedNode, type TouchedPath } from './touched-paths.js';
 import { MODE_GITLINK } from './git-objects.js';
 
+/** During a busy session the stat cache file is rewritten at most this often (see `scheduleSave`). */
+const CACHE_SAVE_INTERVAL_MS = 30_000;
+
 /** How to snapshot one workspace. */
 export interface SnapshotOptions {
   /** The directory to capture. A repository's top, a directory inside one, or any directory. */
@@ -158,6 +161,9 @@ export class WorkspaceSnapshotter {
   private loaded = false;
   private queue: Promise<unknown> = Promise.resolve();
   private pendingSave: (() => void) | undefined;
+  /** The in-memory state is newer than the cache file (a save was left for later); what to save it with. */
+  private unsaved: { identity: string; refTimeMs: number } | undefined;
+  private lastSaveAt = 0;
   private saveError: string | undefined;
   private readonly nestedSnapshotters = new Map<string, WorkspaceSnapshotter>();
   private readonly ruleFiles = new Map<string, { oid: string; text: string }>();
@@ -326,31 +332,47 @@ export class WorkspaceSnapshotter {
   /**
    * Persists the stat cache right after the snapshot has been returned, so
    * the caller does not wait for it; the next snapshot (or `saveCache`) saves it
-   * first if it has not happened yet. Losing it in a crash only costs
+   * first if it has not happened yet. Within `CACHE_SAVE_INTERVAL_MS` of the
+   * last save it is left for later (`saveCache`, or a snapshot after the
+   * interval): encoding the whole cache at every turn of a busy session was
+   * most of the memory a turn allocated. Losing it in a crash only costs
    * re-hashing: the saved file stays consistent on its own.
    */
   private scheduleSave(identity: string, refTimeMs: number, root: DirState): void {
+    if (Date.now() - this.lastSaveAt < CACHE_SAVE_INTERVAL_MS) {
+      this.pendingSave = undefined;
+      this.unsaved = { identity, refTimeMs };
+      return;
+    }
     const save = (): void => {
       if (this.pendingSave !== save) return;
       this.pendingSave = undefined;
-      try {
-        saveStatCache(this.cacheFile, identity, refTimeMs, root);
-      } catch (err) {
-        // Reported with the next snapshot; the old cache file stays valid.
-        this.saveError = err instanceof Error ? err.message : String(err);
-      }
+      this.writeCache(identity, refTimeMs, root);
     };
     this.pendingSave = save;
     setImmediate(save);
   }
 
+  private writeCache(identity: string, refTimeMs: number, root: DirState): void {
+    try {
+      saveStatCache(this.cacheFile, identity, refTimeMs, root);
+      this.unsaved = undefined;
+      this.lastSaveAt = Date.now();
+    } catch (err) {
+      // Reported with the next snapshot; the old cache file stays valid.
+      this.saveError = err instanceof Error ? err.message : String(err);
+    }
+  }
+
   /**
-   * Writes the stat cache update of the last snapshot now, if it has not
-   * been written yet (it is, automatically, right after each snapshot).
+   * Writes the stat cache of the last snapshot now, if it has not been
+   * written yet. Call it before a retention pass (whose kept trees are the
+   * in-memory state's) and before closing the store.
    */
   async saveCache(): Promise<void> {
     await this.queue;
-    this.pendingSave?.();
+    if (this.pendingSave) this.pendingSave();
+    else if (this.unsaved && this.state) this.writeCache(this.unsaved.identity, this.unsaved.refTimeMs, this.state);
     for (const s of this.nestedSnapshotters.values()) await s.saveCache();
   }
 
@@ -362,6 +384,7 @@ export class WorkspaceSnapshotter {
    */
   discard(): void {
     this.pendingSave = undefined;
+    this.unsaved = undefined;
     this.state = undefined;
     this.lastResult = undefined;
     this.loaded = false;

@@ -261,6 +261,9 @@ class OpenStore implements WorkspaceStore {
     if (options.keepRoots !== undefined && (!Array.isArray(options.keepRoots) || !options.keepRoots.every((oid) => isOid(oid)))) {
       throw new StoreInputError('keepRoots must be an array of object ids');
     }
+    if (options.beforeCollect !== undefined && typeof options.beforeCollect !== 'function') {
+      throw new StoreInputError('beforeCollect must be a function');
+    }
     return enforceBudget({ shadowDir: this.layout.shadowDir, objects: this.objects, checkpoints: this.checkpoints }, budget, options);
   }
 

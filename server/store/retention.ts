@@ -51,6 +51,12 @@ export interface EnforceBudgetOptions {
    * a snapshotter's stat cache names, so its cached ids stay valid.
    */
   keepRoots?: readonly string[];
+  /**
+   * Called once the pass knows it has work to do, before it marks anything:
+   * the moment to write out state that names objects (a stat cache file
+   * whose trees are in `keepRoots`).
+   */
+  beforeCollect?: () => Promise<void>;
 }
 
 /** What one retention run did. */
@@ -155,6 +161,7 @@ export async function enforceBudget(ctx: RetentionContext, budgetBytes: number, 
   const expired = ended.filter((s) => endTime(s) < expiresBefore);
   if (sizeBefore <= budgetBytes && expired.length === 0) return report;
 
+  await options.beforeCollect?.();
   const marks = await markSessions(ctx, ended, [...ctx.objects.recentlyWritten(graceMs), ...(options.keepRoots ?? [])]);
   // Unreachable objects go whatever happens; then each dropped session frees what only it held.
   let freed = 0;
