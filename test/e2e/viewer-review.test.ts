@@ -1,8 +1,8 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
-import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals } from './viewer-harness.js';
+import { createSession, openViewer, recordTurn, useViewerFixture, ROOT, type PageGlobals } from './viewer-harness.js';
 
 const fx = useViewerFixture();
 
@@ -67,6 +67,9 @@ describe('viewer review page', () => {
     await expect.poll(() => page.locator('.rv-file').count()).toBe(1);
     expect(await page.locator('#files .row.file').count()).toBe(1);
     expect(await page.locator('#filter-count').textContent()).toBe('1 of 4 files');
+    // A one-line file shown whole offers nothing more to expand.
+    await page.locator('.rv-file[data-path="src/util/math.ts"] .rl.add').waitFor();
+    expect(await page.locator('.rv-file[data-path="src/util/math.ts"] .expand').count()).toBe(0);
     await page.locator('#file-filter').fill('');
     await page.locator('#filter-kind').selectOption('added');
     await expect.poll(() => page.locator('.rv-file').evaluateAll((s) => s.map((e) => e.getAttribute('data-path')))).toEqual(['docs/new.md']);
@@ -81,6 +84,56 @@ describe('viewer review page', () => {
     await page.reload();
     await page.locator('table.diff').waitFor();
     expect(await page.locator('[data-layout="file"]').getAttribute('aria-pressed')).toBe('true');
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('colours code for the theme chosen, light or dark (the screenshots in the docs)', async () => {
+    const server = [
+      "import { createServer } from 'node:http';",
+      '',
+      '/** Answers every request with a greeting. */',
+      'export function start(port: number): void {',
+      '  const server = createServer((req, res) => {',
+      "    res.writeHead(200, { 'content-type': 'text/plain' });",
+      "    res.end('Hello');",
+      '  });',
+      '  server.listen(port);',
+      '}',
+      '',
+    ].join('\n');
+    const repo = makeRepo(fx.temp.make(), { 'src/server.ts': server, 'src/config.json': '{\n  "port": 8080\n}\n', 'README.md': '# Demo\n\nRun it.\n' });
+    const session = await createSession(fx.server.client, 'shots', repo);
+    await recordTurn(fx.server.client, session, 't1', 'Greet by name and make the port configurable', () =>
+      writeFiles(repo, {
+        'src/server.ts': server
+          .replace('export function start(port: number): void {', 'export function start(port: number, name = \'world\'): void {')
+          .replace("res.end('Hello');", 'res.end(`Hello, ${name}!`);')
+          .replace('server.listen(port);', "server.listen(port, () => console.log(`listening on ${port}`));"),
+        'src/config.json': '{\n  "port": 8080,\n  "name": "reviewer"\n}\n',
+        'src/names.ts': "export const names = ['Ada', 'Grace'];\nexport const pick = (i: number): string => names[i % names.length]!;\n",
+        'README.md': '# Demo\n\nRun it with `npm start`.\n',
+      }),
+    );
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=shots&turn=t1&file=src/server.ts`, { width: 1500, height: 820 });
+    const keyword = page.locator('.rv-file[data-path="src/server.ts"] .hljs-keyword').first();
+    await keyword.waitFor();
+    await page.locator('.rv-file[data-path="src/server.ts"] .rv-viewed').evaluate((el) => (el as unknown as { blur(): void }).blur());
+    // The linked file is at the top, its header where the page starts, with the diffs above it loaded.
+    await expect.poll(async () => Math.abs((await page.locator('.rv-file[data-path="src/server.ts"] .rv-header').boundingBox())!.y - (await page.locator('#review').boundingBox())!.y)).toBeLessThan(2);
+    // The screenshots show the page from its top.
+    await page.locator('#review').evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await page.locator('.rv-file[data-path="src/names.ts"] .hljs-string').first().waitFor();
+    await page.locator('.rv-file[data-path="README.md"] .rl.add').first().waitFor();
+    const colour = (): Promise<string> => keyword.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+    const light = await colour();
+    mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
+    await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-review-page-light.png') });
+    await page.locator('#theme').selectOption('dark');
+    const dark = await colour();
+    expect(dark).not.toBe(light);
+    await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-review-page-dark.png') });
     expect(errors).toEqual([]);
   }, 180_000);
 

@@ -158,7 +158,8 @@ export class ReviewPage {
     const rows: (BodyRow[] | undefined)[] = new Array(files.length);
     files.forEach((row, i) => {
       const entry = open ? this.store.peek(open.uri, row.file) : undefined;
-      const body = entry ? this.rowsOf(row.file, entry) : undefined;
+      // Until its diff arrives a file keeps its estimated height (its first row says it is loading).
+      const body = entry && (entry.diff || entry.error) ? this.rowsOf(row.file, entry) : undefined;
       rows[i] = body;
       const count = this.isCollapsed(row.file) ? 0 : body ? body.length : estimateRows(row.file);
       offsets[i + 1] = offsets[i]! + HEADER_HEIGHT + count * LINE_HEIGHT;
@@ -172,7 +173,7 @@ export class ReviewPage {
     const key = `${this.app.effectiveMode}|${[...entry.expanded].join(',')}|${entry.text?.length ?? -1}|${entry.diff ? 1 : 0}|${entry.error ?? ''}`;
     const cached = this.rowsCache.get(entry);
     if (cached?.key === key) return cached.rows;
-    const rows = bodyRows(file, entry, this.app.effectiveMode);
+    const rows = bodyRows(file, entry, this.app.effectiveMode, this.app.context);
     this.rowsCache.set(entry, { key, rows });
     return rows;
   }

@@ -32,16 +32,22 @@ export function estimateRows(file: ChangesetFile): number {
 /**
  * Whether a file's end can hide unchanged lines after the last hunk: not for
  * an added or deleted file (its one hunk is the whole file), nor when the
- * last hunk reaches a line without a newline (the file's last line).
+ * last hunk reaches a line without a newline (the file's last line), nor
+ * when it ends with fewer unchanged lines than the context asked for (the
+ * diff ran out of file).
  */
-export function hasTail(file: ChangesetFile, hunks: readonly HunkModel[]): boolean {
+export function hasTail(file: ChangesetFile, hunks: readonly HunkModel[], context: number): boolean {
   if (!file.edit.before || !file.edit.after) return false;
   const last = hunks[hunks.length - 1];
-  return !last?.lines.some((l) => l.noNewline && l.kind !== 'del');
+  if (!last) return true;
+  if (last.lines.some((l) => l.noNewline && l.kind !== 'del')) return false;
+  let trailing = 0;
+  for (let i = last.lines.length - 1; i >= 0 && last.lines[i]!.kind === 'context'; i--) trailing++;
+  return trailing >= context;
 }
 
 /** The rows of a file's body for a layout. */
-export function bodyRows(file: ChangesetFile, entry: FileDiffEntry | undefined, mode: DiffMode): BodyRow[] {
+export function bodyRows(file: ChangesetFile, entry: FileDiffEntry | undefined, mode: DiffMode, context: number): BodyRow[] {
   if (!entry || (!entry.diff && !entry.error)) return [{ type: 'note', text: 'Loading diff…' }];
   if (entry.error) return [{ type: 'note', text: `Could not load the diff: ${entry.error}`, tone: 'error' }];
   const diff = entry.diff!;
@@ -55,7 +61,7 @@ export function bodyRows(file: ChangesetFile, entry: FileDiffEntry | undefined, 
   const gapRows = (index: number): void => {
     const gap = gaps[index]!;
     if (gap.count === 0 || !canExpand) return;
-    if (index === hunks.length && !hasTail(file, hunks)) return;
+    if (index === hunks.length && !hasTail(file, hunks, context)) return;
     if (entry.expanded.has(index) && entry.text) {
       for (const line of gapLines(gap, entry.text)) rows.push(mode === 'split' ? { type: 'pair', left: line, right: line } : { type: 'line', line });
     } else rows.push({ type: 'gap', gap, index });

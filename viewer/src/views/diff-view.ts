@@ -209,7 +209,7 @@ export class DiffView {
         h('tr', { class: 'gap' }, h('td', { colspan: cols }, h('button', { type: 'button', class: 'expand', onclick: () => { loaded.unbounded = true; this.app.invalidate('diff'); } }, 'Show the whole diff'))),
       );
     } else {
-      rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand && hasTail(file, hunks)));
+      rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand && hasTail(file, hunks, this.app.context)));
     }
     return h(
       'table',
