@@ -209,6 +209,13 @@ interface SessionHead {
 /** Checkpoint storage over a shadow repository. */
 export class Checkpoints {
   private readonly heads = new Map<string, SessionHead>();
+  /**
+   * Per session, encoded turn id → turn number: read from the refs once, then
+   * kept up to date by the writes (this process is the store's only writer).
+   * Reading every turn ref at each checkpoint made a turn cost grow with the
+   * session's length.
+   */
+  private readonly turnIndexes = new Map<string, Map<string, number>>();
   private readonly queue = new SerialQueue();
 
   constructor(
@@ -302,6 +309,7 @@ export class Checkpoints {
       for (const ref of refs.keys()) if (ref !== endedRef) await deleteRef(this.repo, ref);
       await deleteRef(this.repo, endedRef);
       for (const id of [...this.heads.keys()]) if (sessionRefs(id).prefix === refPrefix) this.heads.delete(id);
+      for (const id of [...this.turnIndexes.keys()]) if (sessionRefs(id).prefix === refPrefix) this.turnIndexes.delete(id);
     });
   }
 
@@ -368,6 +376,7 @@ export class Checkpoints {
     await this.objects.flush();
     if (entriesRef && entriesBlob) await writeRef(this.repo, entriesRef, entriesBlob);
     await writeRef(this.repo, ref, commit);
+    if (turnId !== undefined) (await this.turnIndexesOf(sessionId)).set(encodedTurn(sessionId, turnId), trailer.turnIndex!);
     await writeRef(this.repo, refs.head, commit);
     // A session that records again after being ended is live again.
     if (await readRef(this.repo, refs.ended)) await deleteRef(this.repo, refs.ended);
@@ -447,13 +456,24 @@ export class Checkpoints {
     return out;
   }
 
+  private async turnIndexesOf(sessionId: string): Promise<Map<string, number>> {
+    let indexes = this.turnIndexes.get(sessionId);
+    if (!indexes) {
+      indexes = new Map();
+      for (const t of await this.turnRefs(sessionId)) indexes.set(t.encoded, t.index);
+      this.turnIndexes.set(sessionId, indexes);
+    }
+    return indexes;
+  }
+
   private async findTurnIndex(sessionId: string, turnId: string): Promise<number | undefined> {
-    const wanted = sessionRefs(sessionId).turn(0, turnId, 'start').split('/').at(-2)!.replace(/^\d+-/, '');
-    return (await this.turnRefs(sessionId)).find((t) => t.encoded === wanted)?.index;
+    return (await this.turnIndexesOf(sessionId)).get(encodedTurn(sessionId, turnId));
   }
 
   private async maxTurnIndex(sessionId: string): Promise<number> {
-    return Math.max(0, ...(await this.turnRefs(sessionId)).map((t) => t.index));
+    let max = 0;
+    for (const index of (await this.turnIndexesOf(sessionId)).values()) max = Math.max(max, index);
+    return max;
   }
 
   private async maxSafetyIndex(sessionId: string): Promise<number> {
@@ -546,3 +566,7 @@ export class Checkpoints {
   }
 }
 
+/** A turn id as it appears in its refs' directory name (after the turn number). */
+function encodedTurn(sessionId: string, turnId: string): string {
+  return sessionRefs(sessionId).turn(0, turnId, 'start').split('/').at(-2)!.replace(/^\d+-/, '');
+}
