@@ -30,6 +30,8 @@ export class IndexSeed {
   private readonly mode: Uint32Array;
   private readonly oidAt: Uint32Array;
   private count = 0;
+  /** Tree ids of the index's cache-tree extension by directory ('' or 'a/b/'): trees the repository holds. */
+  private trees = new Map<string, string>();
 
   constructor(
     private readonly buf: Buffer,
@@ -85,6 +87,15 @@ export class IndexSeed {
   entryOid(i: number): string {
     const at = this.oidAt[i]!;
     return this.buf.toString('hex', at, at + 20);
+  }
+
+  /** The tree id the index's cache-tree records for a directory ('' or 'a/b/'), if it is valid. */
+  treeId(dir: string): string | undefined {
+    return this.trees.get(dir);
+  }
+
+  setTrees(trees: Map<string, string>): void {
+    this.trees = trees;
   }
 
   /** The entries of one directory ('' for the top, else 'a/b/'), by name. */
@@ -214,8 +225,51 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
   }
   // A split index keeps most entries in a shared file: do not seed from a partial view.
   while (off + 8 <= buf.length - 20) {
-    if (buf.toString('latin1', off, off + 4) === 'link') return undefined;
-    off += 8 + buf.readUInt32BE(off + 4);
+    const signature = buf.toString('latin1', off, off + 4);
+    const length = buf.readUInt32BE(off + 4);
+    if (signature === 'link') return undefined;
+    if (signature === 'TREE') seed.setTrees(parseCacheTree(buf, off + 8, Math.min(off + 8 + length, buf.length)));
+    off += 8 + length;
   }
   return seed;
+}
+
+/**
+ * The `TREE` extension: per directory, pre-order, its name (NUL-ended),
+ * "<entries> <subtrees>\n", and the tree id when entries is not -1 (an
+ * invalidated directory). Git wrote those trees, so the repository has
+ * them. Malformed data gives no trees.
+ */
+function parseCacheTree(buf: Buffer, start: number, end: number): Map<string, string> {
+  const trees = new Map<string, string>();
+  let off = start;
+  const visit = (dir: string): void => {
+    const nl = buf.indexOf(0x0a, off);
+    if (nl < 0 || nl >= end) throw new Error('truncated cache-tree');
+    const [entries, subtrees] = buf.toString('latin1', off, nl).split(' ').map(Number) as [number, number];
+    off = nl + 1;
+    if (!Number.isInteger(entries) || !Number.isInteger(subtrees) || subtrees < 0) throw new Error('malformed cache-tree');
+    if (entries >= 0) {
+      if (off + 20 > end) throw new Error('truncated cache-tree');
+      trees.set(dir, buf.toString('hex', off, off + 20));
+      off += 20;
+    }
+    for (let i = 0; i < subtrees; i++) {
+      const nul = buf.indexOf(0, off);
+      if (nul < 0 || nul >= end) throw new Error('truncated cache-tree');
+      const name = decodePathBytes(buf.subarray(off, nul));
+      off = nul + 1;
+      visit(`${dir}${name}/`);
+    }
+  };
+  try {
+    // The top-level entry's name is empty.
+    const nul = buf.indexOf(0, off);
+    if (nul !== off) return new Map();
+    off = nul + 1;
+    visit('');
+    return trees;
+  } catch {
+    return new Map();
+  }
 }

@@ -505,7 +505,7 @@ export class Walker {
 
     let tree = prev?.tree;
     if (dirty) {
-      tree = this.writeTree(entries);
+      tree = this.writeTree(entries, env.seed?.treeId(env.seedPrefix + rel));
       this.changed = true;
     }
     return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, rulesKey: rules.key, entries, tree, files, hasDotGit, nestedRepo: false };
@@ -763,7 +763,8 @@ export class Walker {
     }
   }
 
-  private writeTree(entries: CachedEntry[]): string | undefined {
+  /** `inRepository`: the id the index's cache-tree gives this directory; a tree with that id is already in the repository. */
+  private writeTree(entries: CachedEntry[], inRepository?: string): string | undefined {
     const items: CachedEntry[] = [];
     // JS string order equals UTF-8 byte order unless a name holds surrogates
     // (U+D800 and up) or is raw bytes: only then compare encoded bytes.
@@ -791,7 +792,7 @@ export class Walker {
     const content = encodeTree(input);
     const oid = hashObject('tree', content);
     this.counters.treesWritten++;
-    this.queueWrite('tree', content, oid);
+    if (oid !== inRepository) this.queueWrite('tree', content, oid);
     return oid;
   }
 

@@ -169,6 +169,21 @@ describe('index seed', () => {
     expect(r.tree).toBe(gitTree(root));
   });
 
+  it('leaves the trees the cache-tree of the index names to the repository and stores the others', async () => {
+    const { root, cacheDir } = setup(10);
+    git(root, ['add', '-A']);
+    git(root, ['commit', '-qm', 'init']);
+    write(root, 'd1/sub1/f1.txt', 'edited after the commit');
+    const store = new MemoryObjectStore();
+    const r = await snapshotter(root, cacheDir, { store }).snapshot();
+    expect(r.tree).toBe(gitTree(root));
+    // Unchanged directories: their trees are the repository's, not copied.
+    expect(store.objects.has(git(root, ['rev-parse', 'HEAD:d0']))).toBe(false);
+    expect(store.objects.has(git(root, ['rev-parse', 'HEAD:d1/sub0']))).toBe(false);
+    // Changed ones are new trees, stored.
+    expect(store.objects.has(r.tree)).toBe(true);
+  });
+
   it('excludes its own cache directory when it lies inside the workspace', async () => {
     const { root } = setup(5);
     const s = snapshotter(root, join(root, '.changeset-cache'));
