@@ -220,6 +220,8 @@ async function main(): Promise<void> {
       const t = performance.now();
       generate(repo, n);
       git(repo, ['init', '-q']);
+      // No background `git gc --auto` after the big first commit: it would still be writing during cleanup.
+      git(repo, ['config', 'gc.auto', '0']);
       git(repo, ['add', '-A']);
       git(repo, ['commit', '-qm', 'init']);
       let plain: string | undefined;
