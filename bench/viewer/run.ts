@@ -4,8 +4,9 @@
  * to (a) a 5,000-file turn changeset (the review page: subscribe, lay out
  * 5,000 files, fetch and draw the first ones) and (b) one file of 10,000
  * added lines. The whole product runs in-process with the token, origin
- * check and CSP of `serve`; every round is a fresh browser context (no
- * cache); the two cases alternate round by round and medians are reported.
+ * check and CSP of `serve`; each round opens the link in one browser tab,
+ * as a link opened in a running browser, with the HTTP cache off; the two
+ * cases alternate round by round and medians are reported.
  *
  *   npm run bench -- viewer [--rounds 7] [--files 5000] [--lines 10000]
  */
@@ -14,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { createEndpointSecurity, endpointOfUrl } from '../../server/security/index.js';
 import { ChangesetService } from '../../server/service.js';
@@ -66,38 +67,46 @@ function writeTree(root: string, files: Record<string, string>): void {
   }
 }
 
-/** The time (ms since navigation) of the first frame showing a changed diff line, recorded by an init script. */
-async function firstDiffPaint(browser: Browser, url: string): Promise<number> {
+/**
+ * A browser tab that records, on every page it loads, the time (ms since
+ * navigation) of the first frame showing a changed diff line; its HTTP
+ * cache is off, so every load fetches the page and its bundle again.
+ */
+async function measuringTab(browser: Browser): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  try {
-    await context.addInitScript(() => {
-      const g = globalThis as unknown as {
-        document: { querySelector(s: string): unknown; documentElement: unknown };
-        MutationObserver: new (cb: () => void) => { observe(n: unknown, o: unknown): void; disconnect(): void };
-        requestAnimationFrame(cb: () => void): void;
-        performance: { now(): number };
-        firstDiffPaint?: number;
-      };
-      const observer = new g.MutationObserver(() => {
-        if (!g.document.querySelector('.rl.add, .rl.del, tr.line.add, tr.line.del')) return;
-        observer.disconnect();
-        // The frame after the lines are in the page is the one that shows them.
-        g.requestAnimationFrame(() => {
-          g.firstDiffPaint = g.performance.now();
-        });
+  await context.addInitScript(() => {
+    const g = globalThis as unknown as {
+      document: { querySelector(s: string): unknown };
+      MutationObserver: new (cb: () => void) => { observe(n: unknown, o: unknown): void; disconnect(): void };
+      requestAnimationFrame(cb: () => void): void;
+      performance: { now(): number };
+      firstDiffPaint?: number;
+    };
+    const observer = new g.MutationObserver(() => {
+      if (!g.document.querySelector('.rl.add, .rl.del, tr.line.add, tr.line.del')) return;
+      observer.disconnect();
+      // The frame after the lines are in the page is the one that shows them.
+      g.requestAnimationFrame(() => {
+        g.firstDiffPaint = g.performance.now();
       });
-      observer.observe(g.document, { childList: true, subtree: true });
     });
-    const page = await context.newPage();
-    page.setDefaultTimeout(120_000);
-    page.on('crash', () => console.error('the page crashed'));
-    page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-    await page.goto(url);
-    const done = await page.waitForFunction(() => (globalThis as unknown as { firstDiffPaint?: number }).firstDiffPaint);
-    return (await done.jsonValue()) as number;
-  } finally {
-    await context.close();
-  }
+    observer.observe(g.document, { childList: true, subtree: true });
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(120_000);
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  return page;
+}
+
+/** Opens a link in the tab (from a blank page) and returns its time to first diff paint. */
+async function firstDiffPaint(page: Page, url: string): Promise<number> {
+  await page.goto('about:blank');
+  await page.goto(url);
+  const done = await page.waitForFunction(() => (globalThis as unknown as { firstDiffPaint?: number }).firstDiffPaint);
+  return (await done.jsonValue()) as number;
 }
 
 async function main(): Promise<void> {
@@ -144,12 +153,13 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   const times = { files: [] as number[], lines: [] as number[] };
   try {
+    const tab = await measuringTab(browser);
     // One warm-up of each (the server computes and caches the turn changesets on first subscribe).
-    await firstDiffPaint(browser, `${base}&turn=files`);
-    await firstDiffPaint(browser, `${base}&turn=long&file=src/long.ts`);
+    await firstDiffPaint(tab, `${base}&turn=files`);
+    await firstDiffPaint(tab, `${base}&turn=long&file=src/long.ts`);
     for (let round = 0; round < ROUNDS; round++) {
-      times.files.push(await firstDiffPaint(browser, `${base}&turn=files`));
-      times.lines.push(await firstDiffPaint(browser, `${base}&turn=long&file=src/long.ts`));
+      times.files.push(await firstDiffPaint(tab, `${base}&turn=files`));
+      times.lines.push(await firstDiffPaint(tab, `${base}&turn=long&file=src/long.ts`));
     }
   } finally {
     await browser.close();

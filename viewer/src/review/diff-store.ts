@@ -31,28 +31,37 @@ export interface FileDiffEntry {
 
 /** Lazily fetched diffs with a small request queue. */
 export class DiffStore {
-  private readonly entries = new Map<string, FileDiffEntry>();
-  private queue: { key: string; channel: URI; file: ChangesetFile; entry: FileDiffEntry }[] = [];
+  /** Entries by changeset and context lines, then by file id (no key built per file: the page looks up thousands per frame). */
+  private readonly entries = new Map<string, Map<string, FileDiffEntry>>();
+  private queue: { files: Map<string, FileDiffEntry>; id: string; channel: URI; file: ChangesetFile; entry: FileDiffEntry }[] = [];
   private running = 0;
+  /** Grows whenever an entry is added, loaded or dropped (the page re-lays out only then). */
+  version = 0;
   /** Called when a diff arrives (or fails); the page re-renders. */
   onLoaded: (file: ChangesetFile, entry: FileDiffEntry) => void = () => undefined;
 
   constructor(private readonly app: App) {}
 
-  private key(channel: URI, file: ChangesetFile): string {
-    return `${channel}\n${file.id}\n${this.app.context}`;
+  private filesOf(channel: URI): Map<string, FileDiffEntry> {
+    const key = `${channel}\n${this.app.context}`;
+    let files = this.entries.get(key);
+    if (!files) this.entries.set(key, (files = new Map()));
+    return files;
   }
 
-  /** The entry of a file, without fetching. */
-  peek(channel: URI, file: ChangesetFile): FileDiffEntry | undefined {
-    const entry = this.entries.get(this.key(channel, file));
-    return entry && entry.edit === file.edit ? entry : undefined;
+  /** The entries of a changeset at the current context, for looking up many files. */
+  lookup(channel: URI): (file: ChangesetFile) => FileDiffEntry | undefined {
+    const files = this.filesOf(channel);
+    return (file) => {
+      const entry = files.get(file.id);
+      return entry && entry.edit === file.edit ? entry : undefined;
+    };
   }
 
   /** The entry of a file, queueing its fetch when it has none for this edit. */
   want(channel: URI, file: ChangesetFile): FileDiffEntry {
-    const key = this.key(channel, file);
-    const known = this.entries.get(key);
+    const files = this.filesOf(channel);
+    const known = files.get(file.id);
     if (known && known.edit === file.edit) {
       // Still waiting: move it to the front, it is on screen again.
       const at = this.queue.findIndex((q) => q.entry === known);
@@ -62,8 +71,9 @@ export class DiffStore {
     const entry: FileDiffEntry = { edit: file.edit, expanded: new Set() };
     // Keep expanded regions when only the review flag changed the edit's identity.
     if (known && known.edit.after?.content === file.edit.after?.content && known.edit.before?.content === file.edit.before?.content) entry.expanded = known.expanded;
-    this.entries.set(key, entry);
-    this.queue.unshift({ key, channel, file, entry });
+    files.set(file.id, entry);
+    this.version++;
+    this.queue.unshift({ files, id: file.id, channel, file, entry });
     this.pump();
     return entry;
   }
@@ -72,7 +82,8 @@ export class DiffStore {
   dropQueued(keep: (entry: FileDiffEntry) => boolean): void {
     const dropped = this.queue.filter((q) => !keep(q.entry));
     this.queue = this.queue.filter((q) => keep(q.entry));
-    for (const q of dropped) if (this.entries.get(q.key) === q.entry) this.entries.delete(q.key);
+    for (const q of dropped) if (q.files.get(q.id) === q.entry) q.files.delete(q.id);
+    if (dropped.length > 0) this.version++;
   }
 
   private pump(): void {
@@ -94,6 +105,7 @@ export class DiffStore {
     } catch (error) {
       entry.error = (error as Error).message;
     }
+    this.version++;
     this.onLoaded(file, entry);
   }
 

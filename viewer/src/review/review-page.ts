@@ -151,13 +151,22 @@ export class ReviewPage {
     return this.collapsedChoice.get(file.id) ?? file.reviewed === true;
   }
 
+  /** What the layout was computed from; the same inputs give the same layout. */
+  private layoutInputs: unknown[] = [];
+  /** Grows when the reader collapses or expands a file. */
+  private collapseVersion = 0;
+
   private computeLayout(): Layout {
     const open = this.app.open;
+    const inputs = [open?.uri, this.app.rows, this.store.version, this.app.effectiveMode, this.app.context, this.collapseVersion, this.scroller.clientHeight];
+    if (inputs.every((v, i) => v === this.layoutInputs[i])) return this.layout;
+    this.layoutInputs = inputs;
     const files = this.app.rows.filter((r): r is FileRow => r.type === 'file');
     const offsets = new Float64Array(files.length + 1);
     const rows: (BodyRow[] | undefined)[] = new Array(files.length);
+    const lookup = open ? this.store.lookup(open.uri) : () => undefined;
     files.forEach((row, i) => {
-      const entry = open ? this.store.peek(open.uri, row.file) : undefined;
+      const entry = lookup(row.file);
       // Until its diff arrives a file keeps its estimated height (its first row says it is loading).
       const body = entry && (entry.diff || entry.error) ? this.rowsOf(row.file, entry) : undefined;
       rows[i] = body;
@@ -284,6 +293,7 @@ export class ReviewPage {
           'data-focus-key': `rv-toggle:${file.id}`,
           onclick: () => {
             this.collapsedChoice.set(file.id, !collapsed);
+            this.collapseVersion++;
             app.invalidate('diff');
           },
         },
@@ -315,6 +325,7 @@ export class ReviewPage {
               'data-focus-key': `rv-viewed:${file.id}`,
               onchange: (e: Event) => {
                 this.collapsedChoice.delete(file.id);
+                this.collapseVersion++;
                 app.setViewed(file.id, (e.target as HTMLInputElement).checked);
               },
             }),
@@ -376,6 +387,7 @@ export class ReviewPage {
   private async expand(file: ChangesetFile, entry: FileDiffEntry, index: number): Promise<void> {
     if (!(await this.store.readText(file, entry))) return;
     entry.expanded.add(index);
+    this.store.version++;
     this.app.invalidate('diff');
   }
 }
