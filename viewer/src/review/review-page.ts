@@ -10,15 +10,11 @@
  */
 import type { ChangesetFile, URI } from '../../../protocol/index.js';
 import type { App } from '../app.js';
-import { codeNodes } from '../code-cell.js';
-import type { DiffLine } from '../diff-model.js';
-import { hunkRange } from '../diff-model.js';
 import { h, replaceChildren } from '../dom.js';
-import { displayPathOf, kindOf, type FileMeta, type FileRow } from '../files-model.js';
-import { highlightHunks, tokensOf } from '../highlight/highlighter.js';
-import { operationButton, operationsFor } from '../operations.js';
-import { viewedElsewhere } from '../viewed.js';
+import { displayPathOf, type FileRow } from '../files-model.js';
+import { highlightHunks } from '../highlight/highlighter.js';
 import { DiffStore, type FileDiffEntry } from './diff-store.js';
+import { bodyRow, fileHeader, type SectionHost } from './file-section.js';
 import { bodyRows, estimateRows, rowOfLine, type BodyRow } from './review-rows.js';
 
 /** Height of one body row in CSS pixels (matches `--line` in the stylesheet). */
@@ -34,10 +30,9 @@ interface Layout {
   rows: (BodyRow[] | undefined)[];
 }
 
-const SIGN = { add: '+', del: '−', context: ' ' } as const;
 
 /** The all-files review page inside the diff pane. */
-export class ReviewPage {
+export class ReviewPage implements SectionHost {
   readonly store: DiffStore;
   readonly scroller = h('div', { class: 'review', id: 'review', tabindex: '-1', 'aria-label': 'All changed files' });
   private readonly canvas = h('div', { class: 'review-canvas' });
@@ -49,7 +44,7 @@ export class ReviewPage {
   private scheduled = false;
   private readonly rowsCache = new WeakMap<FileDiffEntry, { key: string; rows: BodyRow[] }>();
 
-  constructor(private readonly app: App) {
+  constructor(readonly app: App) {
     this.store = new DiffStore(app);
     this.store.onLoaded = (file, entry) => {
       app.invalidate('diff');
@@ -253,7 +248,7 @@ export class ReviewPage {
     const el = h(
       'section',
       { class: ['rv-file', collapsed && 'collapsed', file.id === this.app.selectedFileId && 'selected'], 'data-path': row.path, 'data-file-id': file.id, 'aria-label': row.path },
-      this.header(channel, row, collapsed),
+      fileHeader(this, channel, row, collapsed),
     );
     el.style.top = `${start}px`;
     el.style.height = `${end - start}px`;
@@ -265,140 +260,25 @@ export class ReviewPage {
       const body = h('div', { class: ['rv-body', split ? 'split' : 'unified'], role: 'table', 'aria-label': `Diff of ${row.path}` });
       body.style.top = `${HEADER_HEIGHT + first * LINE_HEIGHT}px`;
       const drawn: HTMLElement[] = [];
-      for (let k = first; k < last; k++) drawn.push(this.bodyRow(channel, file, entry, rows[k]!, split));
+      for (let k = first; k < last; k++) drawn.push(bodyRow(this, channel, file, entry, rows[k]!));
       body.append(...drawn);
       el.append(body);
     }
     return el;
   }
 
-  private header(channel: URI, row: FileRow, collapsed: boolean): HTMLElement {
-    const app = this.app;
-    const file = row.file;
-    const meta = row.meta as FileMeta;
-    const kind = kindOf(file);
-    const ops = operationsFor(app.changeset?.operations, 'resource');
-    const side = file.edit.after ? 'after' : 'before';
-    const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
-    return h(
-      'header',
-      { class: 'rv-header' },
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'rv-toggle',
-          'aria-expanded': String(!collapsed),
-          'aria-label': `${collapsed ? 'Expand' : 'Collapse'} ${row.path}`,
-          'data-focus-key': `rv-toggle:${file.id}`,
-          onclick: () => {
-            this.collapsedChoice.set(file.id, !collapsed);
-            this.collapseVersion++;
-            app.invalidate('diff');
-          },
-        },
-        collapsed ? '▸' : '▾',
-      ),
-      h('span', { class: `kind kind-${kind}` }, kind),
-      h(
-        'button',
-        { type: 'button', class: 'rv-path', title: meta.oldPath ? `${meta.oldPath} → ${row.path}` : row.path, 'data-focus-key': `rv-path:${file.id}`, onclick: () => app.selectFile(file.id) },
-        meta.oldPath && meta.oldPath !== row.path ? [h('span', { class: 'old-path' }, meta.oldPath), ' → '] : null,
-        row.path,
-      ),
-      meta.binary || meta.oversized
-        ? null
-        : h('span', { class: 'counts' }, h('span', { class: 'plus' }, `+${file.edit.diff?.added ?? 0}`), ' ', h('span', { class: 'minus' }, `−${file.edit.diff?.removed ?? 0}`)),
-      viewedElsewhere(app, file),
-      ops.length > 0
-        ? h('span', { class: 'ops', role: 'group', 'aria-label': `Operations on ${row.path}` }, ops.map((op) => operationButton(app, channel, op, { target: { kind: 'resource', resource, side }, what: row.path, compact: true })))
-        : null,
-      app.open?.reviewable
-        ? h(
-            'label',
-            { class: 'viewed-toggle' },
-            h('input', {
-              type: 'checkbox',
-              class: 'rv-viewed',
-              checked: file.reviewed === true,
-              'aria-label': `Viewed ${row.path}`,
-              'data-focus-key': `rv-viewed:${file.id}`,
-              onchange: (e: Event) => {
-                this.collapsedChoice.delete(file.id);
-                this.collapseVersion++;
-                app.setViewed(file.id, (e.target as HTMLInputElement).checked);
-              },
-            }),
-            'Viewed',
-          )
-        : null,
-    );
+  /** Records the reader's choice to collapse or expand a file (undefined: viewed files collapse again). */
+  chooseCollapsed(fileId: string, collapsed: boolean | undefined): void {
+    if (collapsed === undefined) this.collapsedChoice.delete(fileId);
+    else this.collapsedChoice.set(fileId, collapsed);
+    this.collapseVersion++;
   }
 
-  private bodyRow(channel: URI, file: ChangesetFile, entry: FileDiffEntry, row: BodyRow, split: boolean): HTMLElement {
-    switch (row.type) {
-      case 'line':
-        return h('div', { class: ['rl', row.line.kind, this.linked(file, row.line, row.line) && 'linked'], role: 'row' }, num(row.line.oldNo, row.line.kind, 'L'), num(row.line.newNo, row.line.kind, 'R'), code(row.line));
-      case 'pair':
-        return h(
-          'div',
-          { class: ['rl', 'pair', this.linked(file, row.left, row.right) && 'linked'], role: 'row' },
-          row.left ? [num(row.left.oldNo, row.left.kind, 'L'), code(row.left)] : [h('span', { class: 'num empty' }), h('span', { class: 'code empty' })],
-          row.right ? [num(row.right.newNo, row.right.kind, 'R'), code(row.right)] : [h('span', { class: 'num empty' }), h('span', { class: 'code empty' })],
-        );
-      case 'hunk': {
-        const hk = row.hunk.hunk;
-        const ranged = operationsFor(this.app.changeset?.operations, 'range');
-        const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
-        const path = displayPathOf(file);
-        return h(
-          'div',
-          { class: 'rl hunk-row', role: 'row', 'data-hunk': String(row.index) },
-          h('span', { class: 'hunk-range' }, `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`),
-          ranged.length > 0 && file.edit.after
-            ? h(
-                'span',
-                { class: 'ops', role: 'group', 'aria-label': `Hunk ${row.index + 1} operations` },
-                ranged.map((op) => operationButton(this.app, channel, op, { target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) }, what: `hunk ${row.index + 1} of ${path}`, compact: true })),
-              )
-            : null,
-        );
-      }
-      case 'gap': {
-        const label = row.gap.count === undefined ? 'Show the rest of the file' : `Expand ${row.gap.count} unchanged ${row.gap.count === 1 ? 'line' : 'lines'}`;
-        return h(
-          'div',
-          { class: 'rl gap-row', role: 'row' },
-          h('button', { type: 'button', class: 'expand', 'data-focus-key': `rv-gap:${file.id}:${row.index}`, onclick: () => void this.expand(file, entry, row.index) }, '⋯ ', label),
-        );
-      }
-      case 'note':
-        return h('div', { class: ['rl', 'note-row', row.tone === 'error' && 'error'], role: row.tone === 'error' ? 'alert' : 'row' }, row.text);
-    }
-  }
-
-  private linked(file: ChangesetFile, left: DiffLine | undefined, right: DiffLine | undefined): boolean {
-    const link = this.app.selectedLine;
-    if (link === undefined || file.id !== this.app.selectedFileId) return false;
-    const n = Number(link.slice(1));
-    return link[0] === 'L' ? left?.oldNo === n : right?.newNo === n;
-  }
-
-  private async expand(file: ChangesetFile, entry: FileDiffEntry, index: number): Promise<void> {
+  /** Expands an unchanged gap of a file from its text. */
+  async expand(file: ChangesetFile, entry: FileDiffEntry, index: number): Promise<void> {
     if (!(await this.store.readText(file, entry))) return;
     entry.expanded.add(index);
     this.store.version++;
     this.app.invalidate('diff');
   }
-}
-
-function num(n: number | undefined, kind: string, side: 'L' | 'R'): HTMLElement {
-  return h('span', { class: `num ${kind}`, 'data-line': n === undefined ? undefined : `${side}${n}`, role: 'cell' }, n === undefined ? '' : String(n));
-}
-
-function code(line: DiffLine): HTMLElement {
-  const cell = h('span', { class: `code ${line.kind}`, role: 'cell' }, h('span', { class: 'sign', 'aria-hidden': 'true' }, SIGN[line.kind]));
-  cell.append(...codeNodes(line.text, line.words, line.kind, tokensOf(line)));
-  if (line.noNewline) cell.append(h('span', { class: 'no-newline', title: 'No newline at end of file' }, ' ⏎̸'));
-  return cell;
 }

@@ -1,0 +1,150 @@
+/**
+ * What one file of the review page draws: its sticky header (collapse
+ * toggle, kind, path, counts, a differing "Viewed" elsewhere, its
+ * operations, "Viewed") and its fixed-height body rows (lines or line
+ * pairs with highlighted code under word marks, hunk headers with their
+ * operations, unchanged gaps to expand, notes).
+ */
+import type { ChangesetFile, URI } from '../../../protocol/index.js';
+import type { App } from '../app.js';
+import { codeNodes } from '../code-cell.js';
+import { hunkRange, type DiffLine } from '../diff-model.js';
+import { h } from '../dom.js';
+import { displayPathOf, kindOf, type FileMeta, type FileRow } from '../files-model.js';
+import { tokensOf } from '../highlight/highlighter.js';
+import { operationButton, operationsFor } from '../operations.js';
+import { viewedElsewhere } from '../viewed.js';
+import type { FileDiffEntry } from './diff-store.js';
+import type { BodyRow } from './review-rows.js';
+
+/** What drawing a file needs from the page. */
+export interface SectionHost {
+  readonly app: App;
+  /** Records the reader's choice to collapse or expand a file; undefined forgets it (viewed files collapse again). */
+  chooseCollapsed(fileId: string, collapsed: boolean | undefined): void;
+  /** Expands an unchanged gap of a file. */
+  expand(file: ChangesetFile, entry: FileDiffEntry, index: number): Promise<void>;
+}
+
+const SIGN = { add: '+', del: '−', context: ' ' } as const;
+
+export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collapsed: boolean): HTMLElement {
+  const app = host.app;
+  const file = row.file;
+  const meta = row.meta as FileMeta;
+  const kind = kindOf(file);
+  const ops = operationsFor(app.changeset?.operations, 'resource');
+  const side = file.edit.after ? 'after' : 'before';
+  const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
+  return h(
+    'header',
+    { class: 'rv-header' },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'rv-toggle',
+        'aria-expanded': String(!collapsed),
+        'aria-label': `${collapsed ? 'Expand' : 'Collapse'} ${row.path}`,
+        'data-focus-key': `rv-toggle:${file.id}`,
+        onclick: () => {
+          host.chooseCollapsed(file.id, !collapsed);
+          app.invalidate('diff');
+        },
+      },
+      collapsed ? '▸' : '▾',
+    ),
+    h('span', { class: `kind kind-${kind}` }, kind),
+    h(
+      'button',
+      { type: 'button', class: 'rv-path', title: meta.oldPath ? `${meta.oldPath} → ${row.path}` : row.path, 'data-focus-key': `rv-path:${file.id}`, onclick: () => app.selectFile(file.id) },
+      meta.oldPath && meta.oldPath !== row.path ? [h('span', { class: 'old-path' }, meta.oldPath), ' → '] : null,
+      row.path,
+    ),
+    meta.binary || meta.oversized
+      ? null
+      : h('span', { class: 'counts' }, h('span', { class: 'plus' }, `+${file.edit.diff?.added ?? 0}`), ' ', h('span', { class: 'minus' }, `−${file.edit.diff?.removed ?? 0}`)),
+    viewedElsewhere(app, file),
+    ops.length > 0
+      ? h('span', { class: 'ops', role: 'group', 'aria-label': `Operations on ${row.path}` }, ops.map((op) => operationButton(app, channel, op, { target: { kind: 'resource', resource, side }, what: row.path, compact: true })))
+      : null,
+    app.open?.reviewable
+      ? h(
+          'label',
+          { class: 'viewed-toggle' },
+          h('input', {
+            type: 'checkbox',
+            class: 'rv-viewed',
+            checked: file.reviewed === true,
+            'aria-label': `Viewed ${row.path}`,
+            'data-focus-key': `rv-viewed:${file.id}`,
+            onchange: (e: Event) => {
+              host.chooseCollapsed(file.id, undefined);
+              app.setViewed(file.id, (e.target as HTMLInputElement).checked);
+            },
+          }),
+          'Viewed',
+        )
+      : null,
+  );
+}
+
+export function bodyRow(host: SectionHost, channel: URI, file: ChangesetFile, entry: FileDiffEntry, row: BodyRow): HTMLElement {
+  switch (row.type) {
+    case 'line':
+      return h('div', { class: ['rl', row.line.kind, linked(host.app, file, row.line, row.line) && 'linked'], role: 'row' }, num(row.line.oldNo, row.line.kind, 'L'), num(row.line.newNo, row.line.kind, 'R'), code(row.line));
+    case 'pair':
+      return h(
+        'div',
+        { class: ['rl', 'pair', linked(host.app, file, row.left, row.right) && 'linked'], role: 'row' },
+        row.left ? [num(row.left.oldNo, row.left.kind, 'L'), code(row.left)] : [h('span', { class: 'num empty' }), h('span', { class: 'code empty' })],
+        row.right ? [num(row.right.newNo, row.right.kind, 'R'), code(row.right)] : [h('span', { class: 'num empty' }), h('span', { class: 'code empty' })],
+      );
+    case 'hunk': {
+      const hk = row.hunk.hunk;
+      const ranged = operationsFor(host.app.changeset?.operations, 'range');
+      const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
+      const path = displayPathOf(file);
+      return h(
+        'div',
+        { class: 'rl hunk-row', role: 'row', 'data-hunk': String(row.index) },
+        h('span', { class: 'hunk-range' }, `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`),
+        ranged.length > 0 && file.edit.after
+          ? h(
+              'span',
+              { class: 'ops', role: 'group', 'aria-label': `Hunk ${row.index + 1} operations` },
+              ranged.map((op) => operationButton(host.app, channel, op, { target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) }, what: `hunk ${row.index + 1} of ${path}`, compact: true })),
+            )
+          : null,
+      );
+    }
+    case 'gap': {
+      const label = row.gap.count === undefined ? 'Show the rest of the file' : `Expand ${row.gap.count} unchanged ${row.gap.count === 1 ? 'line' : 'lines'}`;
+      return h(
+        'div',
+        { class: 'rl gap-row', role: 'row' },
+        h('button', { type: 'button', class: 'expand', 'data-focus-key': `rv-gap:${file.id}:${row.index}`, onclick: () => void host.expand(file, entry, row.index) }, '⋯ ', label),
+      );
+    }
+    case 'note':
+      return h('div', { class: ['rl', 'note-row', row.tone === 'error' && 'error'], role: row.tone === 'error' ? 'alert' : 'row' }, row.text);
+  }
+}
+
+function linked(app: App, file: ChangesetFile, left: DiffLine | undefined, right: DiffLine | undefined): boolean {
+  const link = app.selectedLine;
+  if (link === undefined || file.id !== app.selectedFileId) return false;
+  const n = Number(link.slice(1));
+  return link[0] === 'L' ? left?.oldNo === n : right?.newNo === n;
+}
+
+function num(n: number | undefined, kind: string, side: 'L' | 'R'): HTMLElement {
+  return h('span', { class: `num ${kind}`, 'data-line': n === undefined ? undefined : `${side}${n}`, role: 'cell' }, n === undefined ? '' : String(n));
+}
+
+function code(line: DiffLine): HTMLElement {
+  const cell = h('span', { class: `code ${line.kind}`, role: 'cell' }, h('span', { class: 'sign', 'aria-hidden': 'true' }, SIGN[line.kind]));
+  cell.append(...codeNodes(line.text, line.words, line.kind, tokensOf(line)));
+  if (line.noNewline) cell.append(h('span', { class: 'no-newline', title: 'No newline at end of file' }, ' ⏎̸'));
+  return cell;
+}
