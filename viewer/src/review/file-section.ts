@@ -28,6 +28,7 @@ export interface SectionHost {
 
 const SIGN = { add: '+', del: '−', context: ' ' } as const;
 
+/** A file's header, which sticks to the top of the page while its rows scroll under it. */
 export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collapsed: boolean): HTMLElement {
   const app = host.app;
   const file = row.file;
@@ -89,6 +90,7 @@ export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collap
   );
 }
 
+/** One fixed-height row of a file's body. */
 export function bodyRow(host: SectionHost, channel: URI, file: ChangesetFile, entry: FileDiffEntry, row: BodyRow): HTMLElement {
   switch (row.type) {
     case 'line':
@@ -131,6 +133,7 @@ export function bodyRow(host: SectionHost, channel: URI, file: ChangesetFile, en
   }
 }
 
+/** Whether a row shows the line the address links. */
 function linked(app: App, file: ChangesetFile, left: DiffLine | undefined, right: DiffLine | undefined): boolean {
   const link = app.selectedLine;
   if (link === undefined || file.id !== app.selectedFileId) return false;
