@@ -78,6 +78,14 @@ describe('viewer review page', () => {
     await expect.poll(() => page.locator('.rv-file').evaluateAll((s) => s.map((e) => e.getAttribute('data-path')))).toEqual(['src/long.txt']);
     await page.locator('#filter-reviewed').selectOption('any');
 
+    // Another changeset starts at its top.
+    await page.locator('#review').evaluate((el) => {
+      el.scrollTop = 600;
+    });
+    await page.locator('.chip[data-change-kind="session"]').click();
+    await expect.poll(() => page.locator('.chip[data-change-kind="session"]').getAttribute('aria-pressed')).toBe('true');
+    await expect.poll(() => page.locator('#review').evaluate((el) => el.scrollTop)).toBe(0);
+
     // The one-file mode is kept (and remembered).
     await page.locator('[data-layout="file"]').click();
     await page.locator('table.diff').waitFor();

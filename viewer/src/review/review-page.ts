@@ -75,9 +75,14 @@ export class ReviewPage implements SectionHost {
       this.scrollToFile(selected, line);
     } else if (this.pendingLine !== undefined && selected !== undefined && this.lineRow(selected, this.pendingLine) >= 0) {
       this.scrollToFile(selected, this.pendingLine);
-    } else if (anchor) this.restore(anchor);
+    } else if (this.app.open?.uri !== this.shownUri) this.scrollTo(0);
+    else if (anchor) this.restore(anchor);
+    this.shownUri = this.app.open?.uri;
     this.draw();
   }
+
+  /** The changeset last drawn: another one starts at the top. */
+  private shownUri: URI | undefined;
 
   /** The file at the top of the screen and how far into it the reader is. */
   private anchor(): { id: string; within: number } | undefined {
