@@ -1,7 +1,8 @@
 /**
- * One native recursive watcher (@parcel/watcher) per working directory and
- * process, shared by everything that needs to know what changed there: the
- * snapshot engine's change feed, automatic turns and live changesets.
+ * One recursive watcher per working directory and process, shared by
+ * everything that needs to know what changed there: the snapshot engine's
+ * change feed, automatic turns and live changesets. On Linux it is one
+ * `fs.watch` per directory (inotify-tree.ts), elsewhere @parcel/watcher.
  */
 import { chmodSync, lstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,12 +15,12 @@ export interface DirectoryEvent {
   type: 'create' | 'update' | 'delete';
 }
 
-type ParcelCallback = (error: Error | null, events: DirectoryEvent[]) => unknown;
-interface ParcelSubscription {
+type EventCallback = (error: Error | null, events: DirectoryEvent[]) => unknown;
+interface Subscription {
   unsubscribe(): Promise<void>;
 }
 interface ParcelWatcher {
-  subscribe(dir: string, fn: ParcelCallback, opts?: { ignore?: string[] }): Promise<ParcelSubscription>;
+  subscribe(dir: string, fn: EventCallback, opts?: { ignore?: string[] }): Promise<Subscription>;
 }
 
 /** Lifecycle of a watcher. */
@@ -64,7 +65,7 @@ function loadParcel(): ParcelWatcher | undefined {
 export class DirectoryWatcher {
   private static readonly open = new Map<string, DirectoryWatcher>();
   private users = 0;
-  private subscription: ParcelSubscription | undefined;
+  private subscription: Subscription | undefined;
   private readonly eventListeners = new Set<(events: readonly DirectoryEvent[]) => void>();
   private readonly failureListeners = new Set<(error: Error) => void>();
   private syncWaiter: ((delivered: boolean) => void) | undefined;
@@ -208,8 +209,8 @@ export class DirectoryWatcher {
   private start(): void {
     this.state = 'starting';
     this.generation++;
-    const onEvents: ParcelCallback = (error, events) => this.deliver(error, events);
-    let subscribing: Promise<ParcelSubscription>;
+    const onEvents: EventCallback = (error, events) => this.deliver(error, events);
+    let subscribing: Promise<Subscription>;
     if (useInotifyTree()) {
       subscribing = subscribeInotifyTree(this.dir, onEvents, this.ignore);
     } else {
