@@ -3,10 +3,10 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import type { ActionEnvelope, SessionState } from '../../protocol/index.js';
 import { workspaceLayout } from '../../server/store/index.js';
 import { TestClient } from '../helpers/client.js';
+import { upgradeStatus } from '../helpers/upgrade.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { run, startServe, type ServeProcess } from './serve-process.js';
 
@@ -18,21 +18,6 @@ function get(url: string): Promise<{ status: number; headers: IncomingHttpHeader
     })
       .on('error', reject)
       .end();
-  });
-}
-
-function upgradeStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { headers });
-    socket.on('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.on('open', () => {
-      resolve(101);
-      socket.close();
-    });
-    socket.on('error', reject);
   });
 }
 

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { TestClient } from '../helpers/client.js';
+import { upgradeStatus } from '../helpers/upgrade.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 function get(url: string): Promise<{ status: number; body: string }> {
@@ -13,18 +13,6 @@ function get(url: string): Promise<{ status: number; body: string }> {
     })
       .on('error', reject)
       .end();
-  });
-}
-
-function upgradeStatus(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
-    socket.on('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.on('open', () => reject(new Error('upgrade was accepted')));
-    socket.on('error', () => undefined);
   });
 }
 

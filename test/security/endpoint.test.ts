@@ -3,8 +3,8 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { TestClient } from '../helpers/client.js';
+import { tryUpgrade } from '../helpers/upgrade.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 interface HttpReply {
@@ -25,22 +25,6 @@ function get(url: string, method = 'GET'): Promise<HttpReply> {
   });
 }
 
-/** Attempts an upgrade; resolves with 101 when accepted, else the HTTP status of the refusal. */
-function upgrade(url: string, options: { headers?: Record<string, string>; protocols?: string[] } = {}): Promise<{ status: number; protocol?: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, options.protocols ?? [], { headers: options.headers ?? {} });
-    socket.on('unexpected-response', (_req, res) => {
-      resolve({ status: res.statusCode ?? 0 });
-      socket.terminate();
-    });
-    socket.on('open', () => {
-      resolve({ status: 101, protocol: socket.protocol });
-      socket.close();
-    });
-    socket.on('error', (err) => reject(err));
-  });
-}
-
 describe('endpoint security', () => {
   let t: TestServer | undefined;
   const dirs: string[] = [];
@@ -54,25 +38,25 @@ describe('endpoint security', () => {
   it('refuses an upgrade without a token or with a wrong one (401), before any JSON-RPC', async () => {
     t = await startTestServer({ security: {} });
     expect(t.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect((await upgrade(t.url)).status).toBe(401);
-    expect((await upgrade(`${t.url}?token=wrong`)).status).toBe(401);
-    expect((await upgrade(t.url, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
-    expect((await upgrade(t.url, { headers: { authorization: `Basic ${t.token}` } })).status).toBe(401);
-    expect((await upgrade(t.url, { protocols: ['bearer.wrong'] })).status).toBe(401);
-    expect((await upgrade(`${t.url}?token=${t.token}x`)).status).toBe(401);
+    expect((await tryUpgrade(t.url)).status).toBe(401);
+    expect((await tryUpgrade(`${t.url}?token=wrong`)).status).toBe(401);
+    expect((await tryUpgrade(t.url, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect((await tryUpgrade(t.url, { headers: { authorization: `Basic ${t.token}` } })).status).toBe(401);
+    expect((await tryUpgrade(t.url, { protocols: ['bearer.wrong'] })).status).toBe(401);
+    expect((await tryUpgrade(`${t.url}?token=${t.token}x`)).status).toBe(401);
     expect(t.server.connectionCount).toBe(0);
   });
 
   it('accepts the token in the Authorization header, the query string and a subprotocol', async () => {
     t = await startTestServer({ security: {} });
     const token = t.token!;
-    expect((await upgrade(t.url, { headers: { authorization: `Bearer ${token}` } })).status).toBe(101);
-    expect((await upgrade(`${t.url}?token=${encodeURIComponent(token)}`)).status).toBe(101);
+    expect((await tryUpgrade(t.url, { headers: { authorization: `Bearer ${token}` } })).status).toBe(101);
+    expect((await tryUpgrade(`${t.url}?token=${encodeURIComponent(token)}`)).status).toBe(101);
 
     // A subprotocol-only client gets the token protocol echoed (RFC 6455 requires one to be selected) ...
-    expect(await upgrade(t.url, { protocols: [`bearer.${token}`] })).toEqual({ status: 101, protocol: `bearer.${token}` });
+    expect(await tryUpgrade(t.url, { protocols: [`bearer.${token}`] })).toEqual({ status: 101, protocol: `bearer.${token}` });
     // ... and a client offering another protocol gets that one instead of its token back.
-    expect(await upgrade(t.url, { protocols: [`bearer.${token}`, 'ahp'] })).toEqual({ status: 101, protocol: 'ahp' });
+    expect(await tryUpgrade(t.url, { protocols: [`bearer.${token}`, 'ahp'] })).toEqual({ status: 101, protocol: 'ahp' });
 
     const client = await TestClient.connect(t.url, { token });
     expect((await client.initialize()).protocolVersion).toBe('0.6.0');
@@ -82,33 +66,33 @@ describe('endpoint security', () => {
   it('uses the token it is given', async () => {
     t = await startTestServer({ security: { token: 'given-token-1234' } });
     expect(t.token).toBe('given-token-1234');
-    expect((await upgrade(`${t.url}?token=given-token-1234`)).status).toBe(101);
+    expect((await tryUpgrade(`${t.url}?token=given-token-1234`)).status).toBe(101);
   });
 
   it('refuses a foreign Origin with 403 even with the right token, and accepts its own origin', async () => {
     t = await startTestServer({ security: {} });
     const auth = { authorization: `Bearer ${t.token}` };
     const port = new URL(t.url).port;
-    expect((await upgrade(t.url, { headers: { ...auth, origin: 'http://evil.example' } })).status).toBe(403);
-    expect((await upgrade(t.url, { headers: { ...auth, origin: `http://evil.example:${port}` } })).status).toBe(403);
-    expect((await upgrade(t.url, { headers: { ...auth, origin: 'null' } })).status).toBe(403);
-    expect((await upgrade(t.url, { headers: { ...auth, origin: `http://127.0.0.1:${Number(port) + 1}` } })).status).toBe(403);
-    expect((await upgrade(t.url, { headers: { ...auth, origin: `http://127.0.0.1:${port}` } })).status).toBe(101);
-    expect((await upgrade(t.url, { headers: { ...auth, origin: `http://localhost:${port}` } })).status).toBe(101);
+    expect((await tryUpgrade(t.url, { headers: { ...auth, origin: 'http://evil.example' } })).status).toBe(403);
+    expect((await tryUpgrade(t.url, { headers: { ...auth, origin: `http://evil.example:${port}` } })).status).toBe(403);
+    expect((await tryUpgrade(t.url, { headers: { ...auth, origin: 'null' } })).status).toBe(403);
+    expect((await tryUpgrade(t.url, { headers: { ...auth, origin: `http://127.0.0.1:${Number(port) + 1}` } })).status).toBe(403);
+    expect((await tryUpgrade(t.url, { headers: { ...auth, origin: `http://127.0.0.1:${port}` } })).status).toBe(101);
+    expect((await tryUpgrade(t.url, { headers: { ...auth, origin: `http://localhost:${port}` } })).status).toBe(101);
   });
 
   it('accepts an origin listed with --allow-origin', async () => {
     t = await startTestServer({ security: { allowedOrigins: ['http://ide.example:8080'] } });
     const auth = { authorization: `Bearer ${t.token}` };
-    expect((await upgrade(t.url, { headers: { ...auth, origin: 'http://ide.example:8080' } })).status).toBe(101);
-    expect((await upgrade(t.url, { headers: { ...auth, origin: 'http://ide.example:8081' } })).status).toBe(403);
+    expect((await tryUpgrade(t.url, { headers: { ...auth, origin: 'http://ide.example:8080' } })).status).toBe(101);
+    expect((await tryUpgrade(t.url, { headers: { ...auth, origin: 'http://ide.example:8081' } })).status).toBe(403);
   });
 
   it('without auth, still checks the Origin', async () => {
     t = await startTestServer({ security: { noAuth: true } });
     expect(t.token).toBeUndefined();
-    expect((await upgrade(t.url)).status).toBe(101);
-    expect((await upgrade(t.url, { headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    expect((await tryUpgrade(t.url)).status).toBe(101);
+    expect((await tryUpgrade(t.url, { headers: { origin: 'http://evil.example' } })).status).toBe(403);
   });
 
   it('refuses --no-auth on a host that is not loopback', async () => {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { changesetUriTemplate, ROOT_CHANNEL, type ChangesetState, type RootState } from '../../protocol/index.js';
 import { startServe, type ServeProcess } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
+import { upgradeStatus } from '../helpers/upgrade.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const VSCODE_ORIGIN = 'vscode-file://vscode-app';
@@ -22,20 +22,8 @@ async function serve(repo: string): Promise<{ address: string; token: string; se
 }
 
 /** Opens a socket exactly as VS Code's WebSocket client transport does: `ws://<address>?tkn=<token>`, from its desktop origin. */
-function upgradeLikeVsCode(address: string, token: string | undefined, origin = VSCODE_ORIGIN): Promise<number> {
-  const url = `ws://${address}${token === undefined ? '' : `?tkn=${encodeURIComponent(token)}`}`;
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { headers: { origin } });
-    socket.on('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.on('open', () => {
-      resolve(101);
-      socket.close();
-    });
-    socket.on('error', reject);
-  });
+async function upgradeLikeVsCode(address: string, token: string | undefined, origin = VSCODE_ORIGIN): Promise<number> {
+  return upgradeStatus(`ws://${address}${token === undefined ? '' : `?tkn=${encodeURIComponent(token)}`}`, { origin });
 }
 
 describe('VS Code as an IDE client', () => {
