@@ -17,7 +17,8 @@
  *
  * `--live` adds the heap after a forced collection to each report (telling
  * retained memory from garbage); `--heap-at` writes heap snapshots of the server after those turns (into the
- * current directory) for comparing what a turn leaves behind.
+ * current directory) for comparing what a turn leaves behind; `--cpu-prof`
+ * writes a CPU profile of the server there when it stops.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
@@ -163,7 +164,10 @@ class ServerProcess {
   }
 
   static start(repo: string, state: string): Promise<ServerProcess> {
-    const child = fork(fileURLToPath(import.meta.url), ['--server', '--repo', repo, '--state', state], { execArgv: ['--expose-gc'], stdio: 'inherit' });
+    const child = fork(fileURLToPath(import.meta.url), ['--server', '--repo', repo, '--state', state], {
+      execArgv: ['--expose-gc', ...(args.has('cpu-prof') ? ['--cpu-prof'] : [])],
+      stdio: 'inherit',
+    });
     // A failing bench must not leave its server behind.
     process.once('exit', () => child.kill());
     return new Promise((resolve, reject) => {
@@ -233,6 +237,9 @@ async function soakTurns(work: string): Promise<void> {
         console.log(`  turn ${String(turn).padStart(4)}: rss ${mb(m.rss)}, peak ${mb(m.peak)} (heap ${mb(m.heapUsed)}, external ${mb(m.external)}, ${m.serverSeq} envelopes), turn median so far ${median(durations).toFixed(0)} ms`);
       }
     }
+    // Full walks and verification walks allocate like a first snapshot: say how many there were.
+    const status = await harness.request('harness/status', { channel: server.session, turns: 0 });
+    console.log(`  snapshots: ${JSON.stringify((status['result'] as { sessions: { snapshots?: unknown }[] }).sessions[0]?.snapshots ?? 'watching off')}`);
   } finally {
     harness.ws.close();
     await server.stop();
