@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServeArgs, UsageError } from '../../server/cli/serve-args.js';
+import { formatStatus } from '../../server/cli/status-command.js';
 import type { StatusResult } from '../../server/harness/status.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { run, startServe, type ServeProcess } from './serve-process.js';
@@ -40,6 +41,47 @@ describe('store budget and retention settings', () => {
     expect(refusal(['--retain-days', 'week'])).toMatch(/^--retain-days must be a positive number of days/);
     expect(refusal([], { CHANGESET_SERVER_STORE_BUDGET: '2 gigs' })).toMatch(/^CHANGESET_SERVER_STORE_BUDGET must be a size like 500MB/);
     expect(refusal([], { CHANGESET_SERVER_RETAIN_DAYS: '-3' })).toMatch(/^CHANGESET_SERVER_RETAIN_DAYS must be a positive number of days/);
+  });
+});
+
+describe('status', () => {
+  it('shows each store against its budget and what retention last did', () => {
+    const status = {
+      sessions: [
+        {
+          channel: 'ahp-session:/s',
+          chat: 'ahp-chat:/s',
+          title: 'work',
+          workingDirectories: ['/w'],
+          createdAt: '2026-01-01T00:00:00.000Z',
+          turnCount: 0,
+          turns: [],
+          stores: [
+            {
+              dir: '/w',
+              bytes: 300 * 1024 ** 2,
+              budgetBytes: 500 * 1024 ** 2,
+              lastRetention: {
+                at: '2026-01-02T00:00:00.000Z',
+                bytesBefore: 600 * 1024 ** 2,
+                bytesAfter: 300 * 1024 ** 2,
+                sessionsDropped: 2,
+                sessionsKept: 1,
+                objectsRemoved: 1234,
+                packsBefore: 17,
+                packsAfter: 1,
+                overBudget: false,
+              },
+            },
+          ],
+        },
+      ],
+    } as unknown as StatusResult;
+    const text = formatStatus(status);
+    expect(text).toContain('  store:       300.0 MiB of 500.0 MiB (/w)');
+    expect(text).toContain(
+      '  retention:   2026-01-02T00:00:00.000Z: 600.0 MiB → 300.0 MiB, 2 ended sessions dropped, 1 kept (nothing of theirs removable yet), 1234 objects removed, 17 → 1 packs',
+    );
   });
 });
 
