@@ -21,15 +21,15 @@
  * writes a CPU profile of the server there when it stops.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeHeapSnapshot } from 'node:v8';
-import WebSocket from 'ws';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import { ChangesetService } from '../../server/service.js';
+import { BenchClient } from '../common/bench-client.js';
+import { editFiles, generateRepository, median } from '../common/workspace.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i++) {
@@ -76,77 +76,10 @@ async function serverMain(): Promise<void> {
 
 // ---------------------------------------------------------------- harness
 
-function fileAt(i: number): string {
-  const d = Math.floor(i / 10);
-  return join(`pkg${Math.floor(d / 100)}`, `mod${Math.floor(d / 10) % 10}`, `dir${d % 10}`, `file${i % 10}.ts`);
-}
 
-const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
 
-function generate(root: string, files: number): void {
-  for (let i = 0; i < files; i++) {
-    const path = join(root, fileAt(i));
-    if (i % 10 === 0) mkdirSync(join(path, '..'), { recursive: true });
-    writeFileSync(path, `// file ${i}\nexport const v = ${i};\n`.repeat(1 + (i % 20)));
-  }
-  // No background `git gc --auto` after the big first commit: it would still be writing while the bench cleans up.
-  for (const argv of [['init', '-q', '-b', 'main'], ['config', 'gc.auto', '0'], ['add', '-A'], ['commit', '-q', '-m', 'initial']]) {
-    execFileSync('git', argv, { cwd: root, env: gitEnv, stdio: 'ignore' });
-  }
-}
 
-function editFiles(root: string, files: number, changed: number, round: number): void {
-  const step = Math.max(1, Math.floor(files / changed));
-  for (let k = 0; k < changed; k++) {
-    const i = (k * step + round * 7) % files;
-    writeFileSync(join(root, fileAt(i)), `// file ${i} round ${round}\nexport const v = ${i};\nexport const r = ${round};\n`);
-  }
-}
 
-class Client {
-  private id = 0;
-  private readonly pending = new Map<number, (m: Record<string, unknown>) => void>();
-  private readyWaiters: { uri: string; resolve: () => void }[] = [];
-
-  private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const m = JSON.parse(data.toString()) as Record<string, unknown>;
-      if (typeof m['id'] === 'number') this.pending.get(m['id'])?.(m);
-      const params = m['params'] as { channel?: string; action?: { type: string; status?: string } } | undefined;
-      if (m['method'] === 'action' && params?.action?.type === 'changeset/statusChanged' && params.action.status === 'ready') {
-        for (const w of this.readyWaiters.filter((x) => x.uri === params.channel)) w.resolve();
-        this.readyWaiters = this.readyWaiters.filter((x) => x.uri !== params.channel);
-      }
-    });
-  }
-
-  static async connect(url: string): Promise<Client> {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    const client = new Client(ws);
-    await client.request('initialize', { channel: 'ahp-root://', protocolVersions: ['0.6.0'], clientId: `soak-${Math.random()}`, initialSubscriptions: [] });
-    return client;
-  }
-
-  async request(method: string, params: unknown): Promise<Record<string, unknown>> {
-    const id = ++this.id;
-    const reply = await new Promise<Record<string, unknown>>((resolve) => {
-      this.pending.set(id, resolve);
-      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    });
-    this.pending.delete(id);
-    if (reply['error']) throw new Error(`${method}: ${JSON.stringify(reply['error'])}`);
-    return reply;
-  }
-
-  notify(method: string, params: unknown): void {
-    this.ws.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
-  }
-
-  waitReady(uri: string): Promise<void> {
-    return new Promise((resolve) => this.readyWaiters.push({ uri, resolve }));
-  }
-}
 
 class ServerProcess {
   private nextId = 0;
@@ -201,11 +134,6 @@ class ServerProcess {
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 async function soakTurns(work: string): Promise<void> {
   const files = num('files', 100_000);
@@ -216,9 +144,9 @@ async function soakTurns(work: string): Promise<void> {
   const repo = join(work, 'turns-repo');
   mkdirSync(repo);
   console.log(`turns: generating ${files} files…`);
-  generate(repo, files);
+  generateRepository(repo, files);
   const server = await ServerProcess.start(repo, join(work, 'turns-state'));
-  const harness = await Client.connect(server.url);
+  const harness = await BenchClient.connect(server.url, 'soak');
   const peaks: number[] = [];
   const durations: number[] = [];
   try {
@@ -257,9 +185,9 @@ async function soakFanout(work: string): Promise<void> {
   const repo = join(work, 'fanout-repo');
   mkdirSync(repo);
   console.log(`fanout: generating ${files} files…`);
-  generate(repo, files);
+  generateRepository(repo, files);
   const server = await ServerProcess.start(repo, join(work, 'fanout-state'));
-  const clients = await Promise.all(Array.from({ length: clientCount }, () => Client.connect(server.url)));
+  const clients = await Promise.all(Array.from({ length: clientCount }, () => BenchClient.connect(server.url, 'soak')));
   const harness = clients[0]!;
   const before = await server.memory();
   const answered: number[] = [];

@@ -11,13 +11,14 @@
  *   npm run bench -- turns [--sizes 20000,100000] [--changes 0,10,100,1000] [--rounds 7] [--first-rounds 3] [--no-watch]
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { ChangesetService } from '../../server/service.js';
 import { WorkspaceSnapshotter } from '../../server/snapshot/index.js';
 import { openWorkspaceStore } from '../../server/store/index.js';
+import { editFiles, generateRepository, git, gitEnv, median } from '../common/workspace.js';
 
 const argv = process.argv.slice(2);
 const flag = (name: string): boolean => argv.includes(`--${name}`);
@@ -33,43 +34,14 @@ if (flag('no-watch')) process.env['CHANGESET_SERVER_WATCH'] = 'off';
 // No verification walk in the middle of the measured rounds.
 process.env['CHANGESET_SERVER_VERIFY_IDLE_MS'] ??= '600000';
 
-const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
-const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = gitEnv): string => execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 1 << 28 });
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
-function fileAt(i: number): string {
-  const d = Math.floor(i / 10);
-  return join(`pkg${Math.floor(d / 100)}`, `mod${Math.floor(d / 10) % 10}`, `dir${d % 10}`, `file${i % 10}.ts`);
-}
 
-function generate(root: string, files: number): void {
-  for (let i = 0; i < files; i++) {
-    const path = join(root, fileAt(i));
-    if (i % 10 === 0) mkdirSync(join(path, '..'), { recursive: true });
-    writeFileSync(path, `// file ${i}\nexport const v = ${i};\n`.repeat(1 + (i % 20)));
-  }
-  git(root, ['init', '-q', '-b', 'main']);
-  // No background repack racing the copy and the measured rounds.
-  git(root, ['config', 'gc.auto', '0']);
-  git(root, ['add', '-A']);
-  git(root, ['commit', '-q', '-m', 'initial']);
-}
 
 let editRound = 0;
 /** Rewrites `count` files spread over the tree, with content no round wrote before. */
 function edit(root: string, files: number, count: number): void {
-  editRound++;
-  if (count === 0) return;
-  const step = Math.max(1, Math.floor(files / count));
-  for (let k = 0; k < count; k++) {
-    const i = (k * step + editRound * 7) % files;
-    writeFileSync(join(root, fileAt(i)), `// file ${i} edit ${editRound}\nexport const v = ${i};\n`);
-  }
+  editFiles(root, files, count, ++editRound);
 }
 
 /** A harness: JSON-RPC requests over one WebSocket. */
@@ -234,7 +206,7 @@ async function main(): Promise<void> {
       const repo = join(work, 'repo');
       mkdirSync(repo);
       console.log(`generating ${files} files…`);
-      generate(repo, files);
+      generateRepository(repo, files);
       const first = await firstSnapshot(work, repo);
       firsts.push({ files, ours: median(first.ours), git: median(first.git) });
       console.log(`  first snapshot: ours ${ms(median(first.ours))} git ${ms(median(first.git))} (${(median(first.ours) / median(first.git)).toFixed(2)}x)`);
