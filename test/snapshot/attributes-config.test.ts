@@ -3,50 +3,18 @@
  * modes, symlinks, case-insensitive patterns): trees must still be
  * byte-identical to `git add -A && git write-tree`.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WorkspaceSnapshotter, type SnapshotOptions } from '../../server/snapshot/index.js';
-import { DirectoryWatcher } from '../../server/watch/directory-watcher.js';
-import { WatchFeed } from '../../server/watch/watch-feed.js';
-import { git, gitEnv, gitTree, initRepo, removeDir, tempDir } from './helpers.js';
+import { git, gitTree, removeDir, tempDir } from './helpers.js';
 import { MemoryObjectStore } from './memory-store.js';
+import { SnapshotFixture, write } from './snapshot-fixture.js';
 
-const dirs: string[] = [];
-const watches: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (watches.length) await watches.pop()!();
-  while (dirs.length) removeDir(dirs.pop()!);
-});
-let watching = false;
-
-function workspace(): { root: string; cacheDir: string } {
-  const base = tempDir();
-  dirs.push(base);
-  const root = join(base, 'ws');
-  initRepo(root);
-  return { root, cacheDir: join(base, 'cache') };
-}
-
-function snapshotter(root: string, cacheDir: string): WorkspaceSnapshotter {
-  const opts: SnapshotOptions = { root, cacheDir, store: new MemoryObjectStore(), env: { HOME: gitEnv.HOME, XDG_CONFIG_HOME: gitEnv.XDG_CONFIG_HOME } };
-  if (watching && existsSync(root)) {
-    const watcher = DirectoryWatcher.acquire(realpathSync(root));
-    const feed = new WatchFeed(watcher);
-    watches.push(async () => {
-      feed.close();
-      await watcher.release();
-    });
-    opts.changes = feed;
-  }
-  return new WorkspaceSnapshotter(opts);
-}
-
-function write(root: string, rel: string, content: string | Buffer): void {
-  const p = join(root, rel);
-  mkdirSync(join(p, '..'), { recursive: true });
-  writeFileSync(p, content);
-}
+/** Every test runs twice: walking the tree at each snapshot, and fed by a real file watcher. */
+const fixture = new SnapshotFixture();
+afterEach(() => fixture.cleanup());
+const workspace = () => fixture.workspace();
+const snapshotter = (root: string, cacheDir: string, store?: MemoryObjectStore) => fixture.snapshotter(root, cacheDir, store);
 
 /** `git add -A && git write-tree` starting from a copy of the repository's index, as `git add` in the repository itself would. */
 function gitTreeFromIndex(root: string): string {
@@ -67,7 +35,7 @@ const LF = 'one\ntwo\n';
 
 describe.each([{ watcher: 'off' }, { watcher: 'on' }])('attributes and core settings like git, file watcher $watcher', ({ watcher }) => {
   beforeEach(() => {
-    watching = watcher === 'on';
+    fixture.watching = watcher === 'on';
   });
 
   it('matches git for text=auto, text, eol, -text, binary, crlf, macros and nested .gitattributes', async () => {

@@ -2,55 +2,23 @@
  * Trees are byte-identical to `git add -A && git write-tree` on the same
  * files: git itself is the oracle.
  */
-import { chmodSync, existsSync, mkdirSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EMPTY_TREE_ID, WorkspaceSnapshotter, type SnapshotOptions } from '../../server/snapshot/index.js';
-import { DirectoryWatcher } from '../../server/watch/directory-watcher.js';
-import { WatchFeed } from '../../server/watch/watch-feed.js';
-import { gitEnv, gitTree, initRepo, removeDir, tempDir } from './helpers.js';
+import { EMPTY_TREE_ID, WorkspaceSnapshotter } from '../../server/snapshot/index.js';
+import { gitTree } from './helpers.js';
 import { MemoryObjectStore } from './memory-store.js';
+import { SnapshotFixture, write } from './snapshot-fixture.js';
 
-const dirs: string[] = [];
-const watches: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (watches.length) await watches.pop()!();
-  while (dirs.length) removeDir(dirs.pop()!);
-});
 /** Every test runs twice: walking the tree at each snapshot, and fed by a real file watcher. */
-let watching = false;
-
-function workspace(): { root: string; cacheDir: string } {
-  const base = tempDir();
-  dirs.push(base);
-  const root = join(base, 'ws');
-  initRepo(root);
-  return { root, cacheDir: join(base, 'cache') };
-}
-
-function snapshotter(root: string, cacheDir: string, store = new MemoryObjectStore()): WorkspaceSnapshotter {
-  const opts: SnapshotOptions = { root, cacheDir, store, env: { HOME: gitEnv.HOME, XDG_CONFIG_HOME: gitEnv.XDG_CONFIG_HOME } };
-  if (watching && existsSync(root)) {
-    const watcher = DirectoryWatcher.acquire(realpathSync(root));
-    const feed = new WatchFeed(watcher);
-    watches.push(async () => {
-      feed.close();
-      await watcher.release();
-    });
-    opts.changes = feed;
-  }
-  return new WorkspaceSnapshotter(opts);
-}
-
-function write(root: string, rel: string, content: string | Buffer): void {
-  const p = join(root, rel);
-  mkdirSync(join(p, '..'), { recursive: true });
-  writeFileSync(p, content);
-}
+const fixture = new SnapshotFixture();
+afterEach(() => fixture.cleanup());
+const workspace = () => fixture.workspace();
+const snapshotter = (root: string, cacheDir: string, store?: MemoryObjectStore) => fixture.snapshotter(root, cacheDir, store);
 
 describe.each([{ watcher: 'off' }, { watcher: 'on' }])('tree identity with git, file watcher $watcher', ({ watcher }) => {
   beforeEach(() => {
-    watching = watcher === 'on';
+    fixture.watching = watcher === 'on';
   });
 
   it('matches git for nested directories, odd names, modes, symlinks and binary content', async () => {
@@ -142,7 +110,7 @@ describe.each([{ watcher: 'off' }, { watcher: 'on' }])('tree identity with git, 
     expect((await s.snapshot()).tree).toBe(gitTree(root));
     rmSync(join(root, 'dir'), { recursive: true });
     expect((await s.snapshot()).tree).toBe(gitTree(root));
-    if (watching) expect(s.changeTracking?.incremental).toBe(2);
+    if (fixture.watching) expect(s.changeTracking?.incremental).toBe(2);
   });
 
   it('keeps names that are not valid UTF-8 byte-exact', async () => {
