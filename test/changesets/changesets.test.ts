@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   changesetUriTemplate,
   expandChangesetUri,
@@ -10,18 +10,12 @@ import {
 } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
 let svc: TestService;
-beforeEach(async () => {
-  svc = await startTestService();
-});
-afterEach(async () => {
-  await svc.stop();
-  temp.cleanup();
-});
+serviceForEachTest(temp, (s) => (svc = s));
 
 const SID = 'S1';
 const SESSION = `ahp-session:/${SID}`;

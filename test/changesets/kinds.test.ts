@@ -1,24 +1,17 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState, type SessionState } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { serviceForEachTest, startTestService, type TestService } from '../helpers/service.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
 let svc: TestService;
 let client: TestClient;
-beforeEach(async () => {
-  svc = await startTestService();
-  client = await svc.client();
-});
-afterEach(async () => {
-  await svc.stop();
-  temp.cleanup();
-});
+serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
 
 
 

@@ -5,21 +5,15 @@
  */
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetFile, type ChangesetState } from '../../protocol/index.js';
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
 let svc: TestService;
-beforeEach(async () => {
-  svc = await startTestService();
-});
-afterEach(async () => {
-  await svc.stop();
-  temp.cleanup();
-});
+serviceForEachTest(temp, (s) => (svc = s));
 
 const SID = 'names';
 const SESSION = `ahp-session:/${SID}`;

@@ -1,24 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ReconnectReplayResult, SessionState } from '../../protocol/index.js';
 import { TestClient } from '../helpers/client.js';
 import { recordTurn } from '../helpers/changesets.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
 let svc: TestService;
 let client: TestClient;
-beforeEach(async () => {
-  svc = await startTestService();
-  client = await svc.client();
-});
-afterEach(async () => {
-  await svc.stop();
-  temp.cleanup();
-});
+serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
 
 const SESSION = 'ahp-session:/T';
 

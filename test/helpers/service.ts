@@ -1,8 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { ChangesetService, type ChangesetServiceOptions } from '../../server/service.js';
 import { TestClient } from './client.js';
+import type { TempDirs } from './workspace.js';
 
 /** The whole product started in-process for one test, without authentication. */
 export interface TestService {
@@ -36,4 +38,21 @@ export async function startTestService(options: ChangesetServiceOptions = {}): P
       await rm(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A fresh service and one initialized client for every test of the file:
+ * `use` receives them before each test; after it they are stopped and
+ * `temp`'s directories removed.
+ */
+export function serviceForEachTest(temp: TempDirs, use: (svc: TestService, client: TestClient) => void): void {
+  let current: TestService | undefined;
+  beforeEach(async () => {
+    current = await startTestService();
+    use(current, await current.client());
+  });
+  afterEach(async () => {
+    await current?.stop();
+    temp.cleanup();
+  });
 }

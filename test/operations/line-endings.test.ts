@@ -7,11 +7,11 @@
 import { readFileSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { git, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
@@ -24,9 +24,8 @@ const turnUri = (turnId: string) => expandChangesetUri(changesetUriTemplate(SID,
 const crlf = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => `${edit[i] ?? `line ${i}`}\r\n`).join('');
 const bytes = (rel: string) => readFileSync(join(repo, rel));
 
+serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
 beforeEach(async () => {
-  svc = await startTestService();
-  client = await svc.client();
   repo = temp.make();
   git(repo, ['init', '-q', '-b', 'main']);
   git(repo, ['config', 'core.autocrlf', 'true']);
@@ -44,10 +43,6 @@ beforeEach(async () => {
   git(repo, ['checkout', '--', '.']);
   expect(git(repo, ['show', 'HEAD:a.txt'])).not.toContain('\r');
   expect(bytes('a.txt').toString()).toBe(crlf(20));
-});
-afterEach(async () => {
-  await svc.stop();
-  temp.cleanup();
 });
 
 async function createSession(): Promise<void> {

@@ -5,11 +5,11 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
@@ -56,19 +56,14 @@ async function undo(): Promise<string> {
   return (await invoke(SESSION_CS, 'undo')).message;
 }
 
+serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
 beforeEach(async () => {
-  svc = await startTestService();
-  client = await svc.client();
   repo = makeRepo(temp.make(), { 'keep.txt': 'untouched\n' });
   write(CAFE, 'one\ntwo\nthree\n');
   write(OLD, 'old\n');
   git(repo, ['add', '-A']);
   git(repo, ['commit', '-q', '-m', 'latin-1 names']);
   await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href });
-});
-afterEach(async () => {
-  await svc.stop();
-  temp.cleanup();
 });
 
 const recordTurn = (turnId: string, edit: () => void) => record(client, SESSION, turnId, edit);

@@ -2,11 +2,11 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
@@ -55,14 +55,9 @@ async function until(predicate: () => boolean, what: string): Promise<void> {
   }
 }
 
-beforeEach(async () => {
-  svc = await startTestService();
-  client = await svc.client();
-});
-afterEach(async () => {
+serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
+afterEach(() => {
   delete process.env[PAUSE_ENV];
-  await svc.stop();
-  temp.cleanup();
 });
 
 describe('operations write safely', () => {

@@ -1,22 +1,15 @@
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProgressParams } from '../../protocol/index.js';
 import { progressReporter } from '../../server/connection/progress.js';
 import type { TestClient } from '../helpers/client.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
 let svc: TestService;
 let client: TestClient;
-beforeEach(async () => {
-  svc = await startTestService();
-  client = await svc.client();
-});
-afterEach(async () => {
-  await svc.stop();
-  temp.cleanup();
-});
+serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
 
 const FILES = 3000;
 
