@@ -10,6 +10,7 @@ import type { App } from '../app.js';
 import { codeNodes } from '../code-cell.js';
 import { hunkRange, type DiffLine } from '../diff-model.js';
 import { h } from '../dom.js';
+import { fileOperations, lineCounts, renamedFrom, resourceOf } from '../file-header-parts.js';
 import { displayPathOf, kindOf, type FileMeta, type FileRow } from '../files-model.js';
 import { tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
@@ -34,9 +35,6 @@ export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collap
   const file = row.file;
   const meta = row.meta as FileMeta;
   const kind = kindOf(file);
-  const ops = operationsFor(app.changeset?.operations, 'resource');
-  const side = file.edit.after ? 'after' : 'before';
-  const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
   return h(
     'header',
     { class: 'rv-header' },
@@ -59,16 +57,12 @@ export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collap
     h(
       'button',
       { type: 'button', class: 'rv-path', title: meta.oldPath ? `${meta.oldPath} → ${row.path}` : row.path, 'data-focus-key': `rv-path:${file.id}`, onclick: () => app.selectFile(file.id) },
-      meta.oldPath && meta.oldPath !== row.path ? [h('span', { class: 'old-path' }, meta.oldPath), ' → '] : null,
+      renamedFrom(meta, row.path),
       row.path,
     ),
-    meta.binary || meta.oversized
-      ? null
-      : h('span', { class: 'counts' }, h('span', { class: 'plus' }, `+${file.edit.diff?.added ?? 0}`), ' ', h('span', { class: 'minus' }, `−${file.edit.diff?.removed ?? 0}`)),
+    lineCounts(file, meta),
     viewedElsewhere(app, file),
-    ops.length > 0
-      ? h('span', { class: 'ops', role: 'group', 'aria-label': `Operations on ${row.path}` }, ops.map((op) => operationButton(app, channel, op, { target: { kind: 'resource', resource, side }, what: row.path, compact: true })))
-      : null,
+    fileOperations(app, channel, file, row.path, `Operations on ${row.path}`),
     app.open?.reviewable
       ? h(
           'label',
@@ -105,7 +99,7 @@ export function bodyRow(host: SectionHost, channel: URI, file: ChangesetFile, en
     case 'hunk': {
       const hk = row.hunk.hunk;
       const ranged = operationsFor(host.app.changeset?.operations, 'range');
-      const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
+      const resource = resourceOf(file);
       const path = displayPathOf(file);
       return h(
         'div',

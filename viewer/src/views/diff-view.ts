@@ -11,6 +11,7 @@ import type { WorkspaceFileDiff } from '../../../server/diff/file-diff.js';
 import type { App } from '../app.js';
 import { buildHunk, gapLines, gapsOf, hunkRange, splitText, type DiffLine, type Gap, type HunkModel } from '../diff-model.js';
 import { byId, h, replaceChildren, type Child } from '../dom.js';
+import { fileOperations, lineCounts, renamedFrom, resourceOf } from '../file-header-parts.js';
 import { displayPathOf, kindOf, type FileMeta } from '../files-model.js';
 import { codeNodes } from '../code-cell.js';
 import { highlightHunks, tokensOf } from '../highlight/highlighter.js';
@@ -111,9 +112,6 @@ export class DiffView {
     const meta = (file._meta ?? {}) as FileMeta;
     const path = displayPathOf(file);
     const kind = kindOf(file);
-    const ops = operationsFor(app.changeset?.operations, 'resource');
-    const side = file.edit.after ? 'after' : 'before';
-    const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
     return h(
       'header',
       { class: 'diff-header' },
@@ -122,17 +120,13 @@ export class DiffView {
         { id: 'diff-title' },
         h('span', { class: `kind kind-${kind}` }, kind),
         ' ',
-        meta.oldPath && meta.oldPath !== path ? [h('span', { class: 'old-path' }, meta.oldPath), ' → '] : null,
+        renamedFrom(meta, path),
         h('span', { class: 'path' }, path),
       ),
-      meta.binary || meta.oversized
-        ? null
-        : h('span', { class: 'counts' }, h('span', { class: 'plus' }, `+${file.edit.diff?.added ?? 0}`), ' ', h('span', { class: 'minus' }, `−${file.edit.diff?.removed ?? 0}`)),
+      lineCounts(file, meta),
       meta.beforeMode && meta.afterMode && meta.beforeMode !== meta.afterMode ? h('span', { class: 'note' }, `mode ${meta.beforeMode} → ${meta.afterMode}`) : null,
       viewedElsewhere(app, file),
-      ops.length > 0
-        ? h('span', { class: 'ops', role: 'group', 'aria-label': 'File operations' }, ops.map((op) => operationButton(app, channel, op, { target: { kind: 'resource', resource, side }, what: path, compact: true })))
-        : null,
+      fileOperations(app, channel, file, path, 'File operations'),
       app.open?.reviewable
         ? h(
             'label',
@@ -169,7 +163,7 @@ export class DiffView {
     const rows: Child[] = [];
     let budget = loaded.unbounded ? Infinity : LINE_BUDGET;
     const ranged = operationsFor(this.app.changeset?.operations, 'range');
-    const resource = (file.edit.after ?? file.edit.before)?.uri ?? file.id;
+    const resource = resourceOf(file);
     // Expanding needs the new version's text; an added or deleted file is one hunk, with nothing around it.
     const canExpand = file.edit.after !== undefined && file.edit.before !== undefined;
     hunks.forEach((model, i) => {
