@@ -39,7 +39,8 @@ describe('web viewer operations', () => {
     // The operation's confirmation text is asked for first.
     const dialog = page.locator('#confirm-dialog');
     await dialog.waitFor({ state: 'visible' });
-    expect(await page.locator('#confirm-body').textContent()).toContain('undo');
+    // The body fills in as the dry run answers.
+    await expect.poll(() => page.locator('#confirm-body').textContent()).toContain('undo');
     await page.locator('#confirm-ok').click();
 
     await page.locator('.row.file[data-path="a.txt"]').waitFor({ state: 'detached', timeout: 60_000 });
