@@ -2,15 +2,23 @@ import type { ParsedChangesetUri } from '../../protocol/index.js';
 import { captureFile } from '../changes/capture.js';
 import type { RootTrees } from '../changes/collect-changes.js';
 import { classify, type FileChange } from '../changes/file-change.js';
+import { detectRenames } from '../changes/renames.js';
+import type { SessionDelta } from '../changes/session-delta.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import { ChangesetUnavailable, resolveSides } from './changeset-sides.js';
 
 /**
  * The file changes of one changeset. `current` is a fresh snapshot shared by
- * every live changeset recomputed at the same moment.
+ * every live changeset recomputed at the same moment; `delta`, when given,
+ * follows the whole session's changes from one state to the next.
  */
-export async function produceChanges(session: RecordingSession, parsed: ParsedChangesetUri, current?: RootTrees[]): Promise<FileChange[]> {
+export async function produceChanges(session: RecordingSession, parsed: ParsedChangesetUri, current?: RootTrees[], delta?: SessionDelta): Promise<FileChange[]> {
   const inScope = (c: FileChange) => parsed.dir === undefined || c.root === parsed.dir;
+  if (parsed.kind === 'session' && parsed.dir === undefined && delta) {
+    const changes = await detectRenames(await delta.changesAt(current ?? (await session.currentTrees())));
+    changes.push(...(await capturedSinceStart(session)));
+    return changes;
+  }
   if (parsed.kind === 'turn') {
     const turn = session.turn(parsed.turnId!);
     if (!turn) throw new ChangesetUnavailable(`no turn ${JSON.stringify(parsed.turnId)} in session ${session.id}`, 'missing');

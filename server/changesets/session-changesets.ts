@@ -10,6 +10,7 @@ import {
 import type { ChannelStore } from '../channels/index.js';
 import type { RootTrees } from '../changes/collect-changes.js';
 import type { FileChange } from '../changes/file-change.js';
+import { SessionDelta } from '../changes/session-delta.js';
 import { compareDisplay } from '../session/display-path.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import { ChangesetFileBuilder, metaOf } from './changeset-files.js';
@@ -54,6 +55,8 @@ export class SessionChangesets {
   readonly builder: ChangesetFileBuilder;
   readonly reviews: ReviewStore;
   private sessionTotals: ChangesSummary | undefined;
+  /** The session changeset followed turn by turn, for its channel and the session's totals. */
+  private readonly delta: SessionDelta;
 
   constructor(
     readonly session: RecordingSession,
@@ -62,6 +65,7 @@ export class SessionChangesets {
   ) {
     this.builder = new ChangesetFileBuilder(session);
     this.reviews = new ReviewStore(opts.stateDir, session.id);
+    this.delta = new SessionDelta(session.sources, () => session.startTrees);
   }
 
   /** Totals of the session changeset as of the last turn end (for `SessionSummary.changes`). */
@@ -166,7 +170,7 @@ export class SessionChangesets {
 
   /** Updates the session changeset's totals from the given (or a fresh) state of the working tree. */
   async refreshTotals(current?: RootTrees[]): Promise<ChangesSummary> {
-    const changes = await produceChanges(this.session, { sessionId: this.session.id, kind: 'session' }, current);
+    const changes = await produceChanges(this.session, { sessionId: this.session.id, kind: 'session' }, current, this.delta);
     const totals: ChangesSummary = { additions: 0, deletions: 0, files: changes.length };
     for (const change of changes) {
       const stats = await this.session.stats(change);
@@ -183,7 +187,7 @@ export class SessionChangesets {
     const changes = new Map<string, FileChange>();
     try {
       files = [];
-      for (const change of await produceChanges(this.session, channel.parsed, current)) {
+      for (const change of await produceChanges(this.session, channel.parsed, current, this.delta)) {
         const file = await this.builder.build(change);
         changes.set(file.id, change);
         files.push(file);
