@@ -26,16 +26,20 @@ import { ReviewPage } from './review/review-page.js';
 
 const TOKEN_KEY = 'changeset-server.token';
 
+/** The access token: from the address (a link `open` printed), else from this tab's session storage. */
 function takeToken(): string | undefined {
+  const fromUrl = new URL(location.href).searchParams.get('token');
+  if (fromUrl === null) return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+  sessionStorage.setItem(TOKEN_KEY, fromUrl);
+  return fromUrl;
+}
+
+/** Takes the token out of the address bar, so it does not end up in bookmarks, history or shared links. */
+function hideToken(): void {
   const url = new URL(location.href);
-  const fromUrl = url.searchParams.get('token');
-  if (fromUrl !== null) {
-    sessionStorage.setItem(TOKEN_KEY, fromUrl);
-    url.searchParams.delete('token');
-    history.replaceState(null, '', url.pathname + url.search + url.hash);
-    return fromUrl;
-  }
-  return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+  if (!url.searchParams.has('token')) return;
+  url.searchParams.delete('token');
+  history.replaceState(null, '', url.pathname + url.search + url.hash);
 }
 
 function socketUrl(token: string | undefined): string {
@@ -77,6 +81,10 @@ async function main(): Promise<void> {
   }
   const client = new ViewerClient(socketUrl(token));
   const app = new App(client);
+  installDeepLinks(app);
+  // Connect first: the handshake and the linked changeset travel while the page sets itself up.
+  const started = app.start();
+  hideToken();
   const files = new FileListView(app);
   const diff = new DiffView(app);
   const review = new ReviewPage(app);
@@ -103,7 +111,6 @@ async function main(): Promise<void> {
     else diff.render();
   });
   installKeyboard(app);
-  installDeepLinks(app);
   installShortcuts(app, review);
   installNoticeClearing(app);
   document.querySelector('.top')!.append(installPanes(app), themeControl());
@@ -111,7 +118,7 @@ async function main(): Promise<void> {
   byId('confirm-cancel').addEventListener('click', () => byId<HTMLDialogElement>('confirm-dialog').close('cancel'));
   byId('confirm-ok').addEventListener('click', () => byId<HTMLDialogElement>('confirm-dialog').close('confirm'));
   app.invalidate('status', 'sessions', 'turns', 'chips', 'toolbar', 'files', 'diff');
-  app.start().catch((error: unknown) => app.say({ tone: 'error', text: `Could not load sessions: ${(error as Error).message}` }));
+  started.catch((error: unknown) => app.say({ tone: 'error', text: `Could not load sessions: ${(error as Error).message}` }));
 }
 
 void main();

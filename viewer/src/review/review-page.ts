@@ -40,6 +40,8 @@ export class ReviewPage implements SectionHost {
   /** Files whose collapse state the reader chose, overriding "viewed collapses". */
   private readonly collapsedChoice = new Map<string, boolean>();
   private shownPick = -1;
+  /** The scroller's size as the resize observer last reported it: reading it from the page would force a layout. */
+  private view = { width: 0, height: 0 };
   private pendingLine: string | undefined;
   private scheduled = false;
   private readonly rowsCache = new WeakMap<FileDiffEntry, { key: string; rows: BodyRow[] }>();
@@ -58,7 +60,44 @@ export class ReviewPage implements SectionHost {
       const id = cell?.closest<HTMLElement>('.rv-file')?.dataset['fileId'];
       if (cell && id !== undefined) app.selectFile(id, 'pick', cell.dataset['line']);
     });
-    new ResizeObserver(() => this.schedule()).observe(this.scroller);
+    new ResizeObserver((entries) => {
+      const box = entries[entries.length - 1]!.contentRect;
+      this.view = { width: box.width, height: box.height };
+      this.schedule();
+    }).observe(this.scroller);
+    // A changeset's first screen of diffs is asked for the moment its files are known, before anything is drawn.
+    app.client.on('channel', (uri) => {
+      if (uri === app.open?.uri) queueMicrotask(() => this.prefetch());
+    });
+    app.events.on('navigate', () => queueMicrotask(() => this.prefetch()));
+  }
+
+  /** The scroller's height (read from the page only until the resize observer has reported it). */
+  private get viewHeight(): number {
+    return this.view.height || this.scroller.clientHeight || window.innerHeight;
+  }
+
+  /**
+   * Queues the diffs of the files the next draw will show, so their requests
+   * travel while the page lays out the file list and the first frame, instead
+   * of after it. Only for a changeset not drawn yet (or a file just picked):
+   * otherwise the reader's position is what the last draw showed.
+   */
+  private prefetch(): void {
+    const open = this.app.open;
+    const state = this.app.changeset;
+    if (this.app.layout !== 'all' || !open || !state || state.files.length === 0) return;
+    const picked = this.pickPending();
+    if (open.uri === this.shownUri && !picked) return;
+    const layout = this.computeLayout();
+    const selected = this.app.selectedFileId;
+    const top = picked && selected !== undefined ? this.fileTop(layout, selected, this.app.selectedLine) ?? 0 : 0;
+    this.wantRange(open.uri, layout, top, top + this.viewHeight);
+  }
+
+  /** Whether the reader picked a file (or a link did) that the page has not scrolled to yet. */
+  private pickPending(): boolean {
+    return this.app.selectedFileId !== undefined && this.app.selectionSource === 'pick' && this.app.picks !== this.shownPick;
   }
 
   /** Re-lays out the files and draws what is on screen; scrolls to a newly picked file or line. */
@@ -68,12 +107,11 @@ export class ReviewPage implements SectionHost {
     this.layout = this.computeLayout();
     const selected = this.app.selectedFileId;
     const line = this.app.selectedLine;
-    const picked = selected !== undefined && this.app.selectionSource === 'pick' && this.app.picks !== this.shownPick;
-    if (picked) {
+    if (this.pickPending()) {
       this.shownPick = this.app.picks;
       this.pendingLine = line;
-      this.scrollToFile(selected, line);
-    } else if (this.pendingLine !== undefined && selected !== undefined && this.lineRow(selected, this.pendingLine) >= 0) {
+      this.scrollToFile(selected!, line);
+    } else if (this.pendingLine !== undefined && selected !== undefined && this.lineRow(this.layout, selected, this.pendingLine) >= 0) {
       this.scrollToFile(selected, this.pendingLine);
     } else if (this.app.open?.uri !== this.shownUri) this.scrollTo(0);
     else if (anchor) this.restore(anchor);
@@ -99,29 +137,33 @@ export class ReviewPage implements SectionHost {
     if (Math.abs(top - this.scroller.scrollTop) >= 1) this.scrollTo(top);
   }
 
-  private lineRow(fileId: string, link: string): number {
-    const at = this.layout.files.findIndex((f) => f.file.id === fileId);
-    const rows = this.layout.rows[at];
+  private lineRow(layout: Layout, fileId: string, link: string): number {
+    const at = layout.files.findIndex((f) => f.file.id === fileId);
+    const rows = layout.rows[at];
     return rows ? rowOfLine(rows, link) : -1;
   }
 
+  /** Where the page scrolls to show a file (and a linked line of it, once its rows are known), or undefined when it is not listed. */
+  private fileTop(layout: Layout, fileId: string, line: string | undefined): number | undefined {
+    const at = layout.files.findIndex((f) => f.file.id === fileId);
+    if (at < 0) return undefined;
+    const row = line === undefined ? -1 : this.lineRow(layout, fileId, line);
+    return layout.offsets[at]! + (row >= 0 ? HEADER_HEIGHT + row * LINE_HEIGHT - this.viewHeight / 3 : 0);
+  }
+
   private scrollToFile(fileId: string, line: string | undefined): void {
-    const at = this.layout.files.findIndex((f) => f.file.id === fileId);
-    if (at < 0) return;
-    let top = this.layout.offsets[at]!;
-    if (line !== undefined) {
-      const row = this.lineRow(fileId, line);
-      if (row >= 0) {
-        top += HEADER_HEIGHT + row * LINE_HEIGHT - this.scroller.clientHeight / 3;
-        this.pendingLine = undefined;
-      }
-    }
+    const top = this.fileTop(this.layout, fileId, line);
+    if (top === undefined) return;
+    if (line !== undefined && this.lineRow(this.layout, fileId, line) >= 0) this.pendingLine = undefined;
     this.scrollTo(top);
   }
 
   /** Scrolls without the selection following (the page moved, not the reader). */
   private scrollTo(top: number): void {
-    this.scroller.scrollTop = Math.max(0, top);
+    const target = Math.max(0, top);
+    // Already there (a changeset opening at the top of a page at the top): no write, and no layout forced to read it back.
+    if (target === this.ownScrollTop && target === 0 && this.scroller.scrollTop === 0) return;
+    this.scroller.scrollTop = target;
     this.ownScrollTop = this.scroller.scrollTop;
   }
 
@@ -151,16 +193,15 @@ export class ReviewPage implements SectionHost {
     return this.collapsedChoice.get(file.id) ?? file.reviewed === true;
   }
 
-  /** What the layout was computed from; the same inputs give the same layout. */
-  private layoutInputs: unknown[] = [];
+  /** The last layout computed and what it was computed from; the same inputs give the same layout. */
+  private memo: { inputs: unknown[]; layout: Layout } | undefined;
   /** Grows when the reader collapses or expands a file. */
   private collapseVersion = 0;
 
   private computeLayout(): Layout {
     const open = this.app.open;
-    const inputs = [open?.uri, this.app.rows, this.store.version, this.app.effectiveMode, this.app.context, this.collapseVersion, this.scroller.clientHeight];
-    if (inputs.every((v, i) => v === this.layoutInputs[i])) return this.layout;
-    this.layoutInputs = inputs;
+    const inputs = [open?.uri, this.app.rows, this.store.version, this.app.effectiveMode, this.app.context, this.collapseVersion, this.viewHeight];
+    if (this.memo && inputs.every((v, i) => v === this.memo!.inputs[i])) return this.memo.layout;
     const files = this.app.rows.filter((r): r is FileRow => r.type === 'file');
     const offsets = new Float64Array(files.length + 1);
     const rows: (BodyRow[] | undefined)[] = new Array(files.length);
@@ -174,8 +215,9 @@ export class ReviewPage implements SectionHost {
       offsets[i + 1] = offsets[i]! + HEADER_HEIGHT + count * LINE_HEIGHT;
     });
     // Room after the last file, so any file (the last one too) can be scrolled to the top.
-    this.canvas.style.height = `${offsets[files.length]! + Math.max(0, this.scroller.clientHeight - 2 * HEADER_HEIGHT)}px`;
-    return { files, offsets, rows };
+    this.canvas.style.height = `${offsets[files.length]! + Math.max(0, this.viewHeight - 2 * HEADER_HEIGHT)}px`;
+    this.memo = { inputs, layout: { files, offsets, rows } };
+    return this.memo.layout;
   }
 
   private rowsOf(file: ChangesetFile, entry: FileDiffEntry): BodyRow[] {
@@ -187,17 +229,9 @@ export class ReviewPage implements SectionHost {
     return rows;
   }
 
-  /** The index of the file whose section contains offset `y`. */
+  /** The index of the drawn file whose section contains offset `y`. */
   private indexAt(y: number): number {
-    const { offsets, files } = this.layout;
-    let lo = 0;
-    let hi = files.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (offsets[mid]! <= y) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return indexAt(this.layout.offsets, this.layout.files.length, y);
   }
 
   private schedule(): void {
@@ -231,20 +265,26 @@ export class ReviewPage implements SectionHost {
       return;
     }
     const top = this.scroller.scrollTop;
-    const bottom = top + this.scroller.clientHeight;
-    this.scroller.style.setProperty('--view-width', `${this.scroller.clientWidth}px`);
+    const bottom = top + this.viewHeight;
+    this.scroller.style.setProperty('--view-width', `${this.view.width || this.scroller.clientWidth}px`);
     const sections: HTMLElement[] = [];
-    const visible = new Set<FileDiffEntry>();
     for (let i = this.indexAt(top); i < files.length && offsets[i]! < bottom + OVERSCAN_ROWS * LINE_HEIGHT; i++) {
       const row = files[i]!;
-      const entry = this.store.want(open.uri, row.file);
-      visible.add(entry);
-      sections.push(this.section(open.uri, row, entry, offsets[i]!, offsets[i + 1]!, top, bottom));
+      sections.push(this.section(open.uri, row, this.store.want(open.uri, row.file), offsets[i]!, offsets[i + 1]!, top, bottom));
     }
-    // Fetch the next few files too, so scrolling down finds them ready.
-    for (let i = this.indexAt(bottom) + 1, n = 0; i < files.length && n < 3; i++, n++) visible.add(this.store.want(open.uri, files[i]!.file));
-    this.store.dropQueued((entry) => visible.has(entry));
+    this.wantRange(open.uri, this.layout, top, bottom);
     replaceChildren(this.canvas, sections);
+  }
+
+  /** Fetches the diffs of the files between `top` and `bottom` and the next few after them; forgets queued ones elsewhere. */
+  private wantRange(channel: URI, layout: Layout, top: number, bottom: number): void {
+    const { files, offsets } = layout;
+    const wanted = new Set<FileDiffEntry>();
+    let i = indexAt(offsets, files.length, top);
+    for (; i < files.length && offsets[i]! < bottom + OVERSCAN_ROWS * LINE_HEIGHT; i++) wanted.add(this.store.want(channel, files[i]!.file));
+    // The next few files too, so scrolling down finds them ready.
+    for (let n = 0; i < files.length && n < 3; i++, n++) wanted.add(this.store.want(channel, files[i]!.file));
+    this.store.dropQueued((entry) => wanted.has(entry));
   }
 
   private section(channel: URI, row: FileRow, entry: FileDiffEntry, start: number, end: number, top: number, bottom: number): HTMLElement {
@@ -286,4 +326,16 @@ export class ReviewPage implements SectionHost {
     this.store.version++;
     this.app.invalidate('diff');
   }
+}
+
+/** The index of the file (of `count`) whose section, by its prefix-sum `offsets`, contains offset `y`. */
+function indexAt(offsets: Float64Array, count: number, y: number): number {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (offsets[mid]! <= y) lo = mid;
+    else hi = mid - 1;
+  }
+  return Math.max(0, lo);
 }
