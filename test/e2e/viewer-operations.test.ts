@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
@@ -61,6 +61,33 @@ describe('viewer operations say what they will do', () => {
     expect(await revert.isDisabled()).toBe(true);
     await fx.server.client.request('harness/turnEnded', { channel: session, turnId: 't2' }, { timeoutMs: 120_000 });
     await expect.poll(() => revert.isDisabled(), { timeout: 30_000 }).toBe(false);
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it("disables the notice's Undo, with the reason, while a turn is recorded", async () => {
+    const repo = makeRepo(fx.temp.make(), { 'a.txt': 'one\n' });
+    const session = await createSession(fx.server.client, 'undo', repo);
+    await recordTurn(fx.server.client, session, 't1', 'Shout', () => writeFiles(repo, { 'a.txt': 'ONE\n' }));
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=undo&turn=t1`);
+    await page.locator('.rv-file[data-path="a.txt"] .hunk-row [data-operation="revert"]').click();
+    await page.locator('#confirm-ok').click();
+    const undo = page.locator('.notice [data-operation="undo"]');
+    await undo.waitFor({ timeout: 30_000 });
+    expect(await undo.isDisabled()).toBe(false);
+
+    await fx.server.client.request('harness/turnStarted', { channel: session, turnId: 't2', message: 'Busy agent' }, { timeoutMs: 60_000 });
+    await expect.poll(() => undo.getAttribute('data-disabled-reason'), { timeout: 30_000 }).toBe('Waiting for turn 2 “Busy agent” to finish recording; operations run once it ends.');
+    expect(await undo.isDisabled()).toBe(true);
+    expect(await undo.getAttribute('title')).toBe('Waiting for turn 2 “Busy agent” to finish recording; operations run once it ends.');
+
+    await fx.server.client.request('harness/turnEnded', { channel: session, turnId: 't2' }, { timeoutMs: 120_000 });
+    await expect.poll(() => undo.isDisabled(), { timeout: 30_000 }).toBe(false);
+    // Once the turn ended, the same Undo puts back what the revert wrote.
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('one\n');
+    await undo.click();
+    await page.locator('#confirm-dialog[open]').waitFor();
+    await page.locator('#confirm-ok').click();
+    await expect.poll(() => readFileSync(join(repo, 'a.txt'), 'utf8'), { timeout: 30_000 }).toBe('ONE\n');
     expect(errors).toEqual([]);
   }, 180_000);
 

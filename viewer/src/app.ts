@@ -496,6 +496,12 @@ export class App {
     }
     if (uri === this.chatUri) {
       this.invalidate('turns');
+      // A turn starting or ending disables or enables every operation button, the notice's Undo among them.
+      const recording = this.chat?.activeTurn?.id;
+      if (recording !== this.recordingTurn) {
+        this.recordingTurn = recording;
+        this.invalidate('toolbar', 'diff', 'status');
+      }
       this.relabelTurn();
     }
     // Another view's ticks can differ from the open one's, which the diff headers point out.
@@ -514,6 +520,9 @@ export class App {
       this.invalidate('files', 'toolbar', 'diff', 'chips');
     }
   }
+
+  /** The turn being recorded when the chat last changed. */
+  private recordingTurn: string | undefined;
 
   private lastRows: Row[] = [];
 

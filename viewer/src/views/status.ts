@@ -1,7 +1,7 @@
 /** The connection indicator and the notice area (operation results, refused review ticks, failures). */
 import type { App } from '../app.js';
 import { byId, h, replaceChildren } from '../dom.js';
-import { invokeOperation } from '../operations.js';
+import { operationButton } from '../operations.js';
 
 const STATUS_TEXT = { connecting: 'Connecting…', open: 'Connected', reconnecting: 'Reconnecting…' } as const;
 
@@ -24,20 +24,8 @@ export function renderStatus(app: App): void {
       'div',
       { class: ['notice', notice.tone] },
       h('span', { class: 'notice-text' }, notice.text),
-      notice.offerUndo && undo && undoUri && undo.status !== 'disabled'
-        ? h(
-            'button',
-            {
-              type: 'button',
-              class: 'op',
-              'data-operation': 'undo',
-              'data-focus-key': 'notice-undo',
-              disabled: undo.status === 'running',
-              onclick: () => void invokeOperation(app, undoUri, undo),
-            },
-            undo.label,
-          )
-        : null,
+      // The same button as the toolbar's: disabled, with the reason, while a turn is being recorded.
+      notice.offerUndo && undo && undoUri && undo.status !== 'disabled' ? operationButton(app, undoUri, undo) : null,
       h('button', { type: 'button', class: 'dismiss', 'aria-label': 'Dismiss', onclick: () => { app.notice = undefined; app.invalidate('status'); } }, '×'),
     ),
   );
