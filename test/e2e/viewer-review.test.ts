@@ -185,4 +185,69 @@ describe('viewer review page', () => {
     await page.locator('.rv-file[data-path="pkg49/file4999.ts"] .rl.add').last().waitFor({ timeout: 30_000 });
     expect(errors).toEqual([]);
   }, 300_000);
+
+  it('wraps long lines onto rows of their own, whole and unclipped, unified and side by side', async () => {
+    const long = 'export const message = ' + Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ') + ';';
+    const unbroken = 'x'.repeat(300);
+    const tabbed = '\t\t' + 'value\t'.repeat(40);
+    const wide = '漢字かな'.repeat(40) + '😀'.repeat(10);
+    const lines = ['short', long, unbroken, tabbed, wide, 'end'];
+    const repo = makeRepo(fx.temp.make(), { 'wide.ts': 'short\nold\nend\n' });
+    const session = await createSession(fx.server.client, 'wrap', repo);
+    await recordTurn(fx.server.client, session, 't1', 'long lines', () => writeFiles(repo, { 'wide.ts': lines.join('\n') + '\n' }));
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=wrap&turn=t1`);
+    const file = page.locator('.rv-file[data-path="wide.ts"]');
+    await file.locator('.rl.add').first().waitFor();
+
+    /** Each new-side line shown, its text joined from its rows; and whether any row is taller than a line or any code cell cut. */
+    const shown = (): Promise<{ lines: Record<string, string>; clipped: number; tall: number; numbered: number }> =>
+      file.evaluate((section) => {
+        const lines: Record<string, string> = {};
+        let current = '';
+        let clipped = 0;
+        let tall = 0;
+        let numbered = 0;
+        for (const row of section.querySelectorAll('.rl')) {
+          if ((row as unknown as { getBoundingClientRect(): { height: number } }).getBoundingClientRect().height > 20.5) tall++;
+          // The new side: the last code cell of a row, not a removed line's.
+          const cells = row.querySelectorAll('.code');
+          const code = cells[cells.length - 1];
+          if (!code || code.classList.contains('del') || code.classList.contains('empty')) continue;
+          const box = code as unknown as { scrollWidth: number; clientWidth: number };
+          if (box.scrollWidth > box.clientWidth + 1) clipped++;
+          const nums = row.querySelectorAll('.num[data-line^="R"]');
+          const number = nums[nums.length - 1]?.getAttribute('data-line');
+          if (number) {
+            numbered++;
+            current = number;
+            lines[current] = '';
+          }
+          if (current) lines[current] += (code.textContent ?? '').slice(1);
+        }
+        return { lines, clipped, tall, numbered };
+      });
+
+    const check = async (): Promise<void> => {
+      await expect.poll(async () => (await shown()).lines['R6']).toBe('end');
+      const { lines: got, clipped, tall, numbered } = await shown();
+      // Every line whole, in order, each numbered once; no row taller than a line and no code cut at the edge.
+      expect(Object.values(got)).toEqual(lines);
+      expect(numbered).toBe(lines.length);
+      expect(clipped).toBe(0);
+      expect(tall).toBe(0);
+    };
+    await check();
+    // The long lines took more rows than lines: one per part.
+    expect(await file.locator('.rl.add.wrapped').count()).toBeGreaterThan(8);
+
+    await page.locator('.view-switch button', { hasText: 'Side by side' }).click();
+    await file.locator('.rl.pair').first().waitFor();
+    await check();
+
+    // A line after wrapped ones is still linked to its own row.
+    await file.locator('.num[data-line="R6"]').click();
+    await expect.poll(() => page.evaluate(() => (globalThis as unknown as PageGlobals).location.search)).toContain('line=R6');
+    expect(await file.locator('.rl.linked .num[data-line="R6"]').count()).toBe(1);
+    expect(errors).toEqual([]);
+  }, 120_000);
 });

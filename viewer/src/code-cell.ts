@@ -20,27 +20,41 @@ function piece(text: string, className: string): Node {
   return className ? h('span', { class: className }, text) : document.createTextNode(text);
 }
 
-/** The nodes of a line: tokens split at word-mark edges, marked runs grouped in one `ins` / `del` each. */
-export function codeNodes(text: string, words: readonly CharRange[] | undefined, kind: 'context' | 'add' | 'del', tokens: readonly Token[] | undefined): Node[] {
-  if ((!tokens || tokens.length === 0) && (!words || words.length === 0)) return [document.createTextNode(text)];
+/**
+ * The nodes of a line (or of its characters `from`–`to`, one part of a
+ * wrapped line): tokens split at word-mark edges, marked runs grouped in one
+ * `ins` / `del` each.
+ */
+export function codeNodes(
+  text: string,
+  words: readonly CharRange[] | undefined,
+  kind: 'context' | 'add' | 'del',
+  tokens: readonly Token[] | undefined,
+  from = 0,
+  to = text.length,
+): Node[] {
+  if ((!tokens || tokens.length === 0) && (!words || words.length === 0)) return [document.createTextNode(from === 0 && to === text.length ? text : text.slice(from, to))];
   const runs = tokens && tokens.length > 0 ? tokens : [{ start: 0, end: text.length, className: '' }];
-  const slice = (from: number, to: number): Node[] => {
+  const slice = (start: number, end: number): Node[] => {
     const out: Node[] = [];
     for (const t of runs) {
-      const a = Math.max(from, t.start);
-      const b = Math.min(to, t.end);
+      const a = Math.max(start, t.start);
+      const b = Math.min(end, t.end);
       if (a < b) out.push(piece(text.slice(a, b), t.className));
     }
     return out;
   };
-  if (!words || words.length === 0) return slice(0, text.length);
+  if (!words || words.length === 0) return slice(from, to);
   const out: Node[] = [];
-  let at = 0;
+  let at = from;
   for (const r of words) {
-    if (r.start > at) out.push(...slice(at, r.start));
-    out.push(h(kind === 'del' ? 'del' : 'ins', { class: 'word' }, slice(r.start, r.end)));
-    at = r.end;
+    const start = Math.max(r.start, from);
+    const end = Math.min(r.end, to);
+    if (start >= end) continue;
+    if (start > at) out.push(...slice(at, start));
+    out.push(h(kind === 'del' ? 'del' : 'ins', { class: 'word' }, slice(start, end)));
+    at = end;
   }
-  if (at < text.length) out.push(...slice(at, text.length));
+  if (at < to) out.push(...slice(at, to));
   return out;
 }

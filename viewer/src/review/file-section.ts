@@ -16,7 +16,7 @@ import { tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
 import { viewedElsewhere } from '../viewed.js';
 import type { FileDiffEntry } from './diff-store.js';
-import type { BodyRow } from './review-rows.js';
+import type { BodyRow, RowPart } from './review-rows.js';
 
 /** What drawing a file needs from the page. */
 export interface SectionHost {
@@ -87,14 +87,22 @@ export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collap
 /** One fixed-height row of a file's body. */
 export function bodyRow(host: SectionHost, channel: URI, file: ChangesetFile, entry: FileDiffEntry, row: BodyRow): HTMLElement {
   switch (row.type) {
-    case 'line':
-      return h('div', { class: ['rl', row.line.kind, linked(host.app, file, row.line, row.line) && 'linked'], role: 'row' }, num(row.line.oldNo, row.line.kind, 'L'), num(row.line.newNo, row.line.kind, 'R'), code(row.line));
+    case 'line': {
+      const { line, part } = row;
+      const more = part !== undefined && !part.first;
+      return h(
+        'div',
+        { class: ['rl', line.kind, more && 'wrapped', linked(host.app, file, line, line) && 'linked'], role: 'row' },
+        more ? [blankNum(line.kind), blankNum(line.kind)] : [num(line.oldNo, line.kind, 'L'), num(line.newNo, line.kind, 'R')],
+        code(line, part),
+      );
+    }
     case 'pair':
       return h(
         'div',
         { class: ['rl', 'pair', linked(host.app, file, row.left, row.right) && 'linked'], role: 'row' },
-        row.left ? [num(row.left.oldNo, row.left.kind, 'L'), code(row.left)] : [h('span', { class: 'num empty' }), h('span', { class: 'code empty' })],
-        row.right ? [num(row.right.newNo, row.right.kind, 'R'), code(row.right)] : [h('span', { class: 'num empty' }), h('span', { class: 'code empty' })],
+        side(row.left, row.leftPart, 'L'),
+        side(row.right, row.rightPart, 'R'),
       );
     case 'hunk': {
       const hk = row.hunk.hunk;
@@ -139,9 +147,24 @@ function num(n: number | undefined, kind: string, side: 'L' | 'R'): HTMLElement 
   return h('span', { class: `num ${kind}`, 'data-line': n === undefined ? undefined : `${side}${n}`, role: 'cell' }, n === undefined ? '' : String(n));
 }
 
-function code(line: DiffLine): HTMLElement {
-  const cell = h('span', { class: `code ${line.kind}`, role: 'cell' }, h('span', { class: 'sign', 'aria-hidden': 'true' }, SIGN[line.kind]));
-  cell.append(...codeNodes(line.text, line.words, line.kind, tokensOf(line)));
-  if (line.noNewline) cell.append(h('span', { class: 'no-newline', title: 'No newline at end of file' }, ' ⏎̸'));
+/** The number cell of a wrapped line's later rows: the line's colour, no number to link. */
+function blankNum(kind: string): HTMLElement {
+  return h('span', { class: `num ${kind}`, role: 'cell' });
+}
+
+/** One side of a side-by-side row: the line (or part of it), blank in its colour past its last part, or empty. */
+function side(line: DiffLine | undefined, part: RowPart | null | undefined, which: 'L' | 'R'): HTMLElement[] {
+  if (!line) return [h('span', { class: 'num empty' }), h('span', { class: 'code empty' })];
+  if (part === null) return [blankNum(line.kind), h('span', { class: `code ${line.kind}`, role: 'cell' })];
+  const more = part !== undefined && !part.first;
+  return [more ? blankNum(line.kind) : num(which === 'L' ? line.oldNo : line.newNo, line.kind, which), code(line, part)];
+}
+
+/** A line's code cell, or the part of it one row of a wrapped line shows (later parts hang under the first's text). */
+function code(line: DiffLine, part?: RowPart): HTMLElement {
+  const first = part === undefined || part.first;
+  const cell = h('span', { class: `code ${line.kind}`, role: 'cell' }, h('span', { class: 'sign', 'aria-hidden': 'true' }, first ? SIGN[line.kind] : ' '));
+  cell.append(...codeNodes(line.text, line.words, line.kind, tokensOf(line), part?.from, part?.to));
+  if (line.noNewline && (part === undefined || part.to === line.text.length)) cell.append(h('span', { class: 'no-newline', title: 'No newline at end of file' }, ' ⏎̸'));
   return cell;
 }

@@ -23,11 +23,19 @@ export const LINE_HEIGHT = 20;
 export const HEADER_HEIGHT = 38;
 /** Rows drawn beyond the viewport on each side. */
 const OVERSCAN_ROWS = 12;
+/** Width of a line-number column (matches `.rl` in the stylesheet). */
+const NUM_WIDTH = 52;
+/** A code cell's horizontal padding and its +/− sign (`0 8px` and `1.2em` of 12 px). */
+const CODE_CHROME = 16 + 14.4;
+/** Characters in the probe that measures the code font. */
+const PROBE_CHARS = 100;
 
 interface Layout {
   files: FileRow[];
   offsets: Float64Array;
   rows: (BodyRow[] | undefined)[];
+  /** Characters of code per row. */
+  columns: number;
 }
 
 
@@ -36,7 +44,10 @@ export class ReviewPage implements SectionHost {
   readonly store: DiffStore;
   readonly scroller = h('div', { class: 'review', id: 'review', tabindex: '-1', 'aria-label': 'All changed files' });
   private readonly canvas = h('div', { class: 'review-canvas' });
-  private layout: Layout = { files: [], offsets: new Float64Array(1), rows: [] };
+  /** A run of the code font's characters, measured once to know how many fit in a code column. */
+  private readonly probe = h('span', { class: 'char-probe', 'aria-hidden': 'true' }, '0'.repeat(PROBE_CHARS));
+  private charWidth = 0;
+  private layout: Layout = { files: [], offsets: new Float64Array(1), rows: [], columns: Infinity };
   /** Files whose collapse state the reader chose, overriding "viewed collapses". */
   private readonly collapsedChoice = new Map<string, boolean>();
   private shownPick = -1;
@@ -52,7 +63,7 @@ export class ReviewPage implements SectionHost {
       app.invalidate('diff');
       if (entry.hunks) void highlightHunks(displayPathOf(file), entry.hunks).then((done) => done && app.invalidate('diff'));
     };
-    this.scroller.append(this.canvas);
+    this.scroller.append(this.canvas, this.probe);
     this.scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
     // Line numbers are links: clicking one puts the line in the address.
     this.scroller.addEventListener('click', (event) => {
@@ -63,6 +74,8 @@ export class ReviewPage implements SectionHost {
     new ResizeObserver((entries) => {
       const box = entries[entries.length - 1]!.contentRect;
       this.view = { width: box.width, height: box.height };
+      // Layout is up to date while resize observers run: measuring here forces none.
+      if (this.charWidth === 0) this.measureFont();
       this.schedule();
     }).observe(this.scroller);
     // A changeset's first screen of diffs is asked for the moment its files are known, before anything is drawn.
@@ -70,6 +83,18 @@ export class ReviewPage implements SectionHost {
       if (uri === app.open?.uri) queueMicrotask(() => this.prefetch());
     });
     app.events.on('navigate', () => queueMicrotask(() => this.prefetch()));
+  }
+
+  private measureFont(): void {
+    this.charWidth = this.probe.getBoundingClientRect().width / PROBE_CHARS;
+  }
+
+  /** How many characters of code fit on one row in the current layout (lines wider wrap onto more rows). */
+  private columns(): number {
+    if (this.charWidth === 0) this.measureFont();
+    const width = this.view.width || this.scroller.clientWidth;
+    const code = this.app.effectiveMode === 'split' ? (width - 2 * NUM_WIDTH) / 2 - 1 : width - 2 * NUM_WIDTH;
+    return this.charWidth > 0 ? Math.floor((code - CODE_CHROME) / this.charWidth) : Infinity;
   }
 
   /** The scroller's height (read from the page only until the resize observer has reported it). */
@@ -200,7 +225,8 @@ export class ReviewPage implements SectionHost {
 
   private computeLayout(): Layout {
     const open = this.app.open;
-    const inputs = [open?.uri, this.app.rows, this.store.version, this.app.effectiveMode, this.app.context, this.collapseVersion, this.viewHeight];
+    const columns = this.columns();
+    const inputs = [open?.uri, this.app.rows, this.store.version, this.app.effectiveMode, this.app.context, this.collapseVersion, this.viewHeight, columns];
     if (this.memo && inputs.every((v, i) => v === this.memo!.inputs[i])) return this.memo.layout;
     const files = this.app.rows.filter((r): r is FileRow => r.type === 'file');
     const offsets = new Float64Array(files.length + 1);
@@ -209,22 +235,22 @@ export class ReviewPage implements SectionHost {
     files.forEach((row, i) => {
       const entry = lookup(row.file);
       // Until its diff arrives a file keeps its estimated height (its first row says it is loading).
-      const body = entry && (entry.diff || entry.error) ? this.rowsOf(row.file, entry) : undefined;
+      const body = entry && (entry.diff || entry.error) ? this.rowsOf(row.file, entry, columns) : undefined;
       rows[i] = body;
       const count = this.isCollapsed(row.file) ? 0 : body ? body.length : estimateRows(row.file);
       offsets[i + 1] = offsets[i]! + HEADER_HEIGHT + count * LINE_HEIGHT;
     });
     // Room after the last file, so any file (the last one too) can be scrolled to the top.
     this.canvas.style.height = `${offsets[files.length]! + Math.max(0, this.viewHeight - 2 * HEADER_HEIGHT)}px`;
-    this.memo = { inputs, layout: { files, offsets, rows } };
+    this.memo = { inputs, layout: { files, offsets, rows, columns } };
     return this.memo.layout;
   }
 
-  private rowsOf(file: ChangesetFile, entry: FileDiffEntry): BodyRow[] {
-    const key = `${this.app.effectiveMode}|${[...entry.expanded].join(',')}|${entry.text?.length ?? -1}|${entry.diff ? 1 : 0}|${entry.error ?? ''}`;
+  private rowsOf(file: ChangesetFile, entry: FileDiffEntry, columns: number): BodyRow[] {
+    const key = `${this.app.effectiveMode}|${columns}|${[...entry.expanded].join(',')}|${entry.text?.length ?? -1}|${entry.diff ? 1 : 0}|${entry.error ?? ''}`;
     const cached = this.rowsCache.get(entry);
     if (cached?.key === key) return cached.rows;
-    const rows = bodyRows(file, entry, this.app.effectiveMode, this.app.context);
+    const rows = bodyRows(file, entry, this.app.effectiveMode, this.app.context, columns);
     this.rowsCache.set(entry, { key, rows });
     return rows;
   }
@@ -266,7 +292,6 @@ export class ReviewPage implements SectionHost {
     }
     const top = this.scroller.scrollTop;
     const bottom = top + this.viewHeight;
-    this.scroller.style.setProperty('--view-width', `${this.view.width || this.scroller.clientWidth}px`);
     const sections: HTMLElement[] = [];
     for (let i = this.indexAt(top); i < files.length && offsets[i]! < bottom + OVERSCAN_ROWS * LINE_HEIGHT; i++) {
       const row = files[i]!;
@@ -297,7 +322,7 @@ export class ReviewPage implements SectionHost {
     );
     el.style.top = `${start}px`;
     el.style.height = `${end - start}px`;
-    const rows = collapsed ? undefined : this.rowsOf(file, entry);
+    const rows = collapsed ? undefined : this.rowsOf(file, entry, this.layout.columns);
     if (rows) {
       const first = Math.max(0, Math.floor((top - start - HEADER_HEIGHT) / LINE_HEIGHT) - OVERSCAN_ROWS);
       const last = Math.min(rows.length, Math.ceil((bottom - start - HEADER_HEIGHT) / LINE_HEIGHT) + OVERSCAN_ROWS);

@@ -3,18 +3,31 @@
  * headers, lines (unified) or line pairs (side by side), collapsed or
  * expanded unchanged gaps, and one-line notes (binary, too large, loading).
  * Every row is one line tall, which is what lets the page compute any
- * file's offset without drawing it.
+ * file's offset without drawing it; a line wider than the code column
+ * takes one row per part it wraps into.
  */
 import type { ChangesetFile } from '../../../protocol/index.js';
 import type { DiffMode } from '../app.js';
 import { gapLines, gapsOf, type DiffLine, type Gap, type HunkModel } from '../diff-model.js';
 import type { FileDiffEntry } from './diff-store.js';
+import { wrapLine } from './wrap.js';
 
-/** One drawn row of a file's body. */
+/** The part of a wrapped line a row shows; `first` carries the line's numbers and sign. */
+export interface RowPart {
+  from: number;
+  to: number;
+  first: boolean;
+}
+
+/**
+ * One drawn row of a file's body. A line's `part` is absent when the line
+ * fits on one row; a side of a pair whose line has no more parts than the
+ * other side's is `null` (drawn blank).
+ */
 export type BodyRow =
   | { type: 'hunk'; hunk: HunkModel; index: number }
-  | { type: 'line'; line: DiffLine }
-  | { type: 'pair'; left: DiffLine | undefined; right: DiffLine | undefined }
+  | { type: 'line'; line: DiffLine; part?: RowPart }
+  | { type: 'pair'; left: DiffLine | undefined; right: DiffLine | undefined; leftPart?: RowPart | null; rightPart?: RowPart | null }
   | { type: 'gap'; gap: Gap; index: number }
   | { type: 'note'; text: string; tone?: 'error' };
 
@@ -46,8 +59,8 @@ export function hasTail(file: ChangesetFile, hunks: readonly HunkModel[], contex
   return trailing >= context;
 }
 
-/** The rows of a file's body for a layout. */
-export function bodyRows(file: ChangesetFile, entry: FileDiffEntry | undefined, mode: DiffMode, context: number): BodyRow[] {
+/** The rows of a file's body for a layout whose code column holds `columns` characters. */
+export function bodyRows(file: ChangesetFile, entry: FileDiffEntry | undefined, mode: DiffMode, context: number, columns: number): BodyRow[] {
   if (!entry || (!entry.diff && !entry.error)) return [{ type: 'note', text: 'Loading diff…' }];
   if (entry.error) return [{ type: 'note', text: `Could not load the diff: ${entry.error}`, tone: 'error' }];
   const diff = entry.diff!;
@@ -58,30 +71,53 @@ export function bodyRows(file: ChangesetFile, entry: FileDiffEntry | undefined, 
   const gaps = gapsOf(diff.hunks, entry.text?.length);
   const canExpand = file.edit.before !== undefined && file.edit.after !== undefined;
   const rows: BodyRow[] = [];
+  const line = (l: DiffLine): void => {
+    const parts = wrapLine(l.text, columns);
+    if (parts.length === 1) rows.push({ type: 'line', line: l });
+    else parts.forEach((p, k) => rows.push({ type: 'line', line: l, part: { ...p, first: k === 0 } }));
+  };
+  const pair = (left: DiffLine | undefined, right: DiffLine | undefined): void => {
+    const l = left && wrapLine(left.text, columns);
+    const r = right && wrapLine(right.text, columns);
+    const count = Math.max(l?.length ?? 1, r?.length ?? 1);
+    if (count === 1) {
+      rows.push({ type: 'pair', left, right });
+      return;
+    }
+    const partOf = (parts: { from: number; to: number }[] | undefined, k: number): RowPart | null | undefined =>
+      parts === undefined ? undefined : k < parts.length ? { ...parts[k]!, first: k === 0 } : null;
+    for (let k = 0; k < count; k++) rows.push({ type: 'pair', left, right, leftPart: partOf(l, k), rightPart: partOf(r, k) });
+  };
   const gapRows = (index: number): void => {
     const gap = gaps[index]!;
     if (gap.count === 0 || !canExpand) return;
     if (index === hunks.length && !hasTail(file, hunks, context)) return;
     if (entry.expanded.has(index) && entry.text) {
-      for (const line of gapLines(gap, entry.text)) rows.push(mode === 'split' ? { type: 'pair', left: line, right: line } : { type: 'line', line });
+      for (const l of gapLines(gap, entry.text)) {
+        if (mode === 'split') pair(l, l);
+        else line(l);
+      }
     } else rows.push({ type: 'gap', gap, index });
   };
   hunks.forEach((hunk, index) => {
     gapRows(index);
     rows.push({ type: 'hunk', hunk, index });
-    if (mode === 'split') for (const r of hunk.rows) rows.push({ type: 'pair', left: r.left, right: r.right });
-    else for (const line of hunk.lines) rows.push({ type: 'line', line });
+    if (mode === 'split') for (const r of hunk.rows) pair(r.left, r.right);
+    else for (const l of hunk.lines) line(l);
   });
   gapRows(hunks.length);
   return rows;
 }
 
-/** The index of the row showing a linked line (`L<n>` old side, `R<n>` new side), or -1. */
+/** The index of the (first) row showing a linked line (`L<n>` old side, `R<n>` new side), or -1. */
 export function rowOfLine(rows: readonly BodyRow[], link: string): number {
   const side = link[0];
   const n = Number(link.slice(1));
-  const matches = (line: DiffLine | undefined): boolean => line !== undefined && (side === 'L' ? line.oldNo === n : line.newNo === n);
-  return rows.findIndex((r) => (r.type === 'line' ? matches(r.line) : r.type === 'pair' ? (side === 'L' ? matches(r.left) : matches(r.right)) : false));
+  const matches = (line: DiffLine | undefined, part: RowPart | null | undefined): boolean =>
+    line !== undefined && part !== null && (part === undefined || part.first) && (side === 'L' ? line.oldNo === n : line.newNo === n);
+  return rows.findIndex((r) =>
+    r.type === 'line' ? matches(r.line, r.part) : r.type === 'pair' ? (side === 'L' ? matches(r.left, r.leftPart) : matches(r.right, r.rightPart)) : false,
+  );
 }
 
 function bytes(n: number): string {
