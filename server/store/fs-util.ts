@@ -1,6 +1,6 @@
 /** Small filesystem helpers shared by the store's writers. */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, fchmodSync, mkdirSync, openSync, type OpenMode } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, fstatSync, mkdirSync, openSync, readSync, type OpenMode } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -129,6 +129,29 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, t
 }
 
 /** True when the error is a missing-file error. */
+/**
+ * The whole file, read synchronously when it is at most `maxBytes` long;
+ * undefined for a larger file (read it asynchronously). Small reads from the
+ * page cache take microseconds, an asynchronous one a thread-pool round trip.
+ */
+export function readSmallFileSync(path: string, maxBytes = 64 * 1024): Buffer | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) return undefined;
+    const buf = Buffer.allocUnsafe(size);
+    let done = 0;
+    while (done < size) {
+      const n = readSync(fd, buf, done, size - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done === size ? buf : buf.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function isNotFound(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 }

@@ -8,7 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inflate, inflateSync } from 'node:zlib';
-import { isNotFound } from './fs-util.js';
+import { isNotFound, readSmallFileSync } from './fs-util.js';
 import { parseLooseObject } from './object-format.js';
 import { PackFile, type DeltaBaseCache } from './pack-reader.js';
 import type { StoredObject } from './types.js';
@@ -103,7 +103,7 @@ export class ObjectDirectory {
   async readLoose(oid: string): Promise<StoredObject | undefined> {
     let deflated: Buffer;
     try {
-      deflated = await readFile(this.loosePath(oid));
+      deflated = readSmallFileSync(this.loosePath(oid)) ?? (await readFile(this.loosePath(oid)));
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
