@@ -1,52 +1,26 @@
 /**
  * The viewer's state and the glue between the AHP client and the views:
- * which session, changeset and file are open, the diff mode, cached turn
- * counts. Views read from here and are re-rendered (coalesced to one frame)
- * when what they show changes.
+ * which session, changeset and file are open, and how diffs are drawn.
+ * Views read from here and are re-rendered, by parts and once per frame
+ * (`state/render-queue`), when what they show changes. The session list,
+ * the channels kept subscribed and the naming of changesets live in
+ * `state/`.
  */
-import { ROOT_CHANNEL } from '../../protocol/common/channels.js';
-import { expandChangesetUri } from '../../protocol/changeset/uris.js';
-import type {
-  ActionEnvelope,
-  Changeset,
-  ChangesetFile,
-  ChangesetState,
-  ChatState,
-  ListSessionsResult,
-  SessionAddedParams,
-  SessionRemovedParams,
-  SessionState,
-  SessionSummary,
-  SessionSummaryChangedParams,
-  URI,
-} from '../../protocol/index.js';
-import type { TimelineMeta } from '../../server/session/timeline-meta.js';
+import type { ActionEnvelope, Changeset, ChangesetFile, ChangesetState, ChatState, SessionState, SessionSummary, URI } from '../../protocol/index.js';
 import type { ViewerClient } from './client.js';
 import { Emitter } from './events.js';
-import { buildRows, countsOf, type Counts, type Row } from './files-model.js';
-import { NO_FILTER, passes, type FileFilter } from './review/filter.js';
-import { loadPreference, savePreference } from './preferences.js';
+import { countsOf, type Counts, type Row } from './files-model.js';
+import { NO_FILTER, type FileFilter } from './review/filter.js';
+import { DiffDisplay } from './state/display.js';
+import { FileRows } from './state/file-rows.js';
+import { compareView, entryView, isStatic, relabel, stepView, turnOfUri, turnView, type OpenChangeset } from './state/changeset-views.js';
+import { RenderQueue, type Part } from './state/render-queue.js';
+import { SessionList } from './state/session-list.js';
+import { SessionChannels } from './state/subscriptions.js';
 
-/** How diffs are drawn. */
-export type DiffMode = 'unified' | 'split';
-
-/** All files of a changeset on one scrolling page, or the selected file alone. */
-export type Layout = 'all' | 'file';
-
-/** The changeset shown in the main area. */
-export interface OpenChangeset {
-  /** Its expanded URI. */
-  uri: URI;
-  /** Heading shown above the file list. */
-  label: string;
-  /** The catalogue entry's `changeKind`. */
-  changeKind: string;
-  /** The catalogue entry advertises the review capability. */
-  reviewable: boolean;
-}
-
-/** Parts of the page that re-render independently. */
-export type Part = 'status' | 'sessions' | 'turns' | 'chips' | 'toolbar' | 'files' | 'diff';
+export type { OpenChangeset } from './state/changeset-views.js';
+export type { Part } from './state/render-queue.js';
+export type { DiffMode, Layout } from './state/display.js';
 
 /** Something for the user to read: an operation's outcome, a refused review tick, a failure. */
 export interface Notice {
@@ -64,18 +38,11 @@ function whenIdle(task: () => void): void {
   else setTimeout(task, 300);
 }
 
-/** How many per-turn changesets stay subscribed after they are left. */
-const RECENT_VIEWS = 4;
-
-/** Catalogue entries that need no template variables: subscribable as they are. */
-export function isStatic(entry: Changeset): boolean {
-  return !entry.uriTemplate.includes('{');
-}
-
 /** The viewer application state. */
 export class App {
-  /** Known sessions, by URI. */
-  readonly sessions = new Map<URI, SessionSummary>();
+  private readonly sessionList: SessionList;
+  private readonly channels: SessionChannels;
+  private readonly renders = new RenderQueue();
   /** The selected session. */
   sessionUri: URI | undefined;
   /** The changeset in the main area. */
@@ -88,14 +55,10 @@ export class App {
   openTurnId: string | undefined;
   /** The step of `openTurnId` whose changeset is open (1-based), when one is. */
   openStep: number | undefined;
-  /** Unified or side-by-side diffs. */
-  mode: DiffMode = 'unified';
-  /** The review page or one file at a time (remembered). */
-  layout: Layout = loadPreference('layout', ['all', 'file'], 'all');
+  /** How diffs are drawn. */
+  readonly display = new DiffDisplay((...parts) => this.invalidate(...parts));
   /** Which files the list and the review page show. */
   filter: FileFilter = NO_FILTER;
-  /** Context lines requested around each change. */
-  context = 3;
   /** The latest notice. */
   notice: Notice | undefined;
   /** Per-turn counts from turn changesets once opened; the session state's figures otherwise. */
@@ -111,12 +74,11 @@ export class App {
   /** `navigate` fires whenever the session, changeset, file or line shown changes. */
   readonly events = new Emitter<{ navigate: undefined }>();
 
-  private rowsCache: { files: readonly ChangesetFile[]; filter: FileFilter; rows: Row[] } | undefined;
-  private readonly renderers = new Map<Part, () => void>();
-  private readonly dirty = new Set<Part>();
-  private frame = 0;
+  private readonly fileRows = new FileRows();
 
   constructor(readonly client: ViewerClient) {
+    this.sessionList = new SessionList(client);
+    this.channels = new SessionChannels(client);
     client.on('status', () => this.invalidate('status'));
     client.on('channel', (uri) => this.onChannel(uri));
     client.on('envelope', (envelope) => this.onEnvelope(envelope));
@@ -134,20 +96,17 @@ export class App {
 
   /** Registers the function that draws one part of the page. */
   renderer(part: Part, render: () => void): void {
-    this.renderers.set(part, render);
+    this.renders.renderer(part, render);
   }
 
   /** Schedules parts for re-rendering on the next animation frame. */
   invalidate(...parts: Part[]): void {
-    for (const p of parts) this.dirty.add(p);
-    if (this.frame === 0) {
-      this.frame = requestAnimationFrame(() => {
-        this.frame = 0;
-        const parts = [...this.dirty];
-        this.dirty.clear();
-        for (const p of parts) this.renderers.get(p)?.();
-      });
-    }
+    this.renders.invalidate(parts);
+  }
+
+  /** Known sessions, by URI. */
+  get sessions(): ReadonlyMap<URI, SessionSummary> {
+    return this.sessionList.byUri;
   }
 
   /** Shows a notice. */
@@ -189,14 +148,9 @@ export class App {
     return entry?.uriTemplate;
   }
 
-  /** Rows of the open changeset's file list that pass the filter (memoised on the files array, which the reducers keep immutable). */
+  /** Rows of the open changeset's file list that pass the filter. */
   get rows(): Row[] {
-    const files = this.changeset?.files ?? [];
-    const filter = this.filter;
-    if (this.rowsCache?.files !== files || this.rowsCache.filter !== filter) {
-      this.rowsCache = { files, filter, rows: buildRows(filter === NO_FILTER ? files : files.filter((f) => passes(f, filter))) };
-    }
-    return this.rowsCache.rows;
+    return this.fileRows.of(this.changeset?.files ?? [], this.filter);
   }
 
   /** Narrows the file list and the review page. */
@@ -205,12 +159,9 @@ export class App {
     this.invalidate('files', 'diff', 'toolbar');
   }
 
-  /** Switches between the review page and one file at a time. */
-  setLayout(layout: Layout): void {
-    if (layout === this.layout) return;
-    this.layout = layout;
-    savePreference('layout', layout);
-    this.invalidate('toolbar', 'diff');
+  /** Remembers the rows last drawn, to pick a neighbour when the selected file disappears. */
+  noteRows(rows: Row[]): void {
+    this.fileRows.note(rows);
   }
 
   /** The selected file, when it is in the open changeset. */
@@ -236,19 +187,11 @@ export class App {
     await this.loadSessions();
   }
 
-  /** Re-fetches every page of `listSessions` (notifications are not replayed after a drop). */
+  /** Re-fetches the session list (notifications are not replayed after a drop); selects a session when none is. */
   async loadSessions(): Promise<void> {
-    const all: SessionSummary[] = [];
-    let cursor: string | undefined;
-    do {
-      const page: ListSessionsResult = await this.client.request('listSessions', { channel: ROOT_CHANNEL, ...(cursor ? { cursor } : {}) });
-      all.push(...page.items);
-      cursor = page.nextCursor;
-    } while (cursor);
-    this.sessions.clear();
-    for (const s of all) this.sessions.set(s.resource, s);
+    await this.sessionList.load();
     this.invalidate('sessions');
-    if (this.sessionUri === undefined && all.length > 0) {
+    if (this.sessionUri === undefined && this.sessions.size > 0) {
       const { session, open } = this.landing;
       this.landing = {};
       if (session !== undefined && this.sessions.has(session)) await this.selectSession(session, open);
@@ -258,7 +201,7 @@ export class App {
 
   /** Sessions, most recently modified first. */
   sortedSessions(): SessionSummary[] {
-    return [...this.sessions.values()].sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : a.modifiedAt > b.modifiedAt ? -1 : 0));
+    return this.sessionList.sorted();
   }
 
   /**
@@ -287,17 +230,14 @@ export class App {
     }
     whenIdle(() => {
       if (this.sessionUri !== uri) return;
-      this.staticsWanted = true;
+      this.channels.wantStatics();
       void this.syncSessionChannels();
     });
   }
 
-  /** Whether the session's static changesets are subscribed (deferred until the first view is drawn). */
-  private staticsWanted = false;
-
   private leaveSession(): void {
     if (!this.sessionUri) return;
-    for (const uri of this.client.mirror.uris()) if (uri !== ROOT_CHANNEL) this.client.unsubscribe(uri);
+    this.channels.leave();
     this.sessionUri = undefined;
     this.open = undefined;
     this.openTurnId = undefined;
@@ -305,18 +245,11 @@ export class App {
     this.selectedFileId = undefined;
     this.compare = [];
     this.turnCounts.clear();
-    this.recentViews = [];
-    this.staticsWanted = false;
   }
 
   /** Subscribes to the chat and static changesets the session's state names (after it changed). */
-  private async syncSessionChannels(): Promise<void> {
-    const wanted: URI[] = [];
-    if (this.chatUri) wanted.push(this.chatUri);
-    if (this.staticsWanted) for (const entry of this.catalogue) if (isStatic(entry)) wanted.push(entry.uriTemplate);
-    await Promise.all(
-      wanted.filter((uri) => !this.client.isSubscribed(uri)).map((uri) => this.client.subscribe(uri).catch(() => undefined)),
-    );
+  private syncSessionChannels(): Promise<void> {
+    return this.channels.sync(this.chatUri, this.catalogue.filter(isStatic).map((entry) => entry.uriTemplate));
   }
 
   /** Opens a static catalogue entry. */
@@ -324,7 +257,7 @@ export class App {
     this.openTurnId = undefined;
     this.openStep = undefined;
     this.compare = [];
-    await this.openChangeset({ uri: entry.uriTemplate, label: entry.label, changeKind: entry.changeKind, reviewable: entry.capabilities?.review !== undefined });
+    await this.openChangeset(entryView(entry));
   }
 
   /** Opens what one tool call (step, 1-based) of a turn changed. */
@@ -334,29 +267,17 @@ export class App {
     this.openTurnId = turnId;
     this.openStep = step;
     this.compare = [];
-    const number = (this.chat?.turns.findIndex((t) => t.id === turnId) ?? -1) + 1;
-    await this.openChangeset({
-      uri: expandChangesetUri(entry.uriTemplate, { turnId, step: String(step) }),
-      label: `Turn ${number || turnId}, step ${step}`,
-      changeKind: 'step',
-      reviewable: entry.capabilities?.review !== undefined,
-    });
+    await this.openChangeset(stepView(entry, this.chat, turnId, step));
   }
 
   /** Opens one turn's changeset. */
   async openTurn(turnId: string): Promise<void> {
     const entry = this.catalogue.find((c) => c.changeKind === 'turn');
     if (!entry) return;
-    const turn = this.chat?.turns.find((t) => t.id === turnId);
     this.openTurnId = turnId;
     this.openStep = undefined;
     this.compare = [];
-    await this.openChangeset({
-      uri: expandChangesetUri(entry.uriTemplate, { turnId }),
-      label: `Turn: ${firstLine(turn?.message.text) || turnId}`,
-      changeKind: 'turn',
-      reviewable: entry.capabilities?.review !== undefined,
-    });
+    await this.openChangeset(turnView(entry, this.chat, turnId));
   }
 
   /** Ticks or unticks a turn for comparison; two ticked turns open their comparison. */
@@ -373,17 +294,11 @@ export class App {
   async openCompare(original: string, modified: string): Promise<void> {
     const entry = this.catalogue.find((c) => c.changeKind === 'compare-turns');
     if (!entry) return;
-    const order = (this.chat?.turns ?? []).map((t) => t.id);
     this.compare = [original, modified];
     this.invalidate('turns');
     this.openTurnId = undefined;
     this.openStep = undefined;
-    await this.openChangeset({
-      uri: expandChangesetUri(entry.uriTemplate, { originalTurnId: original, modifiedTurnId: modified }),
-      label: `Compare: turn ${order.indexOf(original) + 1} → turn ${order.indexOf(modified) + 1}`,
-      changeKind: 'compare-turns',
-      reviewable: entry.capabilities?.review !== undefined,
-    });
+    await this.openChangeset(compareView(entry, this.chat, original, modified));
   }
 
   private async openChangeset(open: OpenChangeset): Promise<void> {
@@ -394,13 +309,7 @@ export class App {
     this.selectionSource = 'pick';
     this.invalidate('turns', 'chips', 'toolbar', 'files', 'diff');
     this.events.emit('navigate', undefined);
-    // Static changesets stay subscribed for their chip counts; the last few per-turn ones too, so a
-    // file's "Viewed" tick there can be compared with the open view's; older ones are dropped.
-    if (previous && previous.uri !== open.uri && !this.isStaticUri(previous.uri)) {
-      this.recentViews = [previous.uri, ...this.recentViews.filter((u) => u !== previous.uri && u !== open.uri)];
-      for (const old of this.recentViews.splice(RECENT_VIEWS)) this.client.unsubscribe(old);
-    }
-    this.recentViews = this.recentViews.filter((u) => u !== open.uri);
+    this.channels.opened(previous?.uri, open.uri, (uri) => this.isStaticUri(uri));
     if (this.client.isSubscribed(open.uri) && this.client.mirror.has(open.uri)) return;
     try {
       await this.client.subscribe(open.uri);
@@ -411,24 +320,12 @@ export class App {
 
   /** A turn or comparison opened before the chat was mirrored (a deep link) gets its title once it is. */
   private relabelTurn(): void {
-    const turns = this.chat?.turns ?? [];
     if (!this.open) return;
-    let label: string | undefined;
-    if (this.open.changeKind === 'turn') label = firstLine(turns.find((t) => t.id === this.openTurnId)?.message.text);
-    else if (this.open.changeKind === 'step' && this.openStep !== undefined) {
-      const number = turns.findIndex((t) => t.id === this.openTurnId) + 1;
-      if (number > 0) label = `Turn ${number}, step ${this.openStep}`;
-    } else if (this.open.changeKind === 'compare-turns' && this.compare.length === 2) {
-      const [a, b] = this.compare.map((id) => turns.findIndex((t) => t.id === id) + 1);
-      if (a && b) label = `Compare: turn ${a} → turn ${b}`;
-    }
-    if (!label) return;
-    this.open = { ...this.open, label: this.open.changeKind === 'turn' ? `Turn: ${label}` : label };
+    const label = relabel(this.open, this.chat, this.openTurnId, this.openStep, this.compare);
+    if (!label || label === this.open.label) return;
+    this.open = { ...this.open, label };
     this.invalidate('toolbar');
   }
-
-  /** Per-turn changesets left recently, newest first, still subscribed. */
-  private recentViews: URI[] = [];
 
   private isStaticUri(uri: URI): boolean {
     return this.catalogue.some((c) => isStatic(c) && c.uriTemplate === uri);
@@ -467,28 +364,6 @@ export class App {
     this.client.dispatch(this.open.uri, { type: 'changeset/filesReviewChanged', files: [fileId], reviewed });
   }
 
-  /** True while the diff pane is too narrow for two columns of code. */
-  narrow = false;
-
-  /** The layout diffs are drawn in: side by side falls back to unified in a narrow pane. */
-  get effectiveMode(): DiffMode {
-    return this.mode === 'split' && this.narrow ? 'unified' : this.mode;
-  }
-
-  /** Switches between unified and side-by-side diffs. */
-  setMode(mode: DiffMode): void {
-    if (mode === this.mode) return;
-    this.mode = mode;
-    this.invalidate('toolbar', 'diff');
-  }
-
-  /** Changes the context lines requested around changes. */
-  setContext(context: number): void {
-    if (context === this.context) return;
-    this.context = context;
-    this.invalidate('toolbar', 'diff');
-  }
-
   private onChannel(uri: URI): void {
     if (uri === this.sessionUri) {
       this.invalidate('chips', 'turns', 'toolbar');
@@ -506,44 +381,23 @@ export class App {
     }
     // Another view's ticks can differ from the open one's, which the diff headers point out.
     if (this.isStaticUri(uri)) this.invalidate('chips', 'diff');
-    else if (this.recentViews.includes(uri)) this.invalidate('diff');
+    else if (this.channels.isRecent(uri)) this.invalidate('diff');
     if (uri === this.sessionChangesetUri) this.invalidate('status');
     const state = this.client.mirror.state(uri, 'changeset');
-    const turnId = this.turnIdOf(uri);
+    const turnId = turnOfUri(this.catalogue, this.chat, uri);
     if (state && turnId !== undefined && state.status === 'ready') {
       this.turnCounts.set(turnId, countsOf(state));
       this.invalidate('turns');
     }
     if (uri === this.open?.uri) {
       // A file that left the changeset (reverted, discarded) gives its selection to its neighbour.
-      if (this.selectedFileId !== undefined && !this.selectedFile) this.reselectAfterRemoval();
+      if (this.selectedFileId !== undefined && !this.selectedFile) this.selectedFileId = this.fileRows.neighbourOf(this.selectedFileId, this.changeset?.files ?? []);
       this.invalidate('files', 'toolbar', 'diff', 'chips');
     }
   }
 
   /** The turn being recorded when the chat last changed. */
   private recordingTurn: string | undefined;
-
-  private lastRows: Row[] = [];
-
-  private reselectAfterRemoval(): void {
-    const old = this.lastRows.filter((r) => r.type === 'file').map((r) => r.file.id);
-    const at = old.indexOf(this.selectedFileId!);
-    const present = new Set((this.changeset?.files ?? []).map((f) => f.id));
-    const next = old.slice(at + 1).find((id) => present.has(id)) ?? old.slice(0, Math.max(0, at)).reverse().find((id) => present.has(id));
-    this.selectedFileId = next;
-  }
-
-  /** Remembers the rows last drawn, to pick a neighbour when the selected file disappears. */
-  noteRows(rows: Row[]): void {
-    this.lastRows = rows;
-  }
-
-  private turnIdOf(uri: URI): string | undefined {
-    const entry = this.catalogue.find((c) => c.changeKind === 'turn');
-    if (!entry || !this.chat) return undefined;
-    return this.chat.turns.find((t) => expandChangesetUri(entry.uriTemplate, { turnId: t.id }) === uri)?.id;
-  }
 
   private onEnvelope(envelope: ActionEnvelope): void {
     const action = envelope.action as { type: string };
@@ -557,43 +411,13 @@ export class App {
   }
 
   private onNotification(method: string, params: unknown): void {
-    if (method === 'root/sessionAdded') {
-      const { summary } = params as SessionAddedParams;
-      this.sessions.set(summary.resource, summary);
-      this.invalidate('sessions');
-      if (this.sessionUri === undefined) void this.selectSession(summary.resource);
-    } else if (method === 'root/sessionRemoved') {
-      const { session } = params as SessionRemovedParams;
-      this.sessions.delete(session);
-      if (session === this.sessionUri) {
-        this.leaveSession();
-        this.invalidate('turns', 'chips', 'toolbar', 'files', 'diff');
-      }
-      this.invalidate('sessions');
-    } else if (method === 'root/sessionSummaryChanged') {
-      const { session, changes } = params as SessionSummaryChangedParams;
-      const known = this.sessions.get(session);
-      if (known) this.sessions.set(session, { ...known, ...changes });
-      this.invalidate('sessions');
+    const change = this.sessionList.apply(method, params);
+    if (!change) return;
+    this.invalidate('sessions');
+    if (change.type === 'added' && this.sessionUri === undefined) void this.selectSession(change.session);
+    if (change.type === 'removed' && change.session === this.sessionUri) {
+      this.leaveSession();
+      this.invalidate('turns', 'chips', 'toolbar', 'files', 'diff');
     }
   }
-}
-
-/** The session state's timeline figures (`_meta`), when the server sent them. */
-export function timelineOf(session: SessionState | undefined): Partial<TimelineMeta> {
-  const meta = session?._meta as Partial<TimelineMeta> | undefined;
-  return meta ?? {};
-}
-
-/** A turn's counts: from its opened changeset, else from the session state. */
-export function turnCountsOf(app: App, turnId: string): Counts | undefined {
-  const opened = app.turnCounts.get(turnId);
-  if (opened) return opened;
-  const stats = timelineOf(app.session).turns?.[turnId];
-  return stats ? { files: stats.files, additions: stats.added, deletions: stats.deleted, truncated: false } : undefined;
-}
-
-/** The first line of a message, for list labels. */
-export function firstLine(text: string | undefined): string {
-  return (text ?? '').split('\n', 1)[0]!.trim();
 }

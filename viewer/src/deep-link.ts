@@ -6,7 +6,7 @@
  * follows scrolling only replaces the current one.
  */
 import type { App } from './app.js';
-import { isStatic } from './app.js';
+import { isStatic } from './state/changeset-views.js';
 import { expandChangesetUri } from '../../protocol/changeset/uris.js';
 import { displayPathOf } from './files-model.js';
 

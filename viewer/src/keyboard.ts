@@ -33,10 +33,10 @@ export function installKeyboard(app: App): void {
         break;
       }
       case 'u':
-        app.setMode('unified');
+        app.display.setMode('unified');
         break;
       case 's':
-        app.setMode('split');
+        app.display.setMode('split');
         break;
       default:
         return;

@@ -106,8 +106,8 @@ async function main(): Promise<void> {
     byId('filter-count').textContent = shown === total ? '' : `${shown} of ${total} files`;
   });
   app.renderer('diff', () => {
-    diffPane.classList.toggle('all-files', app.layout === 'all');
-    if (app.layout === 'all') review.render(diffPane);
+    diffPane.classList.toggle('all-files', app.display.layout === 'all');
+    if (app.display.layout === 'all') review.render(diffPane);
     else diff.render();
   });
   installKeyboard(app);

@@ -7,7 +7,7 @@
  */
 import type { ChangesetOperation, ChangesetOperationTarget, URI } from '../../protocol/index.js';
 import type { App } from './app.js';
-import { firstLine, timelineOf } from './app.js';
+import { firstLine, timelineOf } from './state/timeline.js';
 import { h, type Child } from './dom.js';
 import { RpcError } from './rpc.js';
 

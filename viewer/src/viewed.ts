@@ -7,7 +7,7 @@
  */
 import type { ChangesetFile, ChangesetState, URI } from '../../protocol/index.js';
 import type { App } from './app.js';
-import { isStatic } from './app.js';
+import { isStatic } from './state/changeset-views.js';
 import { h } from './dom.js';
 import { displayPathOf } from './files-model.js';
 import { turnName } from './operation-preview.js';

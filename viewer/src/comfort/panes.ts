@@ -92,8 +92,8 @@ export function installPanes(app: App): HTMLElement {
   files.after(splitter({ pane: files, variable: '--files-width', name: 'files', label: 'the file list', min: 180, max: 720, initial: 340 }));
   new ResizeObserver(([entry]) => {
     const narrow = (entry?.contentRect.width ?? Infinity) < SPLIT_MIN_WIDTH;
-    if (narrow === app.narrow) return;
-    app.narrow = narrow;
+    if (narrow === app.display.narrow) return;
+    app.display.narrow = narrow;
     app.invalidate('toolbar', 'diff');
   }).observe(byId('diff'));
   return h('span', { class: 'pane-toggles', role: 'group', 'aria-label': 'Panes' }, collapseToggle('sidebar', 'Sessions', 'sidebar-hidden'), collapseToggle('files', 'Files', 'files-hidden'));

@@ -86,7 +86,7 @@ export function installShortcuts(app: App, review: ReviewPage): void {
       case 'n':
       case 'p': {
         const delta = event.key === 'n' ? 1 : -1;
-        if (app.layout === 'all') review.jumpHunk(delta);
+        if (app.display.layout === 'all') review.jumpHunk(delta);
         else jumpHunkInFile(delta);
         break;
       }

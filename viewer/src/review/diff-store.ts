@@ -43,7 +43,7 @@ export class DiffStore {
   constructor(private readonly app: App) {}
 
   private filesOf(channel: URI): Map<string, FileDiffEntry> {
-    const key = `${channel}\n${this.app.context}`;
+    const key = `${channel}\n${this.app.display.context}`;
     let files = this.entries.get(key);
     if (!files) this.entries.set(key, (files = new Map()));
     return files;
@@ -99,7 +99,7 @@ export class DiffStore {
 
   private async fetch(channel: URI, file: ChangesetFile, entry: FileDiffEntry): Promise<void> {
     try {
-      const diff = await this.app.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id, context: this.app.context });
+      const diff = await this.app.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id, context: this.app.display.context });
       entry.diff = diff;
       if (diff.kind === 'text') entry.hunks = diff.hunks.map(buildHunk);
     } catch (error) {

@@ -93,7 +93,7 @@ export class ReviewPage implements SectionHost {
   private columns(): number {
     if (this.charWidth === 0) this.measureFont();
     const width = this.view.width || this.scroller.clientWidth;
-    const code = this.app.effectiveMode === 'split' ? (width - 2 * NUM_WIDTH) / 2 - 1 : width - 2 * NUM_WIDTH;
+    const code = this.app.display.effectiveMode === 'split' ? (width - 2 * NUM_WIDTH) / 2 - 1 : width - 2 * NUM_WIDTH;
     return this.charWidth > 0 ? Math.floor((code - CODE_CHROME) / this.charWidth) : Infinity;
   }
 
@@ -111,7 +111,7 @@ export class ReviewPage implements SectionHost {
   private prefetch(): void {
     const open = this.app.open;
     const state = this.app.changeset;
-    if (this.app.layout !== 'all' || !open || !state || state.files.length === 0) return;
+    if (this.app.display.layout !== 'all' || !open || !state || state.files.length === 0) return;
     const picked = this.pickPending();
     if (open.uri === this.shownUri && !picked) return;
     const layout = this.computeLayout();
@@ -226,7 +226,7 @@ export class ReviewPage implements SectionHost {
   private computeLayout(): Layout {
     const open = this.app.open;
     const columns = this.columns();
-    const inputs = [open?.uri, this.app.rows, this.store.version, this.app.effectiveMode, this.app.context, this.collapseVersion, this.viewHeight, columns];
+    const inputs = [open?.uri, this.app.rows, this.store.version, this.app.display.effectiveMode, this.app.display.context, this.collapseVersion, this.viewHeight, columns];
     if (this.memo && inputs.every((v, i) => v === this.memo!.inputs[i])) return this.memo.layout;
     const files = this.app.rows.filter((r): r is FileRow => r.type === 'file');
     const offsets = new Float64Array(files.length + 1);
@@ -247,10 +247,10 @@ export class ReviewPage implements SectionHost {
   }
 
   private rowsOf(file: ChangesetFile, entry: FileDiffEntry, columns: number): BodyRow[] {
-    const key = `${this.app.effectiveMode}|${columns}|${[...entry.expanded].join(',')}|${entry.text?.length ?? -1}|${entry.diff ? 1 : 0}|${entry.error ?? ''}`;
+    const key = `${this.app.display.effectiveMode}|${columns}|${[...entry.expanded].join(',')}|${entry.text?.length ?? -1}|${entry.diff ? 1 : 0}|${entry.error ?? ''}`;
     const cached = this.rowsCache.get(entry);
     if (cached?.key === key) return cached.rows;
-    const rows = bodyRows(file, entry, this.app.effectiveMode, this.app.context, columns);
+    const rows = bodyRows(file, entry, this.app.display.effectiveMode, this.app.display.context, columns);
     this.rowsCache.set(entry, { key, rows });
     return rows;
   }
@@ -326,7 +326,7 @@ export class ReviewPage implements SectionHost {
     if (rows) {
       const first = Math.max(0, Math.floor((top - start - HEADER_HEIGHT) / LINE_HEIGHT) - OVERSCAN_ROWS);
       const last = Math.min(rows.length, Math.ceil((bottom - start - HEADER_HEIGHT) / LINE_HEIGHT) + OVERSCAN_ROWS);
-      const split = this.app.effectiveMode === 'split';
+      const split = this.app.display.effectiveMode === 'split';
       const body = h('div', { class: ['rv-body', split ? 'split' : 'unified'], role: 'table', 'aria-label': `Diff of ${row.path}` });
       body.style.top = `${HEADER_HEIGHT + first * LINE_HEIGHT}px`;
       const drawn: HTMLElement[] = [];

@@ -7,7 +7,7 @@
  * takes one row per part it wraps into.
  */
 import type { ChangesetFile } from '../../../protocol/index.js';
-import type { DiffMode } from '../app.js';
+import type { DiffMode } from '../state/display.js';
 import { gapLines, gapsOf, type DiffLine, type Gap, type HunkModel } from '../diff-model.js';
 import type { FileDiffEntry } from './diff-store.js';
 import { wrapLine } from './wrap.js';

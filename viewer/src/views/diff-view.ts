@@ -62,7 +62,7 @@ export class DiffView {
       replaceChildren(this.pane, h('p', { class: 'empty' }, files > 0 ? 'Select a file (j / k) to see its diff.' : ''));
       return;
     }
-    const key = `${open.uri}\n${file.id}\n${app.context}`;
+    const key = `${open.uri}\n${file.id}\n${app.display.context}`;
     let loaded = this.cache.get(key);
     if (!loaded || loaded.edit !== file.edit) {
       const previous = loaded;
@@ -94,7 +94,7 @@ export class DiffView {
 
   private async fetch(channel: URI, file: ChangesetFile, loaded: Loaded, key: string): Promise<void> {
     try {
-      const diff = await this.app.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id, context: this.app.context });
+      const diff = await this.app.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id, context: this.app.display.context });
       loaded.diff = diff;
       if (diff.kind === 'text') {
         const hunks = diff.hunks.map(buildHunk);
@@ -156,7 +156,7 @@ export class DiffView {
     }
     const hunks = loaded.hunks ?? [];
     if (hunks.length === 0) return h('p', { class: 'empty' }, 'No line changes (only the name, mode or file type changed).');
-    const split = this.app.effectiveMode === 'split';
+    const split = this.app.display.effectiveMode === 'split';
     // Full-width rows span exactly the layout's columns: an extra implied column would take the width.
     const cols = split ? '4' : '3';
     const gaps = gapsOf(diff.hunks, loaded.text?.length);
@@ -203,7 +203,7 @@ export class DiffView {
         h('tr', { class: 'gap' }, h('td', { colspan: cols }, h('button', { type: 'button', class: 'expand', onclick: () => { loaded.unbounded = true; this.app.invalidate('diff'); } }, 'Show the whole diff'))),
       );
     } else {
-      rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand && hasTail(file, hunks, this.app.context)));
+      rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand && hasTail(file, hunks, this.app.display.context)));
     }
     return h(
       'table',

@@ -5,7 +5,7 @@
  * switches.
  */
 import type { App } from '../app.js';
-import { isStatic } from '../app.js';
+import { isStatic } from '../state/changeset-views.js';
 import { byId, h, replaceChildren } from '../dom.js';
 import { countsOf, type Counts } from '../files-model.js';
 import { operationButton, operationsFor } from '../operations.js';
@@ -89,21 +89,21 @@ export function renderToolbar(app: App): void {
     h(
       'span',
       { class: 'view-switch layout-switch', role: 'group', 'aria-label': 'Files shown' },
-      h('button', { type: 'button', 'aria-pressed': String(app.layout === 'all'), 'data-layout': 'all', title: 'Every file on one page', 'data-focus-key': 'layout:all', onclick: () => app.setLayout('all') }, 'All files'),
-      h('button', { type: 'button', 'aria-pressed': String(app.layout === 'file'), 'data-layout': 'file', title: 'The selected file alone', 'data-focus-key': 'layout:file', onclick: () => app.setLayout('file') }, 'One file'),
+      h('button', { type: 'button', 'aria-pressed': String(app.display.layout === 'all'), 'data-layout': 'all', title: 'Every file on one page', 'data-focus-key': 'layout:all', onclick: () => app.display.setLayout('all') }, 'All files'),
+      h('button', { type: 'button', 'aria-pressed': String(app.display.layout === 'file'), 'data-layout': 'file', title: 'The selected file alone', 'data-focus-key': 'layout:file', onclick: () => app.display.setLayout('file') }, 'One file'),
     ),
     h(
       'span',
       { class: 'view-switch', role: 'group', 'aria-label': 'Diff layout' },
-      h('button', { type: 'button', 'aria-pressed': String(app.mode === 'unified'), title: 'Unified (u)', 'data-focus-key': 'mode:unified', onclick: () => app.setMode('unified') }, 'Unified'),
-      h('button', { type: 'button', 'aria-pressed': String(app.mode === 'split'), title: 'Side by side (s)', 'data-focus-key': 'mode:split', onclick: () => app.setMode('split') }, 'Side by side'),
+      h('button', { type: 'button', 'aria-pressed': String(app.display.mode === 'unified'), title: 'Unified (u)', 'data-focus-key': 'mode:unified', onclick: () => app.display.setMode('unified') }, 'Unified'),
+      h('button', { type: 'button', 'aria-pressed': String(app.display.mode === 'split'), title: 'Side by side (s)', 'data-focus-key': 'mode:split', onclick: () => app.display.setMode('split') }, 'Side by side'),
     ),
-    app.mode === 'split' && app.narrow ? h('span', { class: 'note', id: 'narrow-note' }, 'shown unified: the pane is too narrow for side by side') : null,
+    app.display.mode === 'split' && app.display.narrow ? h('span', { class: 'note', id: 'narrow-note' }, 'shown unified: the pane is too narrow for side by side') : null,
   );
   const select = h(
     'select',
-    { id: 'context-lines', 'data-focus-key': 'context', onchange: (e: Event) => app.setContext(Number((e.target as HTMLSelectElement).value)) },
-    [3, 10, 25, 100].map((n) => h('option', { value: String(n), selected: n === app.context }, `${n} lines`)),
+    { id: 'context-lines', 'data-focus-key': 'context', onchange: (e: Event) => app.display.setContext(Number((e.target as HTMLSelectElement).value)) },
+    [3, 10, 25, 100].map((n) => h('option', { value: String(n), selected: n === app.display.context }, `${n} lines`)),
   );
   parts.push(h('label', { class: 'context' }, 'Context ', select));
   replaceChildren(bar, parts);

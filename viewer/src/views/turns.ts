@@ -4,7 +4,7 @@
  * the `compare-turns` changeset between them.
  */
 import type { App } from '../app.js';
-import { firstLine, timelineOf, turnCountsOf } from '../app.js';
+import { firstLine, timelineOf, turnCountsOf } from '../state/timeline.js';
 import { byId, formatDuration, formatTime, h, replaceChildren } from '../dom.js';
 import type { Counts } from '../files-model.js';
 
@@ -75,7 +75,7 @@ export function renderTurns(app: App): void {
             formatTime(turn.startedAt),
             turn.duration !== undefined ? ` · ${formatDuration(turn.duration)}` : '',
             ' ',
-            countsLabel(turnCountsOf(app, turn.id)),
+            countsLabel(turnCountsOf(app.turnCounts, app.session, turn.id)),
           ),
         ),
         hasCompare
