@@ -29,6 +29,10 @@ export class IndexSeed {
   private readonly size: Float64Array;
   private readonly mode: Uint32Array;
   private readonly oidAt: Uint32Array;
+  /** Every entry's path, one after another; entry `i` ends at `pathEnd[i]`. */
+  private pathBytes: Buffer;
+  private pathLength = 0;
+  private readonly pathEnd: Uint32Array;
   private count = 0;
   /** Tree ids of the index's cache-tree extension by directory ('' or 'a/b/'): trees the repository holds. */
   private trees = new Map<string, string>();
@@ -45,6 +49,8 @@ export class IndexSeed {
     this.size = new Float64Array(capacity);
     this.mode = new Uint32Array(capacity);
     this.oidAt = new Uint32Array(capacity);
+    this.pathEnd = new Uint32Array(capacity);
+    this.pathBytes = Buffer.allocUnsafe(Math.max(64, buf.length));
   }
 
   /** Number of trusted entries. */
@@ -61,6 +67,15 @@ export class IndexSeed {
     this.size[i] = size;
     this.mode[i] = mode;
     this.oidAt[i] = oidOffset;
+    const length = end - start;
+    if (this.pathLength + length > this.pathBytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.pathBytes.length * 2, this.pathLength + length));
+      this.pathBytes.copy(grown, 0, 0, this.pathLength);
+      this.pathBytes = grown;
+    }
+    bytes.copy(this.pathBytes, this.pathLength, start, end);
+    this.pathLength += length;
+    this.pathEnd[i] = this.pathLength;
     let slash = bytes.lastIndexOf(0x2f, end - 1);
     if (slash < start) slash = start - 1;
     const dirLen = slash + 1 - start;
@@ -76,6 +91,11 @@ export class IndexSeed {
       }
     }
     this.lastMap.set(decodePathBytes(bytes.subarray(slash + 1, end)), i);
+  }
+
+  /** Every entry's path relative to the work tree, as bytes: entry `i` is `bytes[ends[i - 1] ?? 0, ends[i])`. */
+  paths(): { bytes: Buffer; ends: Uint32Array } {
+    return { bytes: this.pathBytes.subarray(0, this.pathLength), ends: this.pathEnd.subarray(0, this.count) };
   }
 
   /** The mode recorded for entry `i`, whatever the file on disk looks like. */

@@ -16,6 +16,7 @@ import { compareTreeNames, encodeTree, hashObject, MODE_EXEC, MODE_FILE, MODE_GI
 import { readHeadCommit, resolveDotGit } from './git-repository.js';
 import { parseIgnoreFile, type IgnoreStack } from './ignore-rules.js';
 import type { IndexSeed, SeedDirectory } from './index-file.js';
+import type { LstatPrefetch } from './lstat-prefetch.js';
 import { isLfsPointer, lfsPointer } from './lfs-attributes.js';
 import { parseAttributes, type AttributeStack } from './git-attributes.js';
 import { cleanClass, cleanContent, convertsNothing, crlfAction, EOL_AUTO, EOL_KEEP } from './eol-conversion.js';
@@ -97,6 +98,8 @@ export interface WalkEnv {
   seed: IndexSeed | undefined;
   /** Prefix of the walk root inside the repository ('' at the top, else 'dir/'). */
   seedPrefix: string;
+  /** lstat results of the seed's entries, taken ahead of the walk on another thread. */
+  prefetch?: LstatPrefetch | undefined;
   /** Files larger than this are skipped with a warning (LFS files excepted). */
   maxFileBytes: number;
   /** Hooks. */
@@ -581,9 +584,10 @@ export class Walker {
 
   private visitFile(e: CachedEntry, fsPath: FsPath, path: string, listingValid: boolean, seedDir: SeedDirectory | undefined): void | Promise<void> {
     const env = this.env;
+    const seedAt = e.oid === undefined && seedDir && !e.raw ? seedDir.names.get(e.name) : undefined;
     let st: LiteStat;
     try {
-      st = mustLstat(fsPath);
+      st = (seedAt !== undefined ? env.prefetch?.take(seedAt) : undefined) ?? mustLstat(fsPath);
     } catch (err) {
       if (listingValid) throw new RescanNeeded();
       if (errCode(err) !== 'ENOENT') this.warn(path, `cannot stat: ${errCode(err) ?? String(err)}`);
@@ -613,7 +617,6 @@ export class Walker {
       this.notRead(e, path, 'oversized', `larger than maxFileBytes (${st.size} > ${env.maxFileBytes})`, st.size);
       return;
     }
-    const seedAt = e.oid === undefined && seedDir && !e.raw ? seedDir.names.get(e.name) : undefined;
     if (seedAt !== undefined) {
       const oid = seedDir!.seed.match(seedAt, st, mode);
       if (oid !== undefined) {

@@ -5,6 +5,7 @@
  * the given store and the stat cache to `cacheDir`.
  */
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { closeSync, lstatSync, readFileSync, realpathSync, statSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { mkdirPrivateSync, openPrivateSync } from '../store/fs-util.js';
@@ -17,6 +18,7 @@ import { IgnoreStack, parseIgnoreFile, type IgnoreLevel } from './ignore-rules.j
 import { readIndexSeed } from './index-file.js';
 import { AttributeStack, parseAttributes, type AttributeLevel } from './git-attributes.js';
 import { IndexLookup } from './index-lookup.js';
+import { LstatPrefetch } from './lstat-prefetch.js';
 import { loadStatCache, saveStatCache, type CachedEntry, type DirState } from './stat-cache.js';
 import { Walker, type RuleContext, type SnapshotHooks, type SnapshotWarning, type UnreadFile } from './walker.js';
 import { ChangeTracker, HandedFeed, type ChangeTrackingStats, type WalkPlan } from './change-tracking.js';
@@ -426,6 +428,7 @@ export class WorkspaceSnapshotter {
     }
     const { touched, visitAll } = this.walkSelection(plan, reported);
     const seed = cold && repo ? readIndexSeed(repo.indexFile) : undefined;
+    const prefetch = repo ? LstatPrefetch.start(repo.workTree, seed, availableParallelism()) : undefined;
     const now = this.fsNow();
     const walker = new Walker(
       {
@@ -433,6 +436,7 @@ export class WorkspaceSnapshotter {
         prevRefTimeMs: this.refTimeMs,
         seed,
         seedPrefix: repo ? pathInWorkTree(repo.workTree, rootPath) : '',
+        prefetch,
         maxFileBytes: this.maxFileBytes(repo),
         hooks: this.opts.hooks ?? {},
         onProgress: this.opts.onProgress,
@@ -447,7 +451,11 @@ export class WorkspaceSnapshotter {
     );
     let root: DirState;
     try {
-      root = await walker.walkRoot(this.state, rootPath, rules);
+      try {
+        root = await walker.walkRoot(this.state, rootPath, rules);
+      } finally {
+        prefetch?.stop();
+      }
       let tree = root.tree;
       if (tree === undefined) {
         tree = await this.opts.store.writeObject('tree', new Uint8Array(0));

@@ -1,0 +1,84 @@
+import { chmodSync, lstatSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readIndexSeed } from '../../server/snapshot/index-file.js';
+import { LstatPrefetch, PREFETCH_MIN_ENTRIES } from '../../server/snapshot/lstat-prefetch.js';
+import { git, gitTree } from './helpers.js';
+import { SnapshotFixture, write } from './snapshot-fixture.js';
+
+const fixture = new SnapshotFixture();
+afterEach(() => fixture.cleanup());
+
+/** A committed repository with more files than the prefetch needs to start. */
+function bigRepository(): { root: string; cacheDir: string; paths: string[] } {
+  const { root, cacheDir } = fixture.workspace();
+  const paths: string[] = [];
+  for (let i = 0; i < PREFETCH_MIN_ENTRIES + 1000; i++) {
+    const rel = `d${i % 40}/e${i % 7}/f${i}.txt`;
+    mkdirSync(join(root, `d${i % 40}/e${i % 7}`), { recursive: true });
+    writeFileSync(join(root, rel), `file ${i}\n`);
+    paths.push(rel);
+  }
+  git(root, ['add', '-A']);
+  git(root, ['commit', '-q', '-m', 'files']);
+  return { root, cacheDir, paths };
+}
+
+describe('lstat prefetch on a first snapshot', () => {
+  it('gives the walk exactly what lstat gives, for every index entry', async () => {
+    const { root, paths } = bigRepository();
+    rmSync(join(root, paths[10]!));
+    const seed = readIndexSeed(join(root, '.git', 'index'))!;
+    const prefetch = LstatPrefetch.start(root, seed, 2)!;
+    expect(prefetch).toBeDefined();
+    await prefetch.finished;
+    const { bytes, ends } = seed.paths();
+    let compared = 0;
+    for (let i = 0; i < ends.length; i++) {
+      const rel = bytes.toString('utf8', i === 0 ? 0 : ends[i - 1]!, ends[i]!);
+      const got = prefetch.take(i);
+      if (rel === paths[10]) {
+        expect(got).toBeUndefined();
+        continue;
+      }
+      const st = lstatSync(join(root, rel));
+      expect(got).toEqual({ mode: st.mode, size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
+      compared++;
+    }
+    expect(compared).toBe(paths.length - 1);
+    prefetch.stop();
+  });
+
+  it('is not started for a small index or a single CPU', () => {
+    const { root } = fixture.workspace();
+    write(root, 'a.txt', 'a\n');
+    git(root, ['add', '-A']);
+    expect(LstatPrefetch.start(root, readIndexSeed(join(root, '.git', 'index')), 2)).toBeUndefined();
+  });
+
+  it('snapshots the tree git writes when files changed, vanished, changed kind and mode since the index was written', async () => {
+    const { root, cacheDir, paths } = bigRepository();
+    // Wait out git's racy window so unchanged entries are trusted from the index.
+    await new Promise((r) => setTimeout(r, 1100));
+    for (let i = 0; i < 60; i++) writeFileSync(join(root, paths[i * 50]!), `FILE ${i * 50}\n`.padEnd(9 + String(i * 50).length, 'x'));
+    for (let i = 0; i < 20; i++) rmSync(join(root, paths[i * 50 + 7]!));
+    for (let i = 0; i < 5; i++) {
+      const p = join(root, paths[i * 50 + 11]!);
+      rmSync(p);
+      mkdirSync(p);
+      writeFileSync(join(p, 'inside.txt'), 'now a directory\n');
+    }
+    for (let i = 0; i < 5; i++) {
+      const p = join(root, paths[i * 50 + 13]!);
+      rmSync(p);
+      symlinkSync('../elsewhere', p);
+    }
+    for (let i = 0; i < 5; i++) chmodSync(join(root, paths[i * 50 + 17]!), 0o755);
+    write(root, 'untracked/new.txt', 'new\n');
+
+    const snap = fixture.snapshotter(root, cacheDir);
+    const result = await snap.snapshot();
+    expect(result.seededFromIndex).toBeGreaterThan(PREFETCH_MIN_ENTRIES);
+    expect(result.tree).toBe(gitTree(root));
+  }, 60_000);
+});
