@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeHeapSnapshot } from 'node:v8';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
+import { limitHeapGrowth } from '../../server/cli/heap-growth.js';
 import { ChangesetService } from '../../server/service.js';
 import { BenchClient } from '../common/bench-client.js';
 import { editFiles, generateRepository, median } from '../common/workspace.js';
@@ -49,6 +50,8 @@ type ToServer = { type: 'memory'; id: number; heapSnapshot?: boolean; live?: boo
 // ---------------------------------------------------------------- server child
 
 async function serverMain(): Promise<void> {
+  // As `changeset-server serve` runs.
+  limitHeapGrowth();
   const repo = args.get('repo')!;
   const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir: args.get('state')!, log: () => undefined });
   const { url } = await service.start();

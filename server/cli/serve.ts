@@ -11,6 +11,7 @@ import { watchIdle } from './idle-exit.js';
 import { progressLine } from './progress.js';
 import { parseServeArgs, SERVE_USAGE, UsageError, type ServeArgs } from './serve-args.js';
 import { mirrorSetting, MirrorSettingsError, startMirror } from '../mirror/serve-mirror.js';
+import { limitHeapGrowth } from './heap-growth.js';
 
 export { DEFAULT_AUTO_TURNS_MS, parseServeArgs, SERVE_USAGE, UsageError, type ServeArgs } from './serve-args.js';
 
@@ -46,6 +47,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     process.stdout.write(SERVE_USAGE);
     return 0;
   }
+  limitHeapGrowth();
   if (args.directories.length === 0) args.directories.push(resolve('.'));
   for (const dir of args.directories) {
     const info = await stat(dir).catch(() => undefined);

@@ -9,7 +9,8 @@ import type { ObjectStore, ObjectType, StoredObject } from './types.js';
  */
 export class CachingReads implements ObjectStore {
   private readonly objects: LruCache<string, StoredObject>;
-  private readonly sha256 = new LruCache<string, string>(100_000);
+  /** Both sides of the files of one large turn, not the whole session's history. */
+  private readonly sha256 = new LruCache<string, string>(20_000);
 
   constructor(
     private readonly store: ObjectStore,

@@ -114,12 +114,12 @@ export class TreeReader {
 
   /**
    * @param store where tree objects are read from
-   * @param maxCachedEntries total entries of parsed trees kept in memory (default 50,000, ~10 MB):
+   * @param maxCachedEntries total entries of parsed trees kept in memory (default 10,000, ~2 MB):
    *   a turn's diff reads only the trees along changed paths, so a long session must not fill memory with old ones
    */
   constructor(
     private readonly store: ObjectStore,
-    maxCachedEntries = 50_000,
+    maxCachedEntries = 10_000,
   ) {
     this.cache = new LruCache(maxCachedEntries, (entries) => entries.length + 1);
   }
