@@ -104,6 +104,11 @@ export class App {
     this.renders.invalidate(parts);
   }
 
+  /** Draws nothing until `ready` settles or `maxMs` passed (what the next frame would show is about to arrive). */
+  holdRendering(ready: Promise<unknown>, maxMs: number): void {
+    this.renders.hold(ready, maxMs);
+  }
+
   /** Known sessions, by URI. */
   get sessions(): ReadonlyMap<URI, SessionSummary> {
     return this.sessionList.byUri;

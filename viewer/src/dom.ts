@@ -65,6 +65,11 @@ export function replaceChildren(container: Element, ...children: Child[]): void 
   }
 }
 
+/** Runs `task` once the next frame has been painted. */
+export function afterPaint(task: () => void): void {
+  requestAnimationFrame(() => setTimeout(task, 0));
+}
+
 /** The element with this id; throws when the page skeleton lacks it (a build mistake). */
 export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const el = document.getElementById(id);

@@ -27,6 +27,8 @@ export interface FileDiffEntry {
   text?: string[];
   /** Indexes of expanded gaps. */
   expanded: Set<number>;
+  /** Settles when the diff has arrived or failed. */
+  loaded: Promise<void>;
 }
 
 /** Lazily fetched diffs with a small request queue. */
@@ -35,6 +37,8 @@ export class DiffStore {
   private readonly entries = new Map<string, Map<string, FileDiffEntry>>();
   private queue: { files: Map<string, FileDiffEntry>; id: string; channel: URI; file: ChangesetFile; entry: FileDiffEntry }[] = [];
   private running = 0;
+  /** Resolves an entry's `loaded`. */
+  private readonly settle = new WeakMap<FileDiffEntry, () => void>();
   /** Grows whenever an entry is added, loaded or dropped (the page re-lays out only then). */
   version = 0;
   /** Called when a diff arrives (or fails); the page re-renders. */
@@ -68,7 +72,9 @@ export class DiffStore {
       if (at > 0) this.queue.unshift(...this.queue.splice(at, 1));
       return known;
     }
-    const entry: FileDiffEntry = { edit: file.edit, expanded: new Set() };
+    let settle = (): void => undefined;
+    const entry: FileDiffEntry = { edit: file.edit, expanded: new Set(), loaded: new Promise<void>((resolve) => (settle = resolve)) };
+    this.settle.set(entry, settle);
     // Keep expanded regions when only the review flag changed the edit's identity.
     if (known && known.edit.after?.content === file.edit.after?.content && known.edit.before?.content === file.edit.before?.content) entry.expanded = known.expanded;
     files.set(file.id, entry);
@@ -107,6 +113,7 @@ export class DiffStore {
     }
     this.version++;
     this.onLoaded(file, entry);
+    this.settle.get(entry)?.();
   }
 
   /** Reads the new version's text (for expanding a gap); false when it could not be read. */

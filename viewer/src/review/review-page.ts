@@ -10,7 +10,7 @@
  */
 import type { ChangesetFile, URI } from '../../../protocol/index.js';
 import type { App } from '../app.js';
-import { h, replaceChildren } from '../dom.js';
+import { afterPaint, h, replaceChildren } from '../dom.js';
 import { displayPathOf, type FileRow } from '../files-model.js';
 import { highlightHunks } from '../highlight/highlighter.js';
 import { DiffStore, type FileDiffEntry } from './diff-store.js';
@@ -29,6 +29,8 @@ const NUM_WIDTH = 52;
 const CODE_CHROME = 16 + 14.4;
 /** Characters in the probe that measures the code font. */
 const PROBE_CHARS = 100;
+/** The longest a newly opened changeset's first frame waits for the diffs it shows. */
+const FIRST_SCREEN_WAIT_MS = 100;
 
 interface Layout {
   files: FileRow[];
@@ -61,7 +63,9 @@ export class ReviewPage implements SectionHost {
     this.store = new DiffStore(app);
     this.store.onLoaded = (file, entry) => {
       app.invalidate('diff');
-      if (entry.hunks) void highlightHunks(displayPathOf(file), entry.hunks).then((done) => done && app.invalidate('diff'));
+      // Colours come after the lines are on screen: starting the highlighter (a worker and its grammar) waits for the paint.
+      const hunks = entry.hunks;
+      if (hunks) afterPaint(() => void highlightHunks(displayPathOf(file), hunks).then((done) => done && app.invalidate('diff')));
     };
     this.scroller.append(this.canvas, this.probe);
     this.scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
@@ -117,7 +121,9 @@ export class ReviewPage implements SectionHost {
     const layout = this.computeLayout();
     const selected = this.app.selectedFileId;
     const top = picked && selected !== undefined ? this.fileTop(layout, selected, this.app.selectedLine) ?? 0 : 0;
-    this.wantRange(open.uri, layout, top, top + this.viewHeight);
+    const onScreen = this.wantRange(open.uri, layout, top, top + this.viewHeight).filter((entry) => !entry.diff && !entry.error);
+    // The diffs on screen are a round trip away: the first frame waits for them rather than being drawn twice.
+    if (onScreen.length > 0) this.app.holdRendering(Promise.all(onScreen.map((entry) => entry.loaded)), FIRST_SCREEN_WAIT_MS);
   }
 
   /** Whether the reader picked a file (or a link did) that the page has not scrolled to yet. */
@@ -301,15 +307,22 @@ export class ReviewPage implements SectionHost {
     replaceChildren(this.canvas, sections);
   }
 
-  /** Fetches the diffs of the files between `top` and `bottom` and the next few after them; forgets queued ones elsewhere. */
-  private wantRange(channel: URI, layout: Layout, top: number, bottom: number): void {
+  /**
+   * Fetches the diffs of the files between `top` and `bottom` and the next
+   * few after them; forgets queued ones elsewhere. Returns the entries of the
+   * files on screen.
+   */
+  private wantRange(channel: URI, layout: Layout, top: number, bottom: number): FileDiffEntry[] {
     const { files, offsets } = layout;
-    const wanted = new Set<FileDiffEntry>();
+    const onScreen: FileDiffEntry[] = [];
     let i = indexAt(offsets, files.length, top);
+    for (; i < files.length && offsets[i]! < bottom; i++) onScreen.push(this.store.want(channel, files[i]!.file));
+    const wanted = new Set(onScreen);
     for (; i < files.length && offsets[i]! < bottom + OVERSCAN_ROWS * LINE_HEIGHT; i++) wanted.add(this.store.want(channel, files[i]!.file));
     // The next few files too, so scrolling down finds them ready.
     for (let n = 0; i < files.length && n < 3; i++, n++) wanted.add(this.store.want(channel, files[i]!.file));
     this.store.dropQueued((entry) => wanted.has(entry));
+    return onScreen;
   }
 
   private section(channel: URI, row: FileRow, entry: FileDiffEntry, start: number, end: number, top: number, bottom: number): HTMLElement {

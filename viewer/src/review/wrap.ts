@@ -12,6 +12,9 @@
 /** Columns between tab stops (CSS `tab-size` default): the most a tab advances. */
 const TAB = 8;
 
+/** Characters that may take more (or less) than one column: tabs, and everything from Hangul Jamo up, surrogates included. */
+const MAYBE_WIDE = /[\t\u1100-\uffff]/;
+
 /** Where one part of a wrapped line starts and ends, in UTF-16 code units. */
 export interface LinePart {
   from: number;
@@ -42,8 +45,8 @@ function widthOf(cp: number): number {
 /** Cuts `text` into parts of at most `columns` display columns (at least a tab's); a line that fits is one part. */
 export function wrapLine(text: string, columns: number): LinePart[] {
   const limit = Math.max(TAB, Math.floor(columns));
-  // Most lines are short: no character takes more than a tab's columns.
-  if (text.length * TAB <= limit) return [{ from: 0, to: text.length }];
+  // Most lines fit: no wider than the column, with no tab and nothing wider than one column (or a surrogate).
+  if (text.length <= limit && !MAYBE_WIDE.test(text)) return [{ from: 0, to: text.length }];
   const parts: LinePart[] = [];
   let from = 0;
   let col = 0;
