@@ -2,6 +2,11 @@ import { createHash } from 'node:crypto';
 import { LruCache, ownBytes } from './lru.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
 
+/** Repeats come within one turn end and the reviews right after it: older entries only fill memory. */
+const IDLE_MS = 10_000;
+/** What one cached object costs besides its bytes: the Buffer, its ArrayBuffer and the map entry. */
+const ENTRY_OVERHEAD = 400;
+
 /**
  * An object store view that keeps recently read objects in memory. Ending a
  * turn reads each changed blob several times (line counts, hashes, sizes,
@@ -10,13 +15,13 @@ import type { ObjectStore, ObjectType, StoredObject } from './types.js';
 export class CachingReads implements ObjectStore {
   private readonly objects: LruCache<string, StoredObject>;
   /** Both sides of the files of one large turn, not the whole session's history. */
-  private readonly sha256 = new LruCache<string, string>(20_000);
+  private readonly sha256 = new LruCache<string, string>(20_000, undefined, IDLE_MS);
 
   constructor(
     private readonly store: ObjectStore,
     maxBytes = 16 * 1024 * 1024,
   ) {
-    this.objects = new LruCache(maxBytes, (o) => o.content.byteLength + 64);
+    this.objects = new LruCache(maxBytes, (o) => o.content.byteLength + ENTRY_OVERHEAD, IDLE_MS);
   }
 
   writeObject(type: ObjectType, content: Uint8Array): Promise<string> {

@@ -1,26 +1,31 @@
 /**
- * A least-recently-used cache bounded by a total weight (bytes, entries…).
- * Map iteration order is insertion order, so re-inserting on access keeps the
- * oldest entry first.
+ * A least-recently-used cache bounded by a total weight (bytes, entries…)
+ * and, optionally, by how long an entry may go unused. Map iteration order
+ * is insertion order, so re-inserting on access keeps the oldest entry first.
  */
 export class LruCache<K, V> {
-  private readonly entries = new Map<K, { value: V; weight: number }>();
+  private readonly entries = new Map<K, { value: V; weight: number; usedAt: number }>();
   private total = 0;
 
   /**
    * @param maxWeight total weight kept before the oldest entries are evicted
    * @param weigh weight of one value (defaults to 1, making it an entry count)
+   * @param maxIdleMs entries unused for longer are dropped (checked on each access): a cache sized
+   *   for one large turn then does not fill up over hundreds of small ones
    */
   constructor(
     private readonly maxWeight: number,
     private readonly weigh: (value: V) => number = () => 1,
+    private readonly maxIdleMs = Infinity,
   ) {}
 
   get(key: K): V | undefined {
     const hit = this.entries.get(key);
     if (!hit) return undefined;
     this.entries.delete(key);
+    hit.usedAt = this.now();
     this.entries.set(key, hit);
+    this.evict();
     return hit.value;
   }
 
@@ -32,13 +37,27 @@ export class LruCache<K, V> {
       this.total -= old.weight;
       this.entries.delete(key);
     }
-    this.entries.set(key, { value, weight });
+    this.entries.set(key, { value, weight, usedAt: this.now() });
     this.total += weight;
+    this.evict();
+  }
+
+  /** Number of entries held. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private evict(): void {
+    const staleBefore = this.maxIdleMs === Infinity ? -Infinity : Date.now() - this.maxIdleMs;
     for (const [k, v] of this.entries) {
-      if (this.total <= this.maxWeight) break;
+      if (this.total <= this.maxWeight && v.usedAt >= staleBefore) break;
       this.entries.delete(k);
       this.total -= v.weight;
     }
+  }
+
+  private now(): number {
+    return this.maxIdleMs === Infinity ? 0 : Date.now();
   }
 
   clear(): void {

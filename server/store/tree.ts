@@ -121,7 +121,8 @@ export class TreeReader {
     private readonly store: ObjectStore,
     maxCachedEntries = 10_000,
   ) {
-    this.cache = new LruCache(maxCachedEntries, (entries) => entries.length + 1);
+    // Trees along the paths a turn touched are read again within that turn; ten seconds unused, they are history.
+    this.cache = new LruCache(maxCachedEntries, (entries) => entries.length + 1, 10_000);
   }
 
   /** The entries of a tree, in git order. Rejects when the object is missing or not a tree. */
