@@ -28,16 +28,19 @@ const TOKEN_KEY = 'changeset-server.token';
 
 /** The access token: from the address (a link `open` printed), else from this tab's session storage. */
 function takeToken(): string | undefined {
-  const fromUrl = new URL(location.href).searchParams.get('token');
-  if (fromUrl === null) return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
-  sessionStorage.setItem(TOKEN_KEY, fromUrl);
-  return fromUrl;
+  return new URL(location.href).searchParams.get('token') ?? sessionStorage.getItem(TOKEN_KEY) ?? undefined;
 }
 
-/** Takes the token out of the address bar, so it does not end up in bookmarks, history or shared links. */
+/**
+ * Moves a token from the address bar into the tab's session storage (once
+ * the socket is on its way: both cost milliseconds), so it does not end up
+ * in bookmarks, history or shared links while a reload still finds it.
+ */
 function hideToken(): void {
   const url = new URL(location.href);
-  if (!url.searchParams.has('token')) return;
+  const token = url.searchParams.get('token');
+  if (token === null) return;
+  sessionStorage.setItem(TOKEN_KEY, token);
   url.searchParams.delete('token');
   history.replaceState(null, '', url.pathname + url.search + url.hash);
 }

@@ -13,6 +13,7 @@ import type { App } from '../app.js';
 import { afterPaint, h, replaceChildren } from '../dom.js';
 import { displayPathOf, type FileRow } from '../files-model.js';
 import { highlightHunks } from '../highlight/highlighter.js';
+import { ScrollBox } from '../scroll-box.js';
 import { DiffStore, type FileDiffEntry } from './diff-store.js';
 import { bodyRow, fileHeader, type SectionHost } from './file-section.js';
 import { bodyRows, estimateRows, rowOfLine, type BodyRow } from './review-rows.js';
@@ -53,8 +54,8 @@ export class ReviewPage implements SectionHost {
   /** Files whose collapse state the reader chose, overriding "viewed collapses". */
   private readonly collapsedChoice = new Map<string, boolean>();
   private shownPick = -1;
-  /** The scroller's size as the resize observer last reported it: reading it from the page would force a layout. */
-  private view = { width: 0, height: 0 };
+  /** The scroller's position and size, known without reading them from the page. */
+  private readonly box: ScrollBox;
   private pendingLine: string | undefined;
   private scheduled = false;
   private readonly rowsCache = new WeakMap<FileDiffEntry, { key: string; rows: BodyRow[] }>();
@@ -68,20 +69,21 @@ export class ReviewPage implements SectionHost {
       if (hunks) afterPaint(() => void highlightHunks(displayPathOf(file), hunks).then((done) => done && app.invalidate('diff')));
     };
     this.scroller.append(this.canvas, this.probe);
-    this.scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
     // Line numbers are links: clicking one puts the line in the address.
     this.scroller.addEventListener('click', (event) => {
       const cell = (event.target as HTMLElement).closest<HTMLElement>('.num[data-line]');
       const id = cell?.closest<HTMLElement>('.rv-file')?.dataset['fileId'];
       if (cell && id !== undefined) app.selectFile(id, 'pick', cell.dataset['line']);
     });
-    new ResizeObserver((entries) => {
-      const box = entries[entries.length - 1]!.contentRect;
-      this.view = { width: box.width, height: box.height };
-      // Layout is up to date while resize observers run: measuring here forces none.
-      if (this.charWidth === 0) this.measureFont();
-      this.schedule();
-    }).observe(this.scroller);
+    this.box = new ScrollBox(
+      this.scroller,
+      () => this.schedule(),
+      () => {
+        // Layout is up to date while resize observers run: measuring here forces none.
+        if (this.charWidth === 0) this.measureFont();
+        this.schedule();
+      },
+    );
     // A changeset's first screen of diffs is asked for the moment its files are known, before anything is drawn.
     app.client.on('channel', (uri) => {
       if (uri === app.open?.uri) queueMicrotask(() => this.prefetch());
@@ -96,14 +98,13 @@ export class ReviewPage implements SectionHost {
   /** How many characters of code fit on one row in the current layout (lines wider wrap onto more rows). */
   private columns(): number {
     if (this.charWidth === 0) this.measureFont();
-    const width = this.view.width || this.scroller.clientWidth;
+    const width = this.box.width || this.scroller.clientWidth;
     const code = this.app.display.effectiveMode === 'split' ? (width - 2 * NUM_WIDTH) / 2 - 1 : width - 2 * NUM_WIDTH;
     return this.charWidth > 0 ? Math.floor((code - CODE_CHROME) / this.charWidth) : Infinity;
   }
 
-  /** The scroller's height (read from the page only until the resize observer has reported it). */
   private get viewHeight(): number {
-    return this.view.height || this.scroller.clientHeight || window.innerHeight;
+    return this.box.viewHeight;
   }
 
   /**
@@ -133,9 +134,13 @@ export class ReviewPage implements SectionHost {
 
   /** Re-lays out the files and draws what is on screen; scrolls to a newly picked file or line. */
   render(pane: HTMLElement): void {
-    if (this.scroller.parentElement !== pane) replaceChildren(pane, this.scroller);
+    if (this.scroller.parentElement !== pane) {
+      replaceChildren(pane, this.scroller);
+      this.box.reattached();
+    }
     const anchor = this.anchor();
     this.layout = this.computeLayout();
+    this.box.clamp(this.maxTop());
     const selected = this.app.selectedFileId;
     const line = this.app.selectedLine;
     if (this.pickPending()) {
@@ -155,9 +160,9 @@ export class ReviewPage implements SectionHost {
 
   /** The file at the top of the screen and how far into it the reader is. */
   private anchor(): { id: string; within: number } | undefined {
-    const at = this.indexAt(this.scroller.scrollTop);
+    const at = this.indexAt(this.box.top);
     const file = this.layout.files[at];
-    return file ? { id: file.file.id, within: this.scroller.scrollTop - this.layout.offsets[at]! } : undefined;
+    return file ? { id: file.file.id, within: this.box.top - this.layout.offsets[at]! } : undefined;
   }
 
   private restore(anchor: { id: string; within: number }): void {
@@ -165,7 +170,7 @@ export class ReviewPage implements SectionHost {
     if (at < 0) return;
     const height = this.layout.offsets[at + 1]! - this.layout.offsets[at]!;
     const top = this.layout.offsets[at]! + Math.min(anchor.within, Math.max(0, height - 1));
-    if (Math.abs(top - this.scroller.scrollTop) >= 1) this.scrollTo(top);
+    if (Math.abs(top - this.box.top) >= 1) this.scrollTo(top);
   }
 
   private lineRow(layout: Layout, fileId: string, link: string): number {
@@ -191,18 +196,19 @@ export class ReviewPage implements SectionHost {
 
   /** Scrolls without the selection following (the page moved, not the reader). */
   private scrollTo(top: number): void {
-    const target = Math.max(0, top);
-    // Already there (a changeset opening at the top of a page at the top): no write, and no layout forced to read it back.
-    if (target === this.ownScrollTop && target === 0 && this.scroller.scrollTop === 0) return;
-    this.scroller.scrollTop = target;
-    this.ownScrollTop = this.scroller.scrollTop;
+    this.ownScrollTop = this.box.scrollTo(top, this.maxTop());
+  }
+
+  /** The furthest the page scrolls: the canvas (files and the room after them) less the screen. */
+  private maxTop(): number {
+    return Math.max(0, this.layout.offsets[this.layout.files.length]! + Math.max(0, this.viewHeight - 2 * HEADER_HEIGHT) - this.viewHeight);
   }
 
   private ownScrollTop = -1;
 
   /** Scrolls to the next (`+1`) or previous (`-1`) hunk after the top of the screen; false when there is none. */
   jumpHunk(delta: 1 | -1): boolean {
-    const top = this.scroller.scrollTop + 1;
+    const top = this.box.top + 1;
     const { files, offsets, rows } = this.layout;
     const starts: number[] = [];
     const first = Math.max(0, this.indexAt(top) - (delta < 0 ? 3 : 0));
@@ -278,8 +284,8 @@ export class ReviewPage implements SectionHost {
 
   /** The file at the top of the screen becomes the selection (without a history entry). */
   private followScroll(): void {
-    if (this.scroller.scrollTop === this.ownScrollTop) return;
-    const file = this.layout.files[this.indexAt(this.scroller.scrollTop + 1)];
+    if (Math.abs(this.box.top - this.ownScrollTop) < 1) return;
+    const file = this.layout.files[this.indexAt(this.box.top + 1)];
     if (file && file.file.id !== this.app.selectedFileId) {
       this.app.selectFile(file.file.id, 'scroll');
     }
@@ -296,7 +302,7 @@ export class ReviewPage implements SectionHost {
       this.canvas.style.height = '';
       return;
     }
-    const top = this.scroller.scrollTop;
+    const top = this.box.top;
     const bottom = top + this.viewHeight;
     const sections: HTMLElement[] = [];
     for (let i = this.indexAt(top); i < files.length && offsets[i]! < bottom + OVERSCAN_ROWS * LINE_HEIGHT; i++) {

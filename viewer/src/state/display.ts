@@ -17,14 +17,18 @@ export type Layout = 'all' | 'file';
 export class DiffDisplay {
   /** Unified or side-by-side diffs. */
   mode: DiffMode = 'unified';
-  /** The review page or one file at a time (remembered). */
-  layout: Layout = loadPreference('layout', ['all', 'file'], 'all');
+  private chosenLayout: Layout | undefined;
   /** Context lines requested around each change. */
   context = 3;
   /** True while the diff pane is too narrow for two columns of code. */
   narrow = false;
 
   constructor(private readonly changed: (...parts: Part[]) => void) {}
+
+  /** The review page or one file at a time (remembered; read when first needed, not while the page connects). */
+  get layout(): Layout {
+    return (this.chosenLayout ??= loadPreference<Layout>('layout', ['all', 'file'], 'all'));
+  }
 
   /** The layout diffs are drawn in: side by side falls back to unified in a narrow pane. */
   get effectiveMode(): DiffMode {
@@ -41,7 +45,7 @@ export class DiffDisplay {
   /** Switches between the review page and one file at a time. */
   setLayout(layout: Layout): void {
     if (layout === this.layout) return;
-    this.layout = layout;
+    this.chosenLayout = layout;
     savePreference('layout', layout);
     this.changed('toolbar', 'diff');
   }

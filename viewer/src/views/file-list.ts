@@ -7,6 +7,7 @@
 import type { App } from '../app.js';
 import { byId, h, replaceChildren } from '../dom.js';
 import type { FileRow, Row } from '../files-model.js';
+import { ScrollBox } from '../scroll-box.js';
 
 /** Height of every row in CSS pixels (matches `.row` in the stylesheet). */
 export const ROW_HEIGHT = 28;
@@ -23,12 +24,13 @@ export class FileListView {
   private rows: Row[] = [];
   private scheduled = false;
   private lastSelected: string | undefined;
+  /** The list's position and size, known without reading them from the page. */
+  private readonly box: ScrollBox;
 
   constructor(private readonly app: App) {
     this.scroller.append(this.spacer);
     this.spacer.append(this.window);
-    this.scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
-    new ResizeObserver(() => this.schedule()).observe(this.scroller);
+    this.box = new ScrollBox(this.scroller, () => this.schedule(), () => this.schedule());
   }
 
   /** Re-reads the rows and draws the visible slice; scrolls a newly selected file into view. */
@@ -36,6 +38,7 @@ export class FileListView {
     this.rows = this.app.rows;
     this.app.noteRows(this.rows);
     this.spacer.style.height = `${this.rows.length * ROW_HEIGHT}px`;
+    this.box.clamp(this.maxTop());
     const selected = this.app.selectedFileId;
     if (selected !== this.lastSelected) {
       this.lastSelected = selected;
@@ -58,9 +61,13 @@ export class FileListView {
     const index = this.rows.findIndex((r) => r.type === 'file' && r.file.id === fileId);
     if (index < 0) return;
     const top = index * ROW_HEIGHT;
-    const view = this.scroller.clientHeight;
-    if (top < this.scroller.scrollTop) this.scroller.scrollTop = Math.max(0, top - ROW_HEIGHT);
-    else if (top + ROW_HEIGHT > this.scroller.scrollTop + view) this.scroller.scrollTop = top + 2 * ROW_HEIGHT - view;
+    const view = this.box.viewHeight;
+    if (top < this.box.top) this.box.scrollTo(top - ROW_HEIGHT, this.maxTop());
+    else if (top + ROW_HEIGHT > this.box.top + view) this.box.scrollTo(top + 2 * ROW_HEIGHT - view, this.maxTop());
+  }
+
+  private maxTop(): number {
+    return Math.max(0, this.rows.length * ROW_HEIGHT - this.box.viewHeight);
   }
 
   private draw(): void {
@@ -73,8 +80,8 @@ export class FileListView {
       replaceChildren(this.window, h('div', { class: 'empty' }, state.status === 'computing' ? 'Computing…' : 'No changed files.'));
       return;
     }
-    const first = Math.max(0, Math.floor(this.scroller.scrollTop / ROW_HEIGHT) - OVERSCAN);
-    const count = Math.ceil(this.scroller.clientHeight / ROW_HEIGHT) + 2 * OVERSCAN;
+    const first = Math.max(0, Math.floor(this.box.top / ROW_HEIGHT) - OVERSCAN);
+    const count = Math.ceil(this.box.viewHeight / ROW_HEIGHT) + 2 * OVERSCAN;
     const last = Math.min(this.rows.length, first + count);
     this.window.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
     const fileCount = state.files.length;
