@@ -142,6 +142,8 @@ export interface ViewerOptions {
   layout?: 'all' | 'file';
   /** The system colour scheme the browser reports. */
   colorScheme?: 'light' | 'dark';
+  /** A script run in every page before the page's own (to watch what it does). */
+  initScript?: string;
 }
 
 /** Opens the viewer in a new page and collects page errors (a CSP violation or an exception fails the test). */
@@ -150,6 +152,7 @@ export async function openViewer(browser: Browser, url: string, viewport = { wid
   if (options.layout) {
     await context.addInitScript((layout) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('changeset-server.layout', layout), options.layout);
   }
+  if (options.initScript) await context.addInitScript(options.initScript);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));

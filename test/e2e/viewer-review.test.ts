@@ -250,4 +250,34 @@ describe('viewer review page', () => {
     expect(await file.locator('.rl.linked .num[data-line="R6"]').count()).toBe(1);
     expect(errors).toEqual([]);
   }, 120_000);
+
+  it('asks for the first screen of diffs the moment the changeset arrives, before drawing a file, and for a linked file first', async () => {
+    const repo = makeRepo(fx.temp.make(), { 'README.md': '# r\n' });
+    const session = await createSession(fx.server.client, 'first', repo);
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`src/f${String(i).padStart(2, '0')}.ts`] = numbered(30, `export const v${i} =`);
+    await recordTurn(fx.server.client, session, 't1', 'forty files', () => writeFiles(repo, files));
+    // Each diff request the page sends, with whether a file row was already drawn then.
+    const watch = `(() => {
+      window.diffSends = [];
+      const send = WebSocket.prototype.send;
+      WebSocket.prototype.send = function (data) {
+        if (typeof data === 'string' && data.includes('"changesetFileDiff"')) window.diffSends.push({ fileId: JSON.parse(data).params.fileId, drawn: document.querySelector('.row.file') !== null });
+        return send.call(this, data);
+      };
+    })();`;
+    type Sends = { fileId: string; drawn: boolean }[];
+    const sends = (page: import('playwright-core').Page): Promise<Sends> => page.evaluate(() => (globalThis as unknown as { diffSends: Sends }).diffSends);
+
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=first&turn=t1`, undefined, { initScript: watch });
+    await page.locator('.rv-file[data-path="src/f00.ts"] .rl.add').first().waitFor();
+    const first = await sends(page);
+    expect(first[0]).toEqual({ fileId: expect.stringMatching(/src\/f00\.ts$/), drawn: false });
+
+    // A link to a file further down asks for that file's diff first.
+    const linked = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=first&turn=t1&file=src/f30.ts`, undefined, { initScript: watch });
+    await linked.page.locator('.rv-file[data-path="src/f30.ts"] .rl.add').first().waitFor();
+    expect((await sends(linked.page))[0]).toEqual({ fileId: expect.stringMatching(/src\/f30\.ts$/), drawn: false });
+    expect([...errors, ...linked.errors]).toEqual([]);
+  }, 120_000);
 });
