@@ -1,36 +1,22 @@
 /**
- * The viewer's state and the glue between the AHP client and the views:
- * which session, changeset and file are open, and how diffs are drawn.
- * Views read from here and are re-rendered, by parts and once per frame
- * (`state/render-queue`), when what they show changes. The session list,
- * the channels kept subscribed and the naming of changesets live in
- * `state/`.
+ * How the viewer moves: connecting and landing on a linked view, opening
+ * sessions and changesets (entries, turns, steps, comparisons), and
+ * following the server — channel changes, a dropped changeset, sessions
+ * that come and go. What is shown lives in `state/view-state`; the session
+ * list, the channels kept subscribed, the naming of changesets, the diff
+ * display and the render queue in the other modules of `state/`.
  */
-import type { ActionEnvelope, Changeset, ChangesetFile, ChangesetState, ChatState, SessionState, SessionSummary, URI } from '../../protocol/index.js';
+import type { ActionEnvelope, Changeset, URI } from '../../protocol/index.js';
 import type { ViewerClient } from './client.js';
-import { Emitter } from './events.js';
-import { countsOf, type Counts, type Row } from './files-model.js';
-import { NO_FILTER, type FileFilter } from './review/filter.js';
-import { DiffDisplay } from './state/display.js';
-import { FileRows } from './state/file-rows.js';
+import { countsOf } from './files-model.js';
 import { compareView, entryView, isStatic, relabel, stepView, turnOfUri, turnView, type OpenChangeset } from './state/changeset-views.js';
-import { RenderQueue, type Part } from './state/render-queue.js';
-import { SessionList } from './state/session-list.js';
 import { SessionChannels } from './state/subscriptions.js';
+import { ViewState } from './state/view-state.js';
 
 export type { OpenChangeset } from './state/changeset-views.js';
+export type { Notice } from './state/view-state.js';
 export type { Part } from './state/render-queue.js';
 export type { DiffMode, Layout } from './state/display.js';
-
-/** Something for the user to read: an operation's outcome, a refused review tick, a failure. */
-export interface Notice {
-  /** How to present it. */
-  tone: 'info' | 'error';
-  /** The text. */
-  text: string;
-  /** Offers the session changeset's `undo` next to the notice. */
-  offerUndo?: boolean;
-}
 
 /** Runs `task` when the page is idle (after the first view is fetched and drawn), or within 1.5 s. */
 function whenIdle(task: () => void): void {
@@ -38,46 +24,11 @@ function whenIdle(task: () => void): void {
   else setTimeout(task, 300);
 }
 
-/** The viewer application state. */
-export class App {
-  private readonly sessionList: SessionList;
+/** The viewer: what is shown (`ViewState`) and how it moves with the user and the server. */
+export class App extends ViewState {
   private readonly channels: SessionChannels;
-  private readonly renders = new RenderQueue();
-  /** The selected session. */
-  sessionUri: URI | undefined;
-  /** The changeset in the main area. */
-  open: OpenChangeset | undefined;
-  /** The selected file's id. */
-  selectedFileId: string | undefined;
-  /** Turn ids ticked for comparison (at most two, oldest selection first). */
-  compare: string[] = [];
-  /** The turn whose changeset is open, when a single turn (or one of its steps) is. */
-  openTurnId: string | undefined;
-  /** The step of `openTurnId` whose changeset is open (1-based), when one is. */
-  openStep: number | undefined;
-  /** How diffs are drawn. */
-  readonly display = new DiffDisplay((...parts) => this.invalidate(...parts));
-  /** Which files the list and the review page show. */
-  filter: FileFilter = NO_FILTER;
-  /** The latest notice. */
-  notice: Notice | undefined;
-  /** Per-turn counts from turn changesets once opened; the session state's figures otherwise. */
-  readonly turnCounts = new Map<string, Counts>();
-  /** The linked line of the selected file: `L<n>` on the old side, `R<n>` on the new. */
-  selectedLine: string | undefined;
-  /** Whether the selection came from the user picking a file or from scrolling past it. */
-  selectionSource: 'pick' | 'scroll' = 'pick';
-  /** Counts the user's picks, so views bring a picked file into view even when it was already selected. */
-  picks = 0;
-  /** The session to open first and how to open its view (a deep link sets these before the sessions load). */
-  landing: { session?: URI; open?: () => Promise<boolean>; prefetch?: URI[] } = {};
-  /** `navigate` fires whenever the session, changeset, file or line shown changes. */
-  readonly events = new Emitter<{ navigate: undefined }>();
-
-  private readonly fileRows = new FileRows();
-
-  constructor(readonly client: ViewerClient) {
-    this.sessionList = new SessionList(client);
+  constructor(client: ViewerClient) {
+    super(client);
     this.channels = new SessionChannels(client);
     client.on('status', () => this.invalidate('status'));
     client.on('channel', (uri) => this.onChannel(uri));
@@ -92,87 +43,6 @@ export class App {
       if (uri === this.open?.uri) this.say({ tone: 'error', text: 'This changeset is no longer available.' });
       this.invalidate('chips', 'files', 'toolbar', 'diff');
     });
-  }
-
-  /** Registers the function that draws one part of the page. */
-  renderer(part: Part, render: () => void): void {
-    this.renders.renderer(part, render);
-  }
-
-  /** Schedules parts for re-rendering on the next animation frame. */
-  invalidate(...parts: Part[]): void {
-    this.renders.invalidate(parts);
-  }
-
-  /** Draws nothing until `ready` settles or `maxMs` passed (what the next frame would show is about to arrive). */
-  holdRendering(ready: Promise<unknown>, maxMs: number): void {
-    this.renders.hold(ready, maxMs);
-  }
-
-  /** Known sessions, by URI. */
-  get sessions(): ReadonlyMap<URI, SessionSummary> {
-    return this.sessionList.byUri;
-  }
-
-  /** Shows a notice. */
-  say(notice: Notice): void {
-    this.notice = notice;
-    this.invalidate('status');
-  }
-
-  /** The selected session's state, when mirrored. */
-  get session(): SessionState | undefined {
-    return this.sessionUri ? this.client.mirror.state(this.sessionUri, 'session') : undefined;
-  }
-
-  /** The selected session's default chat URI. */
-  get chatUri(): URI | undefined {
-    const session = this.session;
-    return session?.defaultChat ?? session?.chats[0]?.resource;
-  }
-
-  /** The default chat's state, when mirrored. */
-  get chat(): ChatState | undefined {
-    const uri = this.chatUri;
-    return uri ? this.client.mirror.state(uri, 'chat') : undefined;
-  }
-
-  /** The catalogue entries of the selected session. */
-  get catalogue(): Changeset[] {
-    return this.session?.changesets ?? [];
-  }
-
-  /** The open changeset's state, when mirrored. */
-  get changeset(): ChangesetState | undefined {
-    return this.open ? this.client.mirror.state(this.open.uri, 'changeset') : undefined;
-  }
-
-  /** The URI of the selected session's session-wide changeset (where `undo` lives). */
-  get sessionChangesetUri(): URI | undefined {
-    const entry = this.catalogue.find((c) => c.changeKind === 'session' && isStatic(c));
-    return entry?.uriTemplate;
-  }
-
-  /** Rows of the open changeset's file list that pass the filter. */
-  get rows(): Row[] {
-    return this.fileRows.of(this.changeset?.files ?? [], this.filter);
-  }
-
-  /** Narrows the file list and the review page. */
-  setFilter(filter: FileFilter): void {
-    this.filter = filter;
-    this.invalidate('files', 'diff', 'toolbar');
-  }
-
-  /** Remembers the rows last drawn, to pick a neighbour when the selected file disappears. */
-  noteRows(rows: Row[]): void {
-    this.fileRows.note(rows);
-  }
-
-  /** The selected file, when it is in the open changeset. */
-  get selectedFile(): ChangesetFile | undefined {
-    const id = this.selectedFileId;
-    return id === undefined ? undefined : this.changeset?.files.find((f) => f.id === id);
   }
 
   /** Connects and loads the session list. */
@@ -202,11 +72,6 @@ export class App {
       if (session !== undefined && this.sessions.has(session)) await this.selectSession(session, open);
       else await this.selectSession(this.sortedSessions()[0]!.resource);
     }
-  }
-
-  /** Sessions, most recently modified first. */
-  sortedSessions(): SessionSummary[] {
-    return this.sessionList.sorted();
   }
 
   /**
@@ -334,39 +199,6 @@ export class App {
 
   private isStaticUri(uri: URI): boolean {
     return this.catalogue.some((c) => isStatic(c) && c.uriTemplate === uri);
-  }
-
-  /** Selects a file by id (and re-renders the list and diff); `line` links one of its lines. */
-  selectFile(id: string | undefined, source: 'pick' | 'scroll' = 'pick', line?: string): void {
-    if (source === 'pick') this.picks++;
-    if (id === this.selectedFileId && line === this.selectedLine) {
-      // Picking the selected file again still brings it into view.
-      if (source === 'pick') {
-        this.selectionSource = 'pick';
-        this.invalidate('files', 'diff');
-      }
-      return;
-    }
-    this.selectedFileId = id;
-    this.selectedLine = line;
-    this.selectionSource = source;
-    this.invalidate('files', 'diff');
-    this.events.emit('navigate', undefined);
-  }
-
-  /** Selects the next (`+1`) or previous (`-1`) file in list order. */
-  step(delta: 1 | -1): void {
-    const files = this.rows.filter((r) => r.type === 'file');
-    if (files.length === 0) return;
-    const at = files.findIndex((r) => r.file.id === this.selectedFileId);
-    const next = at < 0 ? (delta > 0 ? 0 : files.length - 1) : Math.min(files.length - 1, Math.max(0, at + delta));
-    this.selectFile(files[next]!.file.id);
-  }
-
-  /** Sets a file's "Viewed" flag write-ahead: shown at once, reconciled with the server's echo. */
-  setViewed(fileId: string, reviewed: boolean): void {
-    if (!this.open?.reviewable) return;
-    this.client.dispatch(this.open.uri, { type: 'changeset/filesReviewChanged', files: [fileId], reviewed });
   }
 
   private onChannel(uri: URI): void {

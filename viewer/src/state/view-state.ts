@@ -1,0 +1,190 @@
+/**
+ * What the viewer shows: the selected session, the open changeset, the
+ * selected file and line, the filter, the diff display, the notice — and
+ * what follows from them (the mirrored states, the file rows). Changing a
+ * part of it re-renders the parts of the page that show it, once per frame.
+ * How it changes with the user's navigation and the server's messages is
+ * `App`'s job.
+ */
+import type { Changeset, ChangesetFile, ChangesetState, ChatState, SessionState, SessionSummary, URI } from '../../../protocol/index.js';
+import type { ViewerClient } from '../client.js';
+import { Emitter } from '../events.js';
+import type { Counts, Row } from '../files-model.js';
+import { NO_FILTER, type FileFilter } from '../review/filter.js';
+import { isStatic, type OpenChangeset } from './changeset-views.js';
+import { DiffDisplay } from './display.js';
+import { FileRows } from './file-rows.js';
+import { RenderQueue, type Part } from './render-queue.js';
+import { SessionList } from './session-list.js';
+
+/** Something for the user to read: an operation's outcome, a refused review tick, a failure. */
+export interface Notice {
+  /** How to present it. */
+  tone: 'info' | 'error';
+  /** The text. */
+  text: string;
+  /** Offers the session changeset's `undo` next to the notice. */
+  offerUndo?: boolean;
+}
+
+/** The viewer's state. */
+export class ViewState {
+  protected readonly sessionList: SessionList;
+  private readonly renders = new RenderQueue();
+  /** The selected session. */
+  sessionUri: URI | undefined;
+  /** The changeset in the main area. */
+  open: OpenChangeset | undefined;
+  /** The selected file's id. */
+  selectedFileId: string | undefined;
+  /** Turn ids ticked for comparison (at most two, oldest selection first). */
+  compare: string[] = [];
+  /** The turn whose changeset is open, when a single turn (or one of its steps) is. */
+  openTurnId: string | undefined;
+  /** The step of `openTurnId` whose changeset is open (1-based), when one is. */
+  openStep: number | undefined;
+  /** How diffs are drawn. */
+  readonly display = new DiffDisplay((...parts) => this.invalidate(...parts));
+  /** Which files the list and the review page show. */
+  filter: FileFilter = NO_FILTER;
+  /** The latest notice. */
+  notice: Notice | undefined;
+  /** Per-turn counts from turn changesets once opened; the session state's figures otherwise. */
+  readonly turnCounts = new Map<string, Counts>();
+  /** The linked line of the selected file: `L<n>` on the old side, `R<n>` on the new. */
+  selectedLine: string | undefined;
+  /** Whether the selection came from the user picking a file or from scrolling past it. */
+  selectionSource: 'pick' | 'scroll' = 'pick';
+  /** Counts the user's picks, so views bring a picked file into view even when it was already selected. */
+  picks = 0;
+  /** The session to open first and how to open its view (a deep link sets these before the sessions load). */
+  landing: { session?: URI; open?: () => Promise<boolean>; prefetch?: URI[] } = {};
+  /** `navigate` fires whenever the session, changeset, file or line shown changes. */
+  readonly events = new Emitter<{ navigate: undefined }>();
+
+  protected readonly fileRows = new FileRows();
+
+
+  constructor(readonly client: ViewerClient) {
+    this.sessionList = new SessionList(client);
+  }
+
+  /** Registers the function that draws one part of the page. */
+  renderer(part: Part, render: () => void): void {
+    this.renders.renderer(part, render);
+  }
+
+  /** Schedules parts for re-rendering on the next animation frame. */
+  invalidate(...parts: Part[]): void {
+    this.renders.invalidate(parts);
+  }
+
+  /** Draws nothing until `ready` settles or `maxMs` passed (what the next frame would show is about to arrive). */
+  holdRendering(ready: Promise<unknown>, maxMs: number): void {
+    this.renders.hold(ready, maxMs);
+  }
+
+  /** Known sessions, by URI. */
+  get sessions(): ReadonlyMap<URI, SessionSummary> {
+    return this.sessionList.byUri;
+  }
+
+  /** Shows a notice. */
+  say(notice: Notice): void {
+    this.notice = notice;
+    this.invalidate('status');
+  }
+
+  /** The selected session's state, when mirrored. */
+  get session(): SessionState | undefined {
+    return this.sessionUri ? this.client.mirror.state(this.sessionUri, 'session') : undefined;
+  }
+
+  /** The selected session's default chat URI. */
+  get chatUri(): URI | undefined {
+    const session = this.session;
+    return session?.defaultChat ?? session?.chats[0]?.resource;
+  }
+
+  /** The default chat's state, when mirrored. */
+  get chat(): ChatState | undefined {
+    const uri = this.chatUri;
+    return uri ? this.client.mirror.state(uri, 'chat') : undefined;
+  }
+
+  /** The catalogue entries of the selected session. */
+  get catalogue(): Changeset[] {
+    return this.session?.changesets ?? [];
+  }
+
+  /** The open changeset's state, when mirrored. */
+  get changeset(): ChangesetState | undefined {
+    return this.open ? this.client.mirror.state(this.open.uri, 'changeset') : undefined;
+  }
+
+  /** The URI of the selected session's session-wide changeset (where `undo` lives). */
+  get sessionChangesetUri(): URI | undefined {
+    const entry = this.catalogue.find((c) => c.changeKind === 'session' && isStatic(c));
+    return entry?.uriTemplate;
+  }
+
+  /** Rows of the open changeset's file list that pass the filter. */
+  get rows(): Row[] {
+    return this.fileRows.of(this.changeset?.files ?? [], this.filter);
+  }
+
+  /** Narrows the file list and the review page. */
+  setFilter(filter: FileFilter): void {
+    this.filter = filter;
+    this.invalidate('files', 'diff', 'toolbar');
+  }
+
+  /** Remembers the rows last drawn, to pick a neighbour when the selected file disappears. */
+  noteRows(rows: Row[]): void {
+    this.fileRows.note(rows);
+  }
+
+  /** The selected file, when it is in the open changeset. */
+  get selectedFile(): ChangesetFile | undefined {
+    const id = this.selectedFileId;
+    return id === undefined ? undefined : this.changeset?.files.find((f) => f.id === id);
+  }
+
+  /** Sessions, most recently modified first. */
+  sortedSessions(): SessionSummary[] {
+    return this.sessionList.sorted();
+  }
+
+  /** Selects a file by id (and re-renders the list and diff); `line` links one of its lines. */
+  selectFile(id: string | undefined, source: 'pick' | 'scroll' = 'pick', line?: string): void {
+    if (source === 'pick') this.picks++;
+    if (id === this.selectedFileId && line === this.selectedLine) {
+      // Picking the selected file again still brings it into view.
+      if (source === 'pick') {
+        this.selectionSource = 'pick';
+        this.invalidate('files', 'diff');
+      }
+      return;
+    }
+    this.selectedFileId = id;
+    this.selectedLine = line;
+    this.selectionSource = source;
+    this.invalidate('files', 'diff');
+    this.events.emit('navigate', undefined);
+  }
+
+  /** Selects the next (`+1`) or previous (`-1`) file in list order. */
+  step(delta: 1 | -1): void {
+    const files = this.rows.filter((r) => r.type === 'file');
+    if (files.length === 0) return;
+    const at = files.findIndex((r) => r.file.id === this.selectedFileId);
+    const next = at < 0 ? (delta > 0 ? 0 : files.length - 1) : Math.min(files.length - 1, Math.max(0, at + delta));
+    this.selectFile(files[next]!.file.id);
+  }
+
+  /** Sets a file's "Viewed" flag write-ahead: shown at once, reconciled with the server's echo. */
+  setViewed(fileId: string, reviewed: boolean): void {
+    if (!this.open?.reviewable) return;
+    this.client.dispatch(this.open.uri, { type: 'changeset/filesReviewChanged', files: [fileId], reviewed });
+  }
+}
