@@ -29,10 +29,15 @@ export class IndexSeed {
   private readonly size: Float64Array;
   private readonly mode: Uint32Array;
   private readonly oidAt: Uint32Array;
-  /** Every entry's path, one after another; entry `i` ends at `pathEnd[i]`. */
-  private pathBytes: Buffer;
-  private pathLength = 0;
+  /**
+   * Where each entry's path is: in the index bytes themselves (versions 2
+   * and 3), or copied one after another into `expanded` (version 4 paths
+   * are prefix-compressed).
+   */
+  private readonly pathStart: Uint32Array;
   private readonly pathEnd: Uint32Array;
+  private expanded: Buffer | undefined;
+  private expandedLength = 0;
   private count = 0;
   /** Tree ids of the index's cache-tree extension by directory ('' or 'a/b/'): trees the repository holds. */
   private trees = new Map<string, string>();
@@ -49,8 +54,8 @@ export class IndexSeed {
     this.size = new Float64Array(capacity);
     this.mode = new Uint32Array(capacity);
     this.oidAt = new Uint32Array(capacity);
+    this.pathStart = new Uint32Array(capacity);
     this.pathEnd = new Uint32Array(capacity);
-    this.pathBytes = Buffer.allocUnsafe(Math.max(64, buf.length));
   }
 
   /** Number of trusted entries. */
@@ -67,15 +72,12 @@ export class IndexSeed {
     this.size[i] = size;
     this.mode[i] = mode;
     this.oidAt[i] = oidOffset;
-    const length = end - start;
-    if (this.pathLength + length > this.pathBytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.pathBytes.length * 2, this.pathLength + length));
-      this.pathBytes.copy(grown, 0, 0, this.pathLength);
-      this.pathBytes = grown;
+    if (bytes === this.buf) {
+      this.pathStart[i] = start;
+      this.pathEnd[i] = end;
+    } else {
+      this.keepExpanded(i, bytes, start, end);
     }
-    bytes.copy(this.pathBytes, this.pathLength, start, end);
-    this.pathLength += length;
-    this.pathEnd[i] = this.pathLength;
     let slash = bytes.lastIndexOf(0x2f, end - 1);
     if (slash < start) slash = start - 1;
     const dirLen = slash + 1 - start;
@@ -93,9 +95,26 @@ export class IndexSeed {
     this.lastMap.set(decodePathBytes(bytes.subarray(slash + 1, end)), i);
   }
 
-  /** Every entry's path relative to the work tree, as bytes: entry `i` is `bytes[ends[i - 1] ?? 0, ends[i])`. */
-  paths(): { bytes: Buffer; ends: Uint32Array } {
-    return { bytes: this.pathBytes.subarray(0, this.pathLength), ends: this.pathEnd.subarray(0, this.count) };
+  /** Every entry's path relative to the work tree, as bytes: entry `i` is `bytes[starts[i], ends[i])`. */
+  paths(): { bytes: Buffer; starts: Uint32Array; ends: Uint32Array } {
+    return {
+      bytes: this.expanded ? this.expanded.subarray(0, this.expandedLength) : this.buf,
+      starts: this.pathStart.subarray(0, this.count),
+      ends: this.pathEnd.subarray(0, this.count),
+    };
+  }
+
+  private keepExpanded(i: number, bytes: Buffer, start: number, end: number): void {
+    const length = end - start;
+    if (!this.expanded || this.expandedLength + length > this.expanded.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.buf.length, (this.expanded?.length ?? 0) * 2, this.expandedLength + length));
+      this.expanded?.copy(grown, 0, 0, this.expandedLength);
+      this.expanded = grown;
+    }
+    bytes.copy(this.expanded, this.expandedLength, start, end);
+    this.pathStart[i] = this.expandedLength;
+    this.expandedLength += length;
+    this.pathEnd[i] = this.expandedLength;
   }
 
   /** The mode recorded for entry `i`, whatever the file on disk looks like. */

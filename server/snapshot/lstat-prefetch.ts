@@ -27,8 +27,9 @@ const FIELDS = 5;
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { lstatSync } = require('node:fs');
-const { root, bytes, ends, state, values, stop, raw } = workerData;
+const { root, bytes, starts, ends, state, values, stop, raw } = workerData;
 const names = Buffer.from(bytes);
+const startAt = new Uint32Array(starts);
 const endAt = new Uint32Array(ends);
 const st = new Int32Array(state);
 const out = new Float64Array(values);
@@ -41,8 +42,7 @@ const prefix = Buffer.from(root.endsWith('/') ? root : root + '/');
 for (let i = st.length - 1; i >= 0; i--) {
   if ((i & 255) === 0 && Atomics.load(halt, 0) !== 0) break;
   if (Atomics.compareExchange(st, i, ${PENDING}, ${BUSY}) !== ${PENDING}) continue;
-  const start = i === 0 ? 0 : endAt[i - 1];
-  const path = Buffer.concat([prefix, names.subarray(start, endAt[i])]);
+  const path = Buffer.concat([prefix, names.subarray(startAt[i], endAt[i])]);
   try {
     const o = i * ${FIELDS};
     if (rawLstat) {
@@ -72,10 +72,12 @@ export class LstatPrefetch {
   readonly finished: Promise<void>;
 
   private constructor(workTree: string, seed: IndexSeed) {
-    const { bytes, ends } = seed.paths();
+    const { bytes, starts, ends } = seed.paths();
     const shared = (length: number) => new SharedArrayBuffer(Math.max(8, length));
     const bytesShared = shared(bytes.length);
     bytes.copy(Buffer.from(bytesShared));
+    const startsShared = shared(starts.byteLength);
+    new Uint32Array(startsShared).set(starts);
     const endsShared = shared(ends.byteLength);
     new Uint32Array(endsShared).set(ends);
     const stateShared = shared(ends.length * 4);
@@ -86,7 +88,7 @@ export class LstatPrefetch {
     this.stopFlag = new Int32Array(stopShared, 0, 1);
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { root: workTree, bytes: bytesShared, ends: endsShared, state: stateShared, values: valuesShared, stop: stopShared, raw: usingRawLstat },
+      workerData: { root: workTree, bytes: bytesShared, starts: startsShared, ends: endsShared, state: stateShared, values: valuesShared, stop: stopShared, raw: usingRawLstat },
       // The worker only stats: it needs neither the parent's stdin nor much heap.
       stdin: false,
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
