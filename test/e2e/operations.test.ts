@@ -12,7 +12,7 @@ const BEFORE = `${LINES.join('\n')}\n`;
 const AFTER = `${LINES.map((l, i) => (i === 9 ? 'line ten, edited' : l)).join('\n')}\n`;
 
 describe('web viewer operations', () => {
-  it('reverts a hunk from the live session changeset, the file leaves the list, and undo brings it back', async (ctx) => {
+  it('reverts a hunk from the live session changeset, the file leaves the list, and undo brings it back', async () => {
     const repo = makeRepo(fx.temp.make(), { 'a.txt': BEFORE, 'b.txt': 'b\n' });
     const session = await createSession(fx.server.client, 'ops', repo);
     await recordTurn(fx.server.client, session, 't1', 'edit two files', () => writeFiles(repo, { 'a.txt': AFTER, 'b.txt': 'B\n' }));
@@ -21,9 +21,9 @@ describe('web viewer operations', () => {
     await fx.server.client.subscribe(sessionChangeset);
     await expect.poll(() => fx.server.client.state<ChangesetState>(sessionChangeset)?.status, { timeout: 30_000 }).toBe('ready');
     const operations = fx.server.client.state<ChangesetState>(sessionChangeset)?.operations ?? [];
-    if (!operations.some((op) => op.id === 'revert' && op.scopes.includes('range')) || !operations.some((op) => op.id === 'undo')) {
-      ctx.skip('this server offers no revert/undo operations on the session changeset yet');
-    }
+    // The session changeset offers hunk-scoped revert and undo.
+    expect(operations.find((op) => op.id === 'revert')?.scopes).toContain('range');
+    expect(operations.map((op) => op.id)).toContain('undo');
 
     const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { layout: 'file' });
     await page.locator('.chip[data-change-kind="session"][aria-pressed="true"]').waitFor();
@@ -57,16 +57,14 @@ describe('web viewer operations', () => {
     expect(errors).toEqual([]);
   }, 240_000);
 
-  it('reverts a whole file from its per-file button, and cancelling the confirmation does nothing', async (ctx) => {
+  it('reverts a whole file from its per-file button, and cancelling the confirmation does nothing', async () => {
     const repo = makeRepo(fx.temp.make(), { 'a.txt': BEFORE, 'b.txt': 'b\n' });
     const session = await createSession(fx.server.client, 'ops2', repo);
     await recordTurn(fx.server.client, session, 't1', 'edit', () => writeFiles(repo, { 'a.txt': AFTER, 'b.txt': 'B\n' }));
     await fx.server.client.subscribe('ahp-changeset:/ops2/session');
     await expect.poll(() => fx.server.client.state<ChangesetState>('ahp-changeset:/ops2/session')?.status, { timeout: 30_000 }).toBe('ready');
     const operations = fx.server.client.state<ChangesetState>('ahp-changeset:/ops2/session')?.operations ?? [];
-    if (!operations.some((op) => op.id === 'revert' && op.scopes.includes('resource'))) {
-      ctx.skip('this server offers no file-scoped revert on the session changeset yet');
-    }
+    expect(operations.find((op) => op.id === 'revert')?.scopes).toContain('resource');
 
     const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { layout: 'file' });
     await page.locator('.row.file[data-path="b.txt"] .file-open').click();
