@@ -123,8 +123,9 @@ export class ReviewPage implements SectionHost {
     const selected = this.app.selectedFileId;
     const top = picked && selected !== undefined ? this.fileTop(layout, selected, this.app.selectedLine) ?? 0 : 0;
     const onScreen = this.wantRange(open.uri, layout, top, top + this.viewHeight).filter((entry) => !entry.diff && !entry.error);
-    // The diffs on screen are a round trip away: the first frame waits for them rather than being drawn twice.
-    if (onScreen.length > 0) this.app.holdRendering(Promise.all(onScreen.map((entry) => entry.loaded)), FIRST_SCREEN_WAIT_MS);
+    // A changeset's first frame waits for its diffs, a round trip away, rather than being drawn twice (a pick within a
+    // changeset on screen is drawn at once: the reader's click shows without waiting).
+    if (onScreen.length > 0 && open.uri !== this.shownUri) this.app.holdRendering(Promise.all(onScreen.map((entry) => entry.loaded)), FIRST_SCREEN_WAIT_MS);
   }
 
   /** Whether the reader picked a file (or a link did) that the page has not scrolled to yet. */
