@@ -39,8 +39,8 @@ export class IndexSeed {
   private expanded: Buffer | undefined;
   private expandedLength = 0;
   private count = 0;
-  /** Tree ids of the index's cache-tree extension by directory ('' or 'a/b/'): trees the repository holds. */
-  private trees = new Map<string, string>();
+  /** The index's cache-tree extension by directory ('' or 'a/b/'): trees the repository holds. */
+  private trees = new Map<string, CachedTree>();
 
   constructor(
     private readonly buf: Buffer,
@@ -130,10 +130,15 @@ export class IndexSeed {
 
   /** The tree id the index's cache-tree records for a directory ('' or 'a/b/'), if it is valid. */
   treeId(dir: string): string | undefined {
+    return this.trees.get(dir)?.oid;
+  }
+
+  /** The cache-tree's record of a directory ('' or 'a/b/'): its tree id and how many index entries and subdirectories it holds. */
+  cachedTree(dir: string): CachedTree | undefined {
     return this.trees.get(dir);
   }
 
-  setTrees(trees: Map<string, string>): void {
+  setTrees(trees: Map<string, CachedTree>): void {
     this.trees = trees;
   }
 
@@ -162,6 +167,16 @@ export class IndexSeed {
     const at = this.oidAt[i]!;
     return this.buf.toString('hex', at, at + 20);
   }
+}
+
+/** A valid directory of the index's cache-tree. */
+export interface CachedTree {
+  /** The tree id git wrote for it. */
+  oid: string;
+  /** Index entries below it, at any depth. */
+  entries: number;
+  /** Its direct subdirectories. */
+  subtrees: number;
 }
 
 /** One directory's slice of the seed. */
@@ -279,8 +294,8 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
  * invalidated directory). Git wrote those trees, so the repository has
  * them. Malformed data gives no trees.
  */
-function parseCacheTree(buf: Buffer, start: number, end: number): Map<string, string> {
-  const trees = new Map<string, string>();
+function parseCacheTree(buf: Buffer, start: number, end: number): Map<string, CachedTree> {
+  const trees = new Map<string, CachedTree>();
   let off = start;
   const visit = (dir: string): void => {
     const nl = buf.indexOf(0x0a, off);
@@ -290,7 +305,7 @@ function parseCacheTree(buf: Buffer, start: number, end: number): Map<string, st
     if (!Number.isInteger(entries) || !Number.isInteger(subtrees) || subtrees < 0) throw new Error('malformed cache-tree');
     if (entries >= 0) {
       if (off + 20 > end) throw new Error('truncated cache-tree');
-      trees.set(dir, buf.toString('hex', off, off + 20));
+      trees.set(dir, { oid: buf.toString('hex', off, off + 20), entries, subtrees });
       off += 20;
     }
     for (let i = 0; i < subtrees; i++) {

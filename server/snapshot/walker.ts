@@ -228,6 +228,8 @@ export class Walker {
   /** Entries visited, for yielding. */
   private visited = 0;
   private done = 0;
+  /** The file just visited took its id and mode from the index unchanged. */
+  private seededAsIndexed = false;
   private writeError: unknown;
   /** The id `clean` already computed for the content it returned, so it is not hashed twice. */
   private hashed: { content: Buffer; oid: string } | undefined;
@@ -441,6 +443,8 @@ export class Walker {
     let dirty = !listingValid || prev.tree === undefined;
     let files = 0;
     const seedDir = env.seed?.directory(env.seedPrefix + rel);
+    // What the index's cache-tree can vouch for: files taken from the index as they are, and subdirectories equal to its trees.
+    const asIndexed = { files: 0, trees: 0, treeEntries: 0, other: 0 };
     const converts = !convertsNothing(env.core, rules.attrs.empty);
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
@@ -481,6 +485,7 @@ export class Walker {
       }
       const childSel = sel === undefined ? undefined : this.follow(sel, fresh, e, path);
       if (childSel === SKIP) {
+        asIndexed.other++;
         const reused = e.mode === 0 ? 0 : e.mode === MODE_TREE ? e.dir!.files : 1;
         files += reused;
         this.done += reused;
@@ -490,12 +495,14 @@ export class Walker {
       const oldMode = e.mode;
       const oldOid = e.oid;
       const entryPath = joinPath(fsPath, e);
+      this.seededAsIndexed = false;
       if (e.kind === KIND_DIR) {
         await this.visitDir(e, entryPath, path, rules, listingValid, childSel);
       } else {
         const reading = this.visitFile(e, entryPath, path, listingValid, seedDir);
         if (reading) await reading;
       }
+      if (env.seed && e.mode !== 0) this.countAsIndexed(asIndexed, e, path);
       if (e.mode !== 0) files += e.kind === KIND_DIR && e.mode === MODE_TREE ? e.dir!.files : 1;
       if (e.mode !== oldMode || e.oid !== oldOid) {
         dirty = true;
@@ -508,10 +515,33 @@ export class Walker {
 
     let tree = prev?.tree;
     if (dirty) {
-      tree = this.writeTree(entries, env.seed?.treeId(env.seedPrefix + rel));
+      const cached = env.seed?.cachedTree(env.seedPrefix + rel);
+      const sameAsIndex =
+        cached !== undefined &&
+        asIndexed.other === 0 &&
+        asIndexed.trees === cached.subtrees &&
+        asIndexed.files + asIndexed.treeEntries === cached.entries &&
+        asIndexed.files + asIndexed.trees > 0;
+      // Every entry is one the index has, and the count says the index has no others here: git's tree for it is this tree.
+      tree = sameAsIndex ? cached.oid : this.writeTree(entries, cached?.oid);
       this.changed = true;
     }
     return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, rulesKey: rules.key, entries, tree, files, hasDotGit, nestedRepo: false };
+  }
+
+  private countAsIndexed(counts: { files: number; trees: number; treeEntries: number; other: number }, e: CachedEntry, path: string): void {
+    if (e.kind !== KIND_DIR) {
+      if (this.seededAsIndexed) counts.files++;
+      else counts.other++;
+      return;
+    }
+    const cached = e.mode === MODE_TREE ? this.env.seed?.cachedTree(this.env.seedPrefix + path + '/') : undefined;
+    if (cached && cached.oid === e.oid) {
+      counts.trees++;
+      counts.treeEntries += cached.entries;
+    } else {
+      counts.other++;
+    }
   }
 
   private collectRemoved(prev: DirState, entries: readonly CachedEntry[], rel: string): void {
@@ -621,6 +651,7 @@ export class Walker {
       const oid = seedDir!.seed.match(seedAt, st, mode);
       if (oid !== undefined) {
         this.counters.seededFromIndex++;
+        this.seededAsIndexed = mode === seedDir!.seed.entryMode(seedAt);
         this.record(e, st, mode, oid);
         return;
       }

@@ -82,4 +82,21 @@ describe('lstat prefetch on a first snapshot', () => {
     expect(result.seededFromIndex).toBeGreaterThan(PREFETCH_MIN_ENTRIES);
     expect(result.tree).toBe(gitTree(root));
   }, 60_000);
+
+  it("takes a clean directory's tree id from the index's cache-tree only when the index holds nothing else there", async () => {
+    const { root, cacheDir, paths } = bigRepository();
+    // A gitlink in the index, with the cache-tree written over it: d1/e1's tree in the cache-tree holds it.
+    const commit = git(root, ['rev-parse', 'HEAD']);
+    git(root, ['update-index', '--add', '--cacheinfo', `160000,${commit},d1/e1/sub`]);
+    git(root, ['write-tree']);
+    write(root, 'd2/e2/untracked.txt', 'not in the index\n');
+    rmSync(join(root, paths[3]!));
+    await new Promise((r) => setTimeout(r, 1100));
+
+    const result = await fixture.snapshotter(root, cacheDir).snapshot();
+    expect(result.tree).toBe(gitTree(root));
+    // Most directories were clean: their ids came from the cache-tree, not from encoding them.
+    expect(result.treesWritten).toBeLessThan(20);
+    expect(result.seededFromIndex).toBeGreaterThan(PREFETCH_MIN_ENTRIES);
+  }, 60_000);
 });
