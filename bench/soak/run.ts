@@ -43,7 +43,7 @@ for (let i = 2; i < process.argv.length; i++) {
 const num = (name: string, fallback: number): number => Number(args.get(name) ?? fallback);
 
 /** Messages from the server child. */
-type FromServer = { type: 'ready'; url: string; session: string; sessionId: string } | { type: 'memory'; id: number; rss: number; peak: number; heapUsed: number; external: number; serverSeq: number; heapFile?: string };
+type FromServer = { type: 'ready'; url: string; session: string; sessionId: string } | { type: 'memory'; id: number; rss: number; peak: number; heapUsed: number; heapTotal: number; external: number; serverSeq: number; heapFile?: string };
 /** Messages to the server child. */
 type ToServer = { type: 'memory'; id: number; heapSnapshot?: boolean; live?: boolean } | { type: 'stop' };
 
@@ -72,7 +72,7 @@ async function serverMain(): Promise<void> {
     const peak = process.resourceUsage().maxRSS * 1024;
     if (m.live) globalGc?.();
     const usage = process.memoryUsage();
-    send({ type: 'memory', id: m.id, rss: usage.rss, peak, heapUsed: usage.heapUsed, external: usage.external, serverSeq: service.server.store.serverSeq, ...(heapFile ? { heapFile } : {}) });
+    send({ type: 'memory', id: m.id, rss: usage.rss, peak, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, serverSeq: service.server.store.serverSeq, ...(heapFile ? { heapFile } : {}) });
   });
   send({ type: 'ready', url, session: session.uri, sessionId: session.id });
 }
@@ -115,7 +115,7 @@ class ServerProcess {
     });
   }
 
-  memory(heapSnapshot = false, live = false): Promise<{ rss: number; peak: number; heapUsed: number; external: number; serverSeq: number; heapFile?: string }> {
+  memory(heapSnapshot = false, live = false): Promise<{ rss: number; peak: number; heapUsed: number; heapTotal: number; external: number; serverSeq: number; heapFile?: string }> {
     const id = ++this.nextId;
     return new Promise((resolve) => {
       this.waiting.set(id, (m) => {
@@ -165,7 +165,7 @@ async function soakTurns(work: string): Promise<void> {
       peaks[turn] = m.peak;
       if (m.heapFile) console.log(`  heap snapshot after turn ${turn}: ${m.heapFile}`);
       if (report) {
-        console.log(`  turn ${String(turn).padStart(4)}: rss ${mb(m.rss)}, peak ${mb(m.peak)} (heap ${mb(m.heapUsed)}, external ${mb(m.external)}, ${m.serverSeq} envelopes), turn median so far ${median(durations).toFixed(0)} ms`);
+        console.log(`  turn ${String(turn).padStart(4)}: rss ${mb(m.rss)}, peak ${mb(m.peak)} (heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, external ${mb(m.external)}, ${m.serverSeq} envelopes), turn median so far ${median(durations).toFixed(0)} ms`);
       }
     }
     // Full walks and verification walks allocate like a first snapshot: say how many there were.
