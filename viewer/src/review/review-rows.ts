@@ -11,6 +11,7 @@ import type { DiffMode } from '../state/display.js';
 import { gapLines, gapsOf, type DiffLine, type Gap, type HunkModel } from '../diff-model.js';
 import type { FileDiffEntry } from './diff-store.js';
 import { wrapLine } from './wrap.js';
+import { NO_LINE_CHANGES, noTextNote } from '../diff-notes.js';
 
 /** The part of a wrapped line a row shows; `first` carries the line's numbers and sign. */
 export interface RowPart {
@@ -64,10 +65,9 @@ export function bodyRows(file: ChangesetFile, entry: FileDiffEntry | undefined, 
   if (!entry || (!entry.diff && !entry.error)) return [{ type: 'note', text: 'Loading diff…' }];
   if (entry.error) return [{ type: 'note', text: `Could not load the diff: ${entry.error}`, tone: 'error' }];
   const diff = entry.diff!;
-  if (diff.kind === 'binary') return [{ type: 'note', text: `Binary file${sizes(diff.beforeSize, diff.afterSize)} — no text diff.` }];
-  if (diff.kind === 'oversized') return [{ type: 'note', text: `File too large to diff${sizes(diff.beforeSize, diff.afterSize)}; the limit is ${bytes(diff.limit)}.` }];
+  if (diff.kind !== 'text') return [{ type: 'note', text: noTextNote(diff) }];
   const hunks = entry.hunks ?? [];
-  if (hunks.length === 0) return [{ type: 'note', text: 'No line changes (only the name, mode or file type changed).' }];
+  if (hunks.length === 0) return [{ type: 'note', text: NO_LINE_CHANGES }];
   const gaps = gapsOf(diff.hunks, entry.text?.length);
   const canExpand = file.edit.before !== undefined && file.edit.after !== undefined;
   const rows: BodyRow[] = [];
@@ -120,15 +120,3 @@ export function rowOfLine(rows: readonly BodyRow[], link: string): number {
   );
 }
 
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-function sizes(before: number | undefined, after: number | undefined): string {
-  if (before !== undefined && after !== undefined) return ` (${bytes(before)} → ${bytes(after)})`;
-  if (after !== undefined) return ` (${bytes(after)})`;
-  if (before !== undefined) return ` (${bytes(before)})`;
-  return '';
-}

@@ -17,6 +17,7 @@ import { codeNodes } from '../code-cell.js';
 import { highlightHunks, tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
 import { hasTail } from '../review/review-rows.js';
+import { NO_LINE_CHANGES, noTextNote } from '../diff-notes.js';
 import { viewedElsewhere } from '../viewed.js';
 
 /** Lines drawn before the rest of a very large diff waits behind a button (keeps the page responsive). */
@@ -148,14 +149,9 @@ export class DiffView {
     const diff = loaded.diff;
     if (loaded.error) return h('p', { class: 'error', role: 'alert' }, `Could not load the diff: ${loaded.error}`);
     if (!diff) return h('p', { class: 'empty', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Loading diff…');
-    if (diff.kind === 'binary') {
-      return h('p', { class: 'placeholder-block' }, `Binary file${sizes(diff.beforeSize, diff.afterSize)} — no text diff.`);
-    }
-    if (diff.kind === 'oversized') {
-      return h('p', { class: 'placeholder-block' }, `File too large to diff${sizes(diff.beforeSize, diff.afterSize)}; the limit is ${bytes(diff.limit)}.`);
-    }
+    if (diff.kind !== 'text') return h('p', { class: 'placeholder-block' }, noTextNote(diff));
     const hunks = loaded.hunks ?? [];
-    if (hunks.length === 0) return h('p', { class: 'empty' }, 'No line changes (only the name, mode or file type changed).');
+    if (hunks.length === 0) return h('p', { class: 'empty' }, NO_LINE_CHANGES);
     const split = this.app.display.effectiveMode === 'split';
     // Full-width rows span exactly the layout's columns: an extra implied column would take the width.
     const cols = split ? '4' : '3';
@@ -269,18 +265,6 @@ function decode(result: ResourceReadResult, encoding: string): string {
   return new TextDecoder(encoding === 'latin1' ? 'latin1' : 'utf-8').decode(bytes);
 }
 
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-function sizes(before: number | undefined, after: number | undefined): string {
-  if (before !== undefined && after !== undefined) return ` (${bytes(before)} → ${bytes(after)})`;
-  if (after !== undefined) return ` (${bytes(after)})`;
-  if (before !== undefined) return ` (${bytes(before)})`;
-  return '';
-}
 
 const SIGN = { add: '+', del: '−', context: ' ' } as const;
 
