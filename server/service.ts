@@ -83,6 +83,10 @@ export class ChangesetService {
    */
   async stop(): Promise<void> {
     this.changesets.beginShutdown();
+    // What still writes to the stores finishes before they close: live changesets' refreshes (a snapshot each) and
+    // operations' last steps (their record, the session's totals).
+    await this.changesets.stopWatching();
+    await this.operations.settled();
     await this.sessions.closeAll();
     await this.changesets.close();
     await this.server.stop();

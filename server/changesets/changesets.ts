@@ -92,10 +92,16 @@ export class Changesets {
     this.shuttingDown = true;
   }
 
+  /** Stops following the working tree; resolves once refreshes already running have finished (they write to the store). */
+  async stopWatching(): Promise<void> {
+    const closing = [...this.watchers.values()].map((watcher) => watcher.close());
+    this.watchers.clear();
+    await Promise.allSettled(closing);
+  }
+
   /** Stops watching and waits for pending computations and review writes. */
   async close(): Promise<void> {
-    for (const watcher of this.watchers.values()) watcher.close();
-    this.watchers.clear();
+    await this.stopWatching();
     await Promise.allSettled([...this.turnWork.values()]);
     await Promise.allSettled([...this.perSession.values(), ...this.detached].map((sc) => sc.reviews.flushed()));
   }
@@ -149,7 +155,7 @@ export class Changesets {
       this.perSession.delete(session.uri);
       this.detached.add(sc);
       void sc.reviews.flushed().then(() => this.detached.delete(sc));
-      this.watchers.get(session.uri)?.close();
+      void this.watchers.get(session.uri)?.close();
       this.watchers.delete(session.uri);
       if (!this.shuttingDown) sc.closeAll();
     });
@@ -197,7 +203,7 @@ export class Changesets {
       onChange: async () => {
         await sc.refreshLive();
         if (!sc.hasLiveSubscribers()) {
-          watcher.close();
+          void watcher.close();
           this.watchers.delete(key);
         }
       },

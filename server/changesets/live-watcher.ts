@@ -47,12 +47,14 @@ export class LiveWatcher {
     }
   }
 
-  close(): void {
+  /** Stops watching; resolves once a refresh already running has finished. */
+  close(): Promise<void> {
     this.closed = true;
     for (const stop of this.stops.splice(0)) stop();
     for (const w of this.watchers.splice(0)) void w.release();
     if (this.timer) clearTimeout(this.timer);
     if (this.poller) clearInterval(this.poller);
+    return this.running ?? Promise.resolve();
   }
 
   private onEvent(dir: string, rel: string): void {

@@ -59,6 +59,11 @@ export class ChangesetOperations {
     server.registerRequest<InvokeChangesetOperationParams, InvokeChangesetOperationResult>('invokeChangesetOperation', (params) => this.invoke(params));
   }
 
+  /** Resolves once every operation running now has finished, whatever its outcome (a clean stop waits for them). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
   async invoke(params: InvokeChangesetOperationParams): Promise<InvokeChangesetOperationResult> {
     const meta = (params as { _meta?: InvocationMeta })._meta;
     if (meta !== undefined && (typeof meta !== 'object' || meta === null || (meta.dryRun !== undefined && typeof meta.dryRun !== 'boolean'))) {

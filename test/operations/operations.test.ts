@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -51,6 +51,24 @@ const recordTurn = (turnId: string, edit: () => void) => record(client, SESSION,
 const ready = (uri: string, c: TestClient = client) => subscribeReady(c, uri);
 
 describe('changeset operations', () => {
+  it('a stop during an operation waits for it: nothing is written to the state directory afterwards', async () => {
+    await recordTurn('t1', () => writeFiles(repo, { 'a.txt': lines(20, { 3: 'three' }), 'b.txt': 'B\n' }));
+    await ready(SESSION_CS);
+    const running = invoke(SESSION_CS, 'revert').catch(() => undefined);
+    // Stop as soon as the operation has started writing the workspace back.
+    await expect.poll(() => read('b.txt'), { interval: 1 }).toBe('b\n');
+    await svc.service.stop();
+    await running;
+    const listing = (): string[] =>
+      readdirSync(svc.stateDir, { recursive: true, withFileTypes: true }).map((d) => {
+        const path = join(d.parentPath, d.name);
+        return `${path} ${d.isFile() ? statSync(path).size : ''}`;
+      });
+    const after = listing().sort();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(listing().sort()).toEqual(after);
+  });
+
   it('reverts a turn under later edits, and undo brings back the exact bytes', async () => {
     await recordTurn('t1', () => {
       writeFiles(repo, { 'a.txt': lines(20, { 2: 'by t1' }), 'b.txt': 'B\n', 'new.txt': 'created\n' });
