@@ -251,6 +251,87 @@ describe('viewer review page', () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
+  it('lands a linked file at the top when its first frame is drawn before the diffs arrive, and keeps it there as they do', async () => {
+    const before: Record<string, string> = {};
+    const after: Record<string, string> = {};
+    // Above the linked file, files whose diffs take more rows than estimated (two changes far apart, with the gaps between).
+    for (let i = 0; i < 3; i++) {
+      before[`src/a${i}.ts`] = numbered(40, `export const a${i} =`);
+      after[`src/a${i}.ts`] = before[`src/a${i}.ts`]!.replace(`a${i} = 5\n`, `a${i} = five\n`).replace(`a${i} = 35\n`, `a${i} = thirty-five\n`);
+    }
+    before['src/z.ts'] = numbered(12, 'export const z =');
+    after['src/z.ts'] = before['src/z.ts'].replace('z = 6\n', 'z = six\n');
+    const repo = makeRepo(fx.temp.make(), before);
+    const session = await createSession(fx.server.client, 'late', repo);
+    await recordTurn(fx.server.client, session, 't1', 'late diffs', () => writeFiles(repo, after));
+    // The linked file's diff reaches the page 300 ms late and the others 1.5 s late: the first frame (which waits at
+    // most 100 ms for its diffs) is drawn with estimated heights, and the files above change height long after.
+    const late = `(() => {
+      window.lateDiffs = { asked: 0, answered: 0, linked: false, nudged: false };
+      const diffIds = new Map();
+      const send = WebSocket.prototype.send;
+      WebSocket.prototype.send = function (data) {
+        if (typeof data === 'string' && data.includes('"changesetFileDiff"')) {
+          const { id, params } = JSON.parse(data);
+          diffIds.set(id, params.fileId);
+          window.lateDiffs.asked++;
+        }
+        return send.call(this, data);
+      };
+      const listen = WebSocket.prototype.addEventListener;
+      WebSocket.prototype.addEventListener = function (type, listener, options) {
+        if (type !== 'message') return listen.call(this, type, listener, options);
+        return listen.call(this, type, (event) => {
+          let id;
+          try {
+            id = JSON.parse(event.data).id;
+          } catch {}
+          // Until the first diff is asked for, the page reports a scroll just before each message (as a resize or the
+          // reader's wheel does on a busy machine): the review page draws what it had before it draws what came.
+          const review = document.getElementById('review');
+          if (window.lateDiffs.asked === 0 && review) {
+            window.lateDiffs.nudged = true;
+            review.dispatchEvent(new Event('scroll'));
+          }
+          if (!diffIds.has(id)) return listener.call(this, event);
+          const linked = diffIds.get(id).endsWith('/src/z.ts');
+          setTimeout(() => {
+            listener.call(this, event);
+            window.lateDiffs.answered++;
+            if (linked) window.lateDiffs.linked = true;
+          }, linked ? 300 : 1500);
+        }, options);
+      };
+    })();`;
+    type Late = { asked: number; answered: number; linked: boolean; nudged: boolean };
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=late&turn=t1&file=src/z.ts`, undefined, { initScript: late });
+    const lateDiffs = (): Promise<Late> => page.evaluate(() => (globalThis as unknown as { lateDiffs: Late }).lateDiffs);
+    const frames = (): Promise<void> => page.evaluate(() => new Promise<void>((r) => (globalThis as unknown as PageGlobals).requestAnimationFrame(() => (globalThis as unknown as PageGlobals).requestAnimationFrame(() => r()))));
+    /** How far the linked file's header is from the top of the page (null when it is not drawn), measured in one go (the page redraws its sections). */
+    const offset = (): Promise<number | null> =>
+      page.evaluate(() => {
+        type Box = { getBoundingClientRect(): { top: number } };
+        const { document } = globalThis as unknown as { document: { querySelector(s: string): Box | null } };
+        const header = document.querySelector('.rv-file[data-path="src/z.ts"] .rv-header');
+        return header ? Math.abs(header.getBoundingClientRect().top - document.querySelector('#review')!.getBoundingClientRect().top) : null;
+      });
+
+    // The linked file's diff has arrived, those above it not yet: its header is where the page starts.
+    await expect.poll(async () => (await lateDiffs()).linked).toBe(true);
+    await frames();
+    expect(await lateDiffs()).toMatchObject({ nudged: true });
+    expect(await offset()).toBeLessThan(2);
+    await page.locator('.rv-file[data-path="src/z.ts"] .rl.add').first().waitFor();
+    // Every diff asked for has arrived (any asked for above the linked file changed its height): the linked file stayed where the link put it.
+    await expect.poll(async () => {
+      const { asked, answered } = await lateDiffs();
+      return asked === answered;
+    }).toBe(true);
+    await frames();
+    expect(await offset()).toBeLessThan(2);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
   it('asks for the first screen of diffs the moment the changeset arrives, before drawing a file, and for a linked file first', async () => {
     const repo = makeRepo(fx.temp.make(), { 'README.md': '# r\n' });
     const session = await createSession(fx.server.client, 'first', repo);

@@ -43,9 +43,10 @@ export class ScrollBox {
     const target = Math.round(Math.max(0, Math.min(top, max)));
     if (target !== this.top) {
       this.el.scrollTop = target;
-      this.top = target;
+      // Where the page put it (the write laid the page out, so reading costs no layout): short of `target` when the content is shorter.
+      this.top = this.el.scrollTop;
     }
-    return target;
+    return this.top;
   }
 
   /** The content shrank to `max`: the browser clamps the position, and so does this copy of it. */

@@ -141,6 +141,8 @@ export class ReviewPage implements SectionHost {
     }
     const anchor = this.anchor();
     this.layout = this.computeLayout();
+    // The canvas takes the layout's height before any scrolling: a position past the end of a shorter canvas is cut short.
+    this.sizeCanvas();
     this.box.clamp(this.maxTop());
     const selected = this.app.selectedFileId;
     const line = this.app.selectedLine;
@@ -200,9 +202,23 @@ export class ReviewPage implements SectionHost {
     this.ownScrollTop = this.box.scrollTo(top, this.maxTop());
   }
 
+  /** The canvas's height for the current layout: the files and room after the last, so any file (the last one too) can be scrolled to the top. */
+  private canvasHeight(): number {
+    return this.layout.offsets[this.layout.files.length]! + Math.max(0, this.viewHeight - 2 * HEADER_HEIGHT);
+  }
+
+  /**
+   * Gives the canvas the current layout's height. The height follows the
+   * layout drawn, not the last one computed: a layout computed ahead (for
+   * the first screen's diffs) is not on the page until it is drawn.
+   */
+  private sizeCanvas(height = `${this.canvasHeight()}px`): void {
+    if (this.canvas.style.height !== height) this.canvas.style.height = height;
+  }
+
   /** The furthest the page scrolls: the canvas (files and the room after them) less the screen. */
   private maxTop(): number {
-    return Math.max(0, this.layout.offsets[this.layout.files.length]! + Math.max(0, this.viewHeight - 2 * HEADER_HEIGHT) - this.viewHeight);
+    return Math.max(0, this.canvasHeight() - this.viewHeight);
   }
 
   private ownScrollTop = -1;
@@ -253,8 +269,6 @@ export class ReviewPage implements SectionHost {
       const count = this.isCollapsed(row.file) ? 0 : body ? body.length : estimateRows(row.file);
       offsets[i + 1] = offsets[i]! + HEADER_HEIGHT + count * LINE_HEIGHT;
     });
-    // Room after the last file, so any file (the last one too) can be scrolled to the top.
-    this.canvas.style.height = `${offsets[files.length]! + Math.max(0, this.viewHeight - 2 * HEADER_HEIGHT)}px`;
     this.memo = { inputs, layout: { files, offsets, rows, columns } };
     return this.memo.layout;
   }
@@ -300,9 +314,10 @@ export class ReviewPage implements SectionHost {
     if (!open || !state || files.length === 0) {
       const text = !open ? 'Pick a changeset or a turn.' : !state || state.status === 'computing' ? 'Computing…' : state.files.length > 0 ? 'No file matches the filter.' : 'No changed files.';
       replaceChildren(this.canvas, h('p', { class: 'empty' }, text));
-      this.canvas.style.height = '';
+      this.sizeCanvas('');
       return;
     }
+    this.sizeCanvas();
     const top = this.box.top;
     const bottom = top + this.viewHeight;
     const sections: HTMLElement[] = [];
