@@ -16,6 +16,7 @@ import { displayPathOf, kindOf, type FileMeta } from '../files-model.js';
 import { codeNodes } from '../code-cell.js';
 import { highlightHunks, tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
+import type { FileDiffEntry } from '../review/diff-store.js';
 import { hasTail } from '../review/review-rows.js';
 import { NO_LINE_CHANGES, noTextNote } from '../diff-notes.js';
 import { viewedElsewhere } from '../viewed.js';
@@ -23,16 +24,8 @@ import { viewedElsewhere } from '../viewed.js';
 /** Lines drawn before the rest of a very large diff waits behind a button (keeps the page responsive). */
 const LINE_BUDGET = 4000;
 
-interface Loaded {
-  /** The file's edit the diff was computed for; a new edit object means new content. */
-  edit: ChangesetFile['edit'];
-  diff?: WorkspaceFileDiff;
-  hunks?: HunkModel[];
-  error?: string;
-  /** Lines of the file's new version, once read for expanding gaps. */
-  text?: string[];
-  /** Indexes of expanded gaps. */
-  expanded: Set<number>;
+/** One file's diff as the one-file view holds it: what the review page holds, and whether to draw past the line budget. */
+interface Loaded extends Omit<FileDiffEntry, 'loaded'> {
   /** Draw everything even past the line budget. */
   unbounded: boolean;
 }
