@@ -44,8 +44,16 @@ describe('fault tolerance', () => {
     await ready(first.client, turnUri);
     void first.client.request('invokeChangesetOperation', { channel: turnUri, operationId: 'restore-checkpoint' }, { timeoutMs: 60_000 }).catch(() => undefined);
     // Kill the server once the first file is rewritten, while it pauses before the next.
+    // A file being replaced is briefly absent (moved aside, then the new one linked in).
+    const isOld = (n: string) => {
+      try {
+        return readFileSync(join(repo, n), 'utf8').startsWith('old');
+      } catch {
+        return false;
+      }
+    };
     const deadline = Date.now() + 20_000;
-    while (!NAMES.some((n) => readFileSync(join(repo, n), 'utf8').startsWith('old'))) {
+    while (!NAMES.some(isOld)) {
       if (Date.now() > deadline) throw new Error('the restore never started');
       await new Promise((r) => setTimeout(r, 10));
     }
