@@ -5,7 +5,7 @@
  * trusted. Split indexes (the `link` extension) are not read: seeding is then
  * skipped and files are hashed.
  */
-import { readFileSync, lstatSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { decodePathBytes } from '../path-bytes.js';
 
 /**
@@ -29,15 +29,8 @@ export class IndexSeed {
   private readonly size: Float64Array;
   private readonly mode: Uint32Array;
   private readonly oidAt: Uint32Array;
-  /**
-   * Where each entry's path is: in the index bytes themselves (versions 2
-   * and 3), or copied one after another into `expanded` (version 4 paths
-   * are prefix-compressed).
-   */
-  private readonly pathStart: Uint32Array;
-  private readonly pathEnd: Uint32Array;
-  private expanded: Buffer | undefined;
-  private expandedLength = 0;
+  /** Each entry's position among all the index's entries (untrusted ones included). */
+  private readonly position: Uint32Array;
   private count = 0;
   /** The index's cache-tree extension by directory ('' or 'a/b/'): trees the repository holds. */
   private trees = new Map<string, CachedTree>();
@@ -54,8 +47,7 @@ export class IndexSeed {
     this.size = new Float64Array(capacity);
     this.mode = new Uint32Array(capacity);
     this.oidAt = new Uint32Array(capacity);
-    this.pathStart = new Uint32Array(capacity);
-    this.pathEnd = new Uint32Array(capacity);
+    this.position = new Uint32Array(capacity);
   }
 
   /** Number of trusted entries. */
@@ -63,8 +55,8 @@ export class IndexSeed {
     return this.count;
   }
 
-  /** Records entry number `count` whose path is `bytes[start, end)`. */
-  add(bytes: Buffer, start: number, end: number, mtimeMs: number, ctimeMs: number, ino: number, size: number, mode: number, oidOffset: number): void {
+  /** Records entry number `count`, the index's entry at `position`, whose path is `bytes[start, end)`. */
+  add(position: number, bytes: Buffer, start: number, end: number, mtimeMs: number, ctimeMs: number, ino: number, size: number, mode: number, oidOffset: number): void {
     const i = this.count++;
     this.mtime[i] = mtimeMs;
     this.ctime[i] = ctimeMs;
@@ -72,49 +64,26 @@ export class IndexSeed {
     this.size[i] = size;
     this.mode[i] = mode;
     this.oidAt[i] = oidOffset;
-    if (bytes === this.buf) {
-      this.pathStart[i] = start;
-      this.pathEnd[i] = end;
-    } else {
-      this.keepExpanded(i, bytes, start, end);
-    }
-    let slash = bytes.lastIndexOf(0x2f, end - 1);
-    if (slash < start) slash = start - 1;
-    const dirLen = slash + 1 - start;
+    this.position[i] = position;
+    let slash = end - 1;
+    while (slash >= start && bytes[slash] !== 0x2f) slash--;
+    const dirEnd = slash + 1;
     // Index order keeps a directory's files together: decode the directory only when it changes.
-    const last = this.lastDirBytes;
-    if (!this.lastMap || last.length !== dirLen || bytes.compare(last, 0, dirLen, start, slash + 1) !== 0) {
-      this.lastDirBytes = Buffer.from(bytes.subarray(start, slash + 1));
-      const dir = decodePathBytes(bytes.subarray(start, slash + 1));
+    if (!this.lastMap || !sameBytes(this.lastDirBytes, bytes, start, dirEnd)) {
+      this.lastDirBytes = Buffer.from(bytes.subarray(start, dirEnd));
+      const dir = decodeName(bytes, start, dirEnd);
       this.lastMap = this.byDir.get(dir);
       if (!this.lastMap) {
         this.lastMap = new Map();
         this.byDir.set(dir, this.lastMap);
       }
     }
-    this.lastMap.set(decodePathBytes(bytes.subarray(slash + 1, end)), i);
+    this.lastMap.set(decodeName(bytes, dirEnd, end), i);
   }
 
-  /** Every entry's path relative to the work tree, as bytes: entry `i` is `bytes[starts[i], ends[i])`. */
-  paths(): { bytes: Buffer; starts: Uint32Array; ends: Uint32Array } {
-    return {
-      bytes: this.expanded ? this.expanded.subarray(0, this.expandedLength) : this.buf,
-      starts: this.pathStart.subarray(0, this.count),
-      ends: this.pathEnd.subarray(0, this.count),
-    };
-  }
-
-  private keepExpanded(i: number, bytes: Buffer, start: number, end: number): void {
-    const length = end - start;
-    if (!this.expanded || this.expandedLength + length > this.expanded.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.buf.length, (this.expanded?.length ?? 0) * 2, this.expandedLength + length));
-      this.expanded?.copy(grown, 0, 0, this.expandedLength);
-      this.expanded = grown;
-    }
-    bytes.copy(this.expanded, this.expandedLength, start, end);
-    this.pathStart[i] = this.expandedLength;
-    this.expandedLength += length;
-    this.pathEnd[i] = this.expandedLength;
+  /** Where entry `i` is among all the index's entries (what {@link LstatPrefetch} numbers by). */
+  indexPosition(i: number): number {
+    return this.position[i]!;
   }
 
   /** The mode recorded for entry `i`, whatever the file on disk looks like. */
@@ -169,6 +138,19 @@ export class IndexSeed {
   }
 }
 
+/** True when `a` holds exactly the bytes `b[start, end)`; compared from the end, where paths of neighbouring directories differ. */
+function sameBytes(a: Buffer, b: Buffer, start: number, end: number): boolean {
+  if (a.length !== end - start) return false;
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[start + i]) return false;
+  return true;
+}
+
+/** `decodePathBytes` of `bytes[start, end)`, without a decoder call for the usual all-ASCII name. */
+function decodeName(bytes: Buffer, start: number, end: number): string {
+  for (let i = start; i < end; i++) if (bytes[i]! >= 0x80) return decodePathBytes(bytes.subarray(start, end));
+  return bytes.toString('latin1', start, end);
+}
+
 /** A valid directory of the index's cache-tree. */
 export interface CachedTree {
   /** The tree id git wrote for it. */
@@ -197,16 +179,47 @@ function ms(sec: number, nsec: number): number {
  * an unknown version, split, or malformed: the caller then hashes files.
  */
 export function readIndexSeed(indexPath: string): IndexSeed | undefined {
-  let buf: Buffer;
-  let indexMtimeMs: number;
+  const file = readIndexBytes(indexPath);
+  return file && parseIndexSafely(file);
+}
+
+/** An index file's bytes, and its mtime when read. */
+export interface IndexBytes {
+  /** The whole file, in memory another thread can share. */
+  buf: Buffer;
+  /** mtime of the index file. */
+  mtimeMs: number;
+}
+
+/**
+ * Reads an index file into a SharedArrayBuffer, so a worker can read its
+ * paths while this thread parses it; undefined when it cannot be read.
+ */
+export function readIndexBytes(indexPath: string): IndexBytes | undefined {
+  let fd: number | undefined;
   try {
-    indexMtimeMs = lstatSync(indexPath).mtimeMs;
-    buf = readFileSync(indexPath);
+    fd = openSync(indexPath, 'r');
+    const st = fstatSync(fd);
+    const buf = Buffer.from(new SharedArrayBuffer(Math.max(1, st.size)), 0, st.size);
+    let read = 0;
+    while (read < buf.length) {
+      const n = readSync(fd, buf, read, buf.length - read, read);
+      // Shorter than it said: rewritten in place while read, so not a whole index.
+      if (n === 0) return undefined;
+      read += n;
+    }
+    return { buf, mtimeMs: st.mtimeMs };
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** {@link parseIndex} of bytes read by {@link readIndexBytes}; undefined where it would throw. */
+export function parseIndexSafely(file: IndexBytes): IndexSeed | undefined {
   try {
-    return parseIndex(buf, indexMtimeMs);
+    return parseIndex(file.buf, file.mtimeMs);
   } catch {
     return undefined;
   }
@@ -219,25 +232,29 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
   if (version < 2 || version > 4) return undefined;
   const count = buf.readUInt32BE(8);
   const seed = new IndexSeed(buf, count, indexMtimeMs);
+  // A DataView reads big-endian words without Buffer's per-call argument checks.
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.length);
   let off = 12;
-  let prev: Buffer = Buffer.alloc(0);
+  // Version 4: each path is rebuilt from the previous one, in place.
+  let path = Buffer.allocUnsafe(version === 4 ? 4096 : 0);
+  let pathLength = 0;
   for (let n = 0; n < count; n++) {
     const start = off;
     if (off + 62 > buf.length) return undefined;
-    const ctimeS = buf.readUInt32BE(off);
-    const ctimeN = buf.readUInt32BE(off + 4);
-    const mtimeS = buf.readUInt32BE(off + 8);
-    const mtimeN = buf.readUInt32BE(off + 12);
-    const ino = buf.readUInt32BE(off + 20);
-    const mode = buf.readUInt32BE(off + 24);
-    const size = buf.readUInt32BE(off + 36);
+    const ctimeS = view.getUint32(off);
+    const ctimeN = view.getUint32(off + 4);
+    const mtimeS = view.getUint32(off + 8);
+    const mtimeN = view.getUint32(off + 12);
+    const ino = view.getUint32(off + 20);
+    const mode = view.getUint32(off + 24);
+    const size = view.getUint32(off + 36);
     const oidOffset = off + 40;
-    const flags = buf.readUInt16BE(off + 60);
+    const flags = view.getUint16(off + 60);
     off += 62;
     let extended = 0;
     if (flags & 0x4000) {
       if (version < 3) return undefined;
-      extended = buf.readUInt16BE(off);
+      extended = view.getUint16(off);
       off += 2;
     }
     let pathBuf: Buffer;
@@ -252,16 +269,23 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
         strip = ((strip + 1) << 7) | (c & 0x7f);
       }
       const nul = buf.indexOf(0, off);
-      if (nul < 0 || strip > prev.length) return undefined;
-      prev = Buffer.concat([prev.subarray(0, prev.length - strip), buf.subarray(off, nul)]);
-      pathBuf = prev;
+      if (nul < 0 || strip > pathLength) return undefined;
+      const keep = pathLength - strip;
+      pathLength = keep + nul - off;
+      if (pathLength > path.length) {
+        const grown = Buffer.allocUnsafe(pathLength * 2);
+        path.copy(grown, 0, 0, keep);
+        path = grown;
+      }
+      buf.copy(path, keep, off, nul);
+      pathBuf = path;
       pathStart = 0;
-      pathEnd = prev.length;
+      pathEnd = pathLength;
       off = nul + 1;
     } else {
       // The flags hold the name length unless it is 0xfff or more.
       const nameLen = flags & 0xfff;
-      const nul = buf.indexOf(0, nameLen === 0xfff ? off : off + nameLen);
+      const nul = nameLen < 0xfff && buf[off + nameLen] === 0 ? off + nameLen : buf.indexOf(0, off + Math.min(nameLen, 0xfff));
       if (nul < 0) return undefined;
       pathBuf = buf;
       pathStart = off;
@@ -275,7 +299,7 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
     const type = mode & 0o170000;
     if (stage !== 0 || skipWorktree || intentToAdd) continue;
     if (type !== 0o100000 && type !== 0o120000) continue;
-    seed.add(pathBuf, pathStart, pathEnd, ms(mtimeS, mtimeN), ms(ctimeS, ctimeN), ino, size, mode, oidOffset);
+    seed.add(n, pathBuf, pathStart, pathEnd, ms(mtimeS, mtimeN), ms(ctimeS, ctimeN), ino, size, mode, oidOffset);
   }
   // A split index keeps most entries in a shared file: do not seed from a partial view.
   while (off + 8 <= buf.length - 20) {
@@ -297,12 +321,25 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
 function parseCacheTree(buf: Buffer, start: number, end: number): Map<string, CachedTree> {
   const trees = new Map<string, CachedTree>();
   let off = start;
+  // "<decimal><terminator>", the decimal possibly negative; 11,000 directories make splitting strings show in profiles.
+  const readNumber = (b: Buffer, terminator: ' ' | '\n', limit: number): number => {
+    const stop = terminator === ' ' ? 0x20 : 0x0a;
+    let sign = 1;
+    if (b[off] === 0x2d) {
+      sign = -1;
+      off++;
+    }
+    const first = off;
+    let value = 0;
+    while (off < limit && b[off]! >= 0x30 && b[off]! <= 0x39) value = value * 10 + b[off++]! - 0x30;
+    if (off === first || off >= limit || b[off] !== stop) throw new Error('malformed cache-tree');
+    off++;
+    return sign * value;
+  };
   const visit = (dir: string): void => {
-    const nl = buf.indexOf(0x0a, off);
-    if (nl < 0 || nl >= end) throw new Error('truncated cache-tree');
-    const [entries, subtrees] = buf.toString('latin1', off, nl).split(' ').map(Number) as [number, number];
-    off = nl + 1;
-    if (!Number.isInteger(entries) || !Number.isInteger(subtrees) || subtrees < 0) throw new Error('malformed cache-tree');
+    const entries = readNumber(buf, ' ', end);
+    const subtrees = readNumber(buf, '\n', end);
+    if (subtrees < 0) throw new Error('malformed cache-tree');
     if (entries >= 0) {
       if (off + 20 > end) throw new Error('truncated cache-tree');
       trees.set(dir, { oid: buf.toString('hex', off, off + 20), entries, subtrees });
@@ -311,7 +348,7 @@ function parseCacheTree(buf: Buffer, start: number, end: number): Map<string, Ca
     for (let i = 0; i < subtrees; i++) {
       const nul = buf.indexOf(0, off);
       if (nul < 0 || nul >= end) throw new Error('truncated cache-tree');
-      const name = decodePathBytes(buf.subarray(off, nul));
+      const name = decodeName(buf, off, nul);
       off = nul + 1;
       visit(`${dir}${name}/`);
     }

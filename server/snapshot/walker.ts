@@ -617,7 +617,7 @@ export class Walker {
     const seedAt = e.oid === undefined && seedDir && !e.raw ? seedDir.names.get(e.name) : undefined;
     let st: LiteStat;
     try {
-      st = (seedAt !== undefined ? env.prefetch?.take(seedAt) : undefined) ?? mustLstat(fsPath);
+      st = (seedAt !== undefined ? env.prefetch?.take(seedDir!.seed.indexPosition(seedAt)) : undefined) ?? mustLstat(fsPath);
     } catch (err) {
       if (listingValid) throw new RescanNeeded();
       if (errCode(err) !== 'ENOENT') this.warn(path, `cannot stat: ${errCode(err) ?? String(err)}`);

@@ -15,7 +15,7 @@ import { DEFAULT_CORE_SETTINGS, globalGitFiles, readCoreSettings, type CoreSetti
 import { EMPTY_TREE_ID } from './git-objects.js';
 import { findGitRepository, pathInWorkTree, type GitRepositoryLocation } from './git-repository.js';
 import { IgnoreStack, parseIgnoreFile, type IgnoreLevel } from './ignore-rules.js';
-import { readIndexSeed } from './index-file.js';
+import { parseIndexSafely, readIndexBytes } from './index-file.js';
 import { AttributeStack, parseAttributes, type AttributeLevel } from './git-attributes.js';
 import { IndexLookup } from './index-lookup.js';
 import { LstatPrefetch } from './lstat-prefetch.js';
@@ -427,8 +427,14 @@ export class WorkspaceSnapshotter {
       if (plan.kind === 'reuse') return { result: this.reusedResult(t0), missed: [] };
     }
     const { touched, visitAll } = this.walkSelection(plan, reported);
-    const seed = cold && repo ? readIndexSeed(repo.indexFile) : undefined;
-    const prefetch = repo ? LstatPrefetch.start(repo.workTree, seed, availableParallelism()) : undefined;
+    const indexBytes = cold && repo ? readIndexBytes(repo.indexFile) : undefined;
+    // Started before the index is parsed: the worker finds the paths itself.
+    let prefetch = repo ? LstatPrefetch.start(repo.workTree, indexBytes?.buf, availableParallelism()) : undefined;
+    const seed = indexBytes && parseIndexSafely(indexBytes);
+    if (!seed) {
+      prefetch?.stop();
+      prefetch = undefined;
+    }
     const now = this.fsNow();
     const walker = new Walker(
       {
