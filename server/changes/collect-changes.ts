@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { diffTrees, type TreeChange, type TreeChangeSide } from '../store/tree-diff.js';
 import type { TreeReader } from '../store/tree.js';
 import type { UnreadFile, UnreadReason } from '../snapshot/walker.js';
@@ -76,10 +76,21 @@ function push(out: FileChange[], rootIndex: number, root: RootSource, change: Tr
   const after = side(change.after, root.store, unread.after.get(path));
   const kind = classify(before, after);
   if (!kind) return;
-  const fc: FileChange = { kind, root: rootIndex, path, absPath: join(root.dir, path) };
+  const fc: FileChange = { kind, root: rootIndex, path, absPath: absolutePath(root.dir, path) };
   if (before) fc.before = before;
   if (after) fc.after = after;
   out.push(fc);
+}
+
+/**
+ * `join(dir, path)` for a tree path (`/`-separated, no `.` or `..` parts).
+ * `join` builds its result a piece at a time and the pieces live as long as
+ * the result: ~300 bytes a path where the concatenation shares `dir` and
+ * `path` in two small nodes; a session keeps one for every file it changed.
+ */
+function absolutePath(dir: string, path: string): string {
+  if (sep !== '/') return join(dir, path);
+  return dir.endsWith('/') ? dir + path : `${dir}/${path}`;
 }
 
 function side(s: TreeChangeSide | undefined, store: ObjectStore, unread: UnreadReason | undefined): BlobRef | undefined {

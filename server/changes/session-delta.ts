@@ -30,7 +30,11 @@ export class SessionDelta {
   /** Files changed between the session's start and `current`, in working-directory then path order, renames not paired. */
   changesAt(current: readonly RootTrees[]): Promise<FileChange[]> {
     const next = this.queue.then(() => this.advance(current));
-    this.queue = next.catch(() => undefined);
+    // The queue must not hold the last answer: it is a list of every file the session changed.
+    this.queue = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 

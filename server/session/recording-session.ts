@@ -66,6 +66,11 @@ export interface RecordingSessionOptions {
   ended?: 'refuse' | 'archived' | 'resume';
 }
 
+/** A working directory's reads, cached for the session. */
+export interface SessionSource extends RootSource {
+  store: CachingReads;
+}
+
 /** Options of {@link RecordingSession.startTurn}. */
 export interface StartTurnOptions {
   /** Turn id; a ULID when omitted. Must be unique within the session. */
@@ -157,7 +162,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   private constructor(
     readonly id: string,
     readonly roots: readonly WorkspaceRoot[],
-    readonly sources: readonly RootSource[],
+    readonly sources: readonly SessionSource[],
     private readonly opts: RecordingSessionOptions,
   ) {
     super();
@@ -189,7 +194,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       await Promise.allSettled(roots.map((r) => r.release()));
       throw error;
     }
-    const sources = roots.map((r) => {
+    const sources = roots.map((r): SessionSource => {
       const store = new CachingReads(r.store);
       return { dir: r.dir, store, reader: new TreeReader(store) };
     });
@@ -500,6 +505,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   }
 
   private async finishTurn(turn: TurnRecord, opts: EndTurnOptions): Promise<TurnSummary> {
+    const endStartedAt = Date.now();
     const state = opts.state ?? 'complete';
     this.active = undefined;
     const span = opts.editSpan;
@@ -538,6 +544,11 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       turn.state = 'error';
       turn.error = message;
       turn.summary = summarizeTurn([], { turn: turn.id, cwd: this.roots[0]!.dir });
+    }
+    // The next turn end reads this one's end trees again; what earlier turns read is history.
+    for (const source of this.sources) {
+      source.store.dropUnusedSince(endStartedAt);
+      source.reader.dropUnusedSince(endStartedAt);
     }
     this.timeline.turnEnded(turn);
     this.emit('turnEnded', turn);

@@ -52,7 +52,7 @@ function localTime(iso: string): string {
  * Recording decides what happened; this module decides how it reads.
  */
 export class SessionTimeline {
-  private meta: TimelineMeta = { turns: {}, userActions: [] };
+  private meta: TimelineMeta = { turns: turnTable(), userActions: [] };
 
   constructor(
     private readonly channels: ChannelStore,
@@ -75,7 +75,7 @@ export class SessionTimeline {
 
   /** Builds the figures of restored turns and actions, without publishing (channels are created with them). */
   restore(init: { workingDirectories: readonly string[]; agent?: string | undefined; turns: readonly TurnRecord[]; userActions: readonly UserAction[]; endedAt?: string | undefined }): void {
-    this.meta = { turns: {}, userActions: [...init.userActions].slice(-MAX_USER_ACTIONS) };
+    this.meta = { turns: turnTable(), userActions: [...init.userActions].slice(-MAX_USER_ACTIONS) };
     if (init.workingDirectories.length > 1) this.meta.workingDirectories = init.workingDirectories.map(fileUri);
     if (init.agent) this.meta.agent = init.agent;
     const prompt = init.turns.find((t) => t.message && !t.automatic)?.message;
@@ -89,7 +89,7 @@ export class SessionTimeline {
     // Dispatched state is frozen: the projection's containers are copied so it stays writable. Per-turn
     // stats are shared, not cloned (each is replaced, never changed): a deep copy in every envelope the
     // replay log keeps made memory grow with the square of the turn count.
-    return { ...this.meta, turns: { ...this.meta.turns } } as unknown as JsonObject;
+    return { ...this.meta, turns: turnTable(this.meta.turns) } as unknown as JsonObject;
   }
 
   /** The title the session should have now. */
@@ -175,6 +175,21 @@ export class SessionTimeline {
   private syncChatSummary(): void {
     this.dispatchSession({ type: 'session/chatUpdated', chat: this.chatUri, changes: chatSummaryOf(this.chatState) });
   }
+}
+
+/**
+ * An object keyed by turn id, held by V8 as a hash table. As an ordinary
+ * object every turn id added makes a new hidden class, and freezing each
+ * published copy one more with its own list of every key: memory the engine
+ * keeps for good, growing with the square of the turn count. Deleting a
+ * property that is not the last one added turns an object into a hash table
+ * for the rest of its life; it reads, iterates and serialises the same.
+ */
+function turnTable(from?: Record<string, TurnStats>): Record<string, TurnStats> {
+  const table: Record<string, unknown> = { a: 0, b: 0 };
+  delete table['a'];
+  delete table['b'];
+  return Object.assign(table as Record<string, TurnStats>, from);
 }
 
 function statsOf(turn: TurnRecord): TurnStats {

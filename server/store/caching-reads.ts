@@ -50,6 +50,12 @@ export class CachingReads implements ObjectStore {
     return hash;
   }
 
+  /** Forgets what was not read since `time` (epoch ms): see {@link LruCache.dropUnusedSince}. */
+  dropUnusedSince(time: number): void {
+    this.objects.dropUnusedSince(time);
+    this.sha256.dropUnusedSince(time);
+  }
+
   flush(): Promise<void> {
     return this.store.flush();
   }

@@ -23,7 +23,7 @@ export class LruCache<K, V> {
     const hit = this.entries.get(key);
     if (!hit) return undefined;
     this.entries.delete(key);
-    hit.usedAt = this.now();
+    hit.usedAt = Date.now();
     this.entries.set(key, hit);
     this.evict();
     return hit.value;
@@ -37,9 +37,22 @@ export class LruCache<K, V> {
       this.total -= old.weight;
       this.entries.delete(key);
     }
-    this.entries.set(key, { value, weight, usedAt: this.now() });
+    this.entries.set(key, { value, weight, usedAt: Date.now() });
     this.total += weight;
     this.evict();
+  }
+
+  /**
+   * Drops every entry not used since `time` (epoch ms). A cache whose idle
+   * limit is measured in seconds would otherwise hold as many turns' reads as
+   * fit in that time, however quickly turns follow one another.
+   */
+  dropUnusedSince(time: number): void {
+    for (const [k, v] of this.entries) {
+      if (v.usedAt >= time) break;
+      this.entries.delete(k);
+      this.total -= v.weight;
+    }
   }
 
   /** Number of entries held. */
@@ -54,10 +67,6 @@ export class LruCache<K, V> {
       this.entries.delete(k);
       this.total -= v.weight;
     }
-  }
-
-  private now(): number {
-    return this.maxIdleMs === Infinity ? 0 : Date.now();
   }
 
   clear(): void {

@@ -20,6 +20,7 @@ import {
 } from './object-format.js';
 import { createDeltaBaseCache, type DeltaBaseCache, type PackFile } from './pack-reader.js';
 import { writePack, type PackSource } from './pack-writer.js';
+import { RecentIds } from './recent-ids.js';
 import { shadowTmpDir } from './shadow-repo.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
 
@@ -75,8 +76,8 @@ export class ShadowStore implements ObjectStore {
   private pendingBytes = 0;
   private flushing: Map<string, PendingObject> | undefined;
   private readonly writes = new SerialQueue();
-  /** Object id → when it was last written or probed, oldest first. */
-  private readonly recent = new Map<string, number>();
+  /** Object ids with when each was last written or probed. */
+  private readonly recent = new RecentIds();
   /** How long `recent` remembers an id: the longest grace a collection asked for. */
   private recentKeepMs = RECENT_KEEP_MS;
   private touchesSincePrune = 0;
@@ -212,8 +213,8 @@ export class ShadowStore implements ObjectStore {
   recentlyWritten(graceMs: number): Set<string> {
     this.recentKeepMs = Math.max(this.recentKeepMs, graceMs);
     const cutoff = Date.now() - graceMs;
-    const ids = new Set(this.pending.keys());
-    for (const [oid, at] of this.recent) if (at >= cutoff) ids.add(oid);
+    const ids = this.recent.since(cutoff);
+    for (const oid of this.pending.keys()) ids.add(oid);
     return ids;
   }
 
@@ -252,18 +253,11 @@ export class ShadowStore implements ObjectStore {
   }
 
   private touch(oid: string): void {
-    this.recent.delete(oid);
-    this.recent.set(oid, Date.now());
+    this.recent.touch(oid);
     // Without pruning, every id ever written would stay in memory for the life of the process.
-    if (++this.touchesSincePrune >= 4096) this.pruneRecent();
-  }
-
-  private pruneRecent(): void {
-    this.touchesSincePrune = 0;
-    const cutoff = Date.now() - this.recentKeepMs;
-    for (const [oid, at] of this.recent) {
-      if (at >= cutoff) break;
-      this.recent.delete(oid);
+    if (++this.touchesSincePrune >= 4096) {
+      this.touchesSincePrune = 0;
+      this.recent.forgetBefore(Date.now() - this.recentKeepMs);
     }
   }
 
@@ -378,7 +372,7 @@ export class ShadowStore implements ObjectStore {
     // Objects written or probed while the pack was being written may have been
     // judged unreachable a moment earlier; they are in use now, so keep them too.
     const rescued = new Map<string, PackedLocation>();
-    const inUse = [...this.recent].filter(([, at]) => at >= startedAt).map(([oid]) => oid);
+    const inUse = [...this.recent.since(startedAt)];
     const reached = protect?.expand && inUse.length > 0 ? await protect.expand(inUse) : new Set(inUse);
     for (const oid of reached) {
       const location = chosen.has(oid) ? undefined : all.get(oid);

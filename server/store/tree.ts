@@ -136,4 +136,9 @@ export class TreeReader {
     this.cache.set(oid, entries);
     return entries;
   }
+
+  /** Forgets trees not read since `time` (epoch ms): see {@link LruCache.dropUnusedSince}. */
+  dropUnusedSince(time: number): void {
+    this.cache.dropUnusedSince(time);
+  }
 }

@@ -31,4 +31,20 @@ describe('LruCache', () => {
     expect(cache.get('used')).toBe(2);
     expect(cache.get('new')).toBe(3);
   });
+
+  it('drops entries not used since a given moment, however short ago', () => {
+    vi.useFakeTimers();
+    const cache = new LruCache<string, number>(1000, undefined, 60_000);
+    cache.set('earlier turn', 1);
+    cache.set('read again', 2);
+    vi.advanceTimersByTime(300);
+    const turnEndBegan = Date.now();
+    expect(cache.get('read again')).toBe(2);
+    cache.set('this turn', 3);
+    cache.dropUnusedSince(turnEndBegan);
+    expect(cache.size).toBe(2);
+    expect(cache.get('earlier turn')).toBeUndefined();
+    expect(cache.get('read again')).toBe(2);
+    expect(cache.get('this turn')).toBe(3);
+  });
 });
