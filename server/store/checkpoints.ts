@@ -423,7 +423,7 @@ export class Checkpoints {
     if (layout === 'single' && roots.length !== 1) throw new StoreInputError('the single layout takes exactly one root');
     for (const root of roots) {
       if (root.tree === EMPTY_TREE_OID) await this.objects.writeObject('tree', new Uint8Array(0));
-      await this.trees.read(root.tree);
+      await this.trees.verify(root.tree);
     }
     const tree =
       layout === 'single'

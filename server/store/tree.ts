@@ -137,6 +137,18 @@ export class TreeReader {
     return entries;
   }
 
+  /**
+   * Rejects as {@link read} does unless `oid` is a well-formed tree, without
+   * keeping it: a checkpoint names a new root tree every turn, and caching
+   * each one to check it filled the cache with trees nothing reads again.
+   */
+  async verify(oid: string): Promise<void> {
+    if (this.cache.get(oid)) return;
+    const object = await this.store.readObject(oid);
+    if (object.type !== 'tree') throw new StoreInputError(`object ${oid} is a ${object.type}, not a tree`);
+    parseTree(object.content, oid);
+  }
+
   /** Forgets trees not read since `time` (epoch ms): see {@link LruCache.dropUnusedSince}. */
   dropUnusedSince(time: number): void {
     this.cache.dropUnusedSince(time);
