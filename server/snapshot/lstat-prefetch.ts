@@ -12,8 +12,13 @@
 import { Worker } from 'node:worker_threads';
 import { usingRawLstat, type LiteStat } from './fast-lstat.js';
 
-/** Below this many index entries a thread costs more to start than it saves. */
-export const PREFETCH_MIN_ENTRIES = 4096;
+/**
+ * Below this many index entries the thread costs more than it saves: it
+ * takes 20-50 ms to start here, and until then it only competes with the
+ * walk for the CPU (measured: 20,000 files 1.57x git without it, 2.4x with
+ * it; 50,000 files 1.9x without, 1.6x with).
+ */
+export const PREFETCH_MIN_ENTRIES = 32_768;
 
 // Per-entry states shared with the worker.
 const PENDING = 0;
@@ -141,11 +146,11 @@ export class LstatPrefetch {
    * reads it: in a SharedArrayBuffer) when it is large enough to gain from
    * it and a second CPU is there to run it.
    */
-  static start(workTree: string, index: Buffer | undefined, cpus: number): LstatPrefetch | undefined {
+  static start(workTree: string, index: Buffer | undefined, cpus: number, minEntries = PREFETCH_MIN_ENTRIES): LstatPrefetch | undefined {
     if (!index || cpus < 2 || index.length < 12 || index.toString('latin1', 0, 4) !== 'DIRC') return undefined;
     const version = index.readUInt32BE(4);
     const count = index.readUInt32BE(8);
-    if (version < 2 || version > 4 || count < PREFETCH_MIN_ENTRIES) return undefined;
+    if (version < 2 || version > 4 || count < minEntries) return undefined;
     if (!(index.buffer instanceof SharedArrayBuffer) || index.byteOffset !== 0) return undefined;
     try {
       return new LstatPrefetch(workTree, index.buffer, count);

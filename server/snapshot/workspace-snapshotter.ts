@@ -18,7 +18,7 @@ import { IgnoreStack, parseIgnoreFile, type IgnoreLevel } from './ignore-rules.j
 import { parseIndexSafely, readIndexBytes } from './index-file.js';
 import { AttributeStack, parseAttributes, type AttributeLevel } from './git-attributes.js';
 import { IndexLookup } from './index-lookup.js';
-import { LstatPrefetch } from './lstat-prefetch.js';
+import { LstatPrefetch, PREFETCH_MIN_ENTRIES } from './lstat-prefetch.js';
 import { loadStatCache, saveStatCache, type CachedEntry, type DirState } from './stat-cache.js';
 import { Walker, type RuleContext, type SnapshotHooks, type SnapshotWarning, type UnreadFile } from './walker.js';
 import { ChangeTracker, HandedFeed, type ChangeTrackingStats, type WalkPlan } from './change-tracking.js';
@@ -69,6 +69,12 @@ export interface SnapshotOptions {
   onProgress?: (done: number, total?: number) => void;
   /** HOME and XDG_CONFIG_HOME used to find the global excludes and attributes files. Default: `process.env`. */
   env?: GitEnvironment;
+  /**
+   * Index entries from which a first snapshot stats files on a second
+   * thread as well. Default: {@link PREFETCH_MIN_ENTRIES}, where it starts
+   * to pay on this project's benchmark machine.
+   */
+  prefetchMinEntries?: number;
   /** Test hooks. */
   hooks?: SnapshotHooks;
   /**
@@ -429,7 +435,7 @@ export class WorkspaceSnapshotter {
     const { touched, visitAll } = this.walkSelection(plan, reported);
     const indexBytes = cold && repo ? readIndexBytes(repo.indexFile) : undefined;
     // Started before the index is parsed: the worker finds the paths itself.
-    let prefetch = repo ? LstatPrefetch.start(repo.workTree, indexBytes?.buf, availableParallelism()) : undefined;
+    let prefetch = repo ? LstatPrefetch.start(repo.workTree, indexBytes?.buf, availableParallelism(), this.opts.prefetchMinEntries) : undefined;
     const seed = indexBytes && parseIndexSafely(indexBytes);
     if (!seed) {
       prefetch?.stop();
@@ -572,6 +578,7 @@ export class WorkspaceSnapshotter {
         if (this.opts.maxFileBytes !== undefined) opts.maxFileBytes = this.opts.maxFileBytes;
         if (this.opts.env) opts.env = this.opts.env;
         if (this.opts.hooks) opts.hooks = this.opts.hooks;
+        if (this.opts.prefetchMinEntries !== undefined) opts.prefetchMinEntries = this.opts.prefetchMinEntries;
         if (this.opts.changes) opts.changes = new HandedFeed(this.opts.changes);
         s = new WorkspaceSnapshotter(opts);
         this.nestedSnapshotters.set(n.path, s);

@@ -2,18 +2,20 @@ import { chmodSync, lstatSync, mkdirSync, rmSync, symlinkSync, writeFileSync } f
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readIndexBytes } from '../../server/snapshot/index-file.js';
-import { LstatPrefetch, PREFETCH_MIN_ENTRIES } from '../../server/snapshot/lstat-prefetch.js';
+import { LstatPrefetch } from '../../server/snapshot/lstat-prefetch.js';
 import { git, gitTree } from './helpers.js';
 import { SnapshotFixture, write } from './snapshot-fixture.js';
 
 const fixture = new SnapshotFixture();
+/** Lower than the default, so these repositories stay quick to make; the prefetch works the same at any size. */
+const MIN_ENTRIES = 4096;
 afterEach(() => fixture.cleanup());
 
 /** A committed repository with more files than the prefetch needs to start. */
 function bigRepository(): { root: string; cacheDir: string; paths: string[] } {
   const { root, cacheDir } = fixture.workspace();
   const paths: string[] = [];
-  for (let i = 0; i < PREFETCH_MIN_ENTRIES + 1000; i++) {
+  for (let i = 0; i < MIN_ENTRIES + 1000; i++) {
     const rel = `d${i % 40}/e${i % 7}/f${i}.txt`;
     mkdirSync(join(root, `d${i % 40}/e${i % 7}`), { recursive: true });
     writeFileSync(join(root, rel), `file ${i}\n`);
@@ -30,7 +32,7 @@ describe('lstat prefetch on a first snapshot', () => {
     git(root, ['update-index', '--index-version', String(version)]);
     if (version === 3) git(root, ['update-index', '--skip-worktree', paths[20]!]);
     rmSync(join(root, paths[10]!));
-    const prefetch = LstatPrefetch.start(root, readIndexBytes(join(root, '.git', 'index'))!.buf, 2)!;
+    const prefetch = LstatPrefetch.start(root, readIndexBytes(join(root, '.git', 'index'))!.buf, 2, MIN_ENTRIES)!;
     expect(prefetch).toBeDefined();
     await prefetch.finished;
     // The index's own order, as git lists it.
@@ -55,7 +57,9 @@ describe('lstat prefetch on a first snapshot', () => {
     const { root } = fixture.workspace();
     write(root, 'a.txt', 'a\n');
     git(root, ['add', '-A']);
-    expect(LstatPrefetch.start(root, readIndexBytes(join(root, '.git', 'index'))!.buf, 2)).toBeUndefined();
+    expect(LstatPrefetch.start(root, readIndexBytes(join(root, '.git', 'index'))!.buf, 2, MIN_ENTRIES)).toBeUndefined();
+    expect(LstatPrefetch.start(root, readIndexBytes(join(root, '.git', 'index'))!.buf, 1, 1)).toBeUndefined();
+    expect(LstatPrefetch.start(root, readIndexBytes(join(root, '.git', 'index'))!.buf, 2, 1)).toBeDefined();
   });
 
   it('snapshots the tree git writes when files changed, vanished, changed kind and mode since the index was written', async () => {
@@ -80,7 +84,7 @@ describe('lstat prefetch on a first snapshot', () => {
     for (let i = 0; i < 5; i++) chmodSync(join(root, paths[i * 50 + 17]!), 0o755);
     write(root, 'untracked/new.txt', 'new\n');
 
-    const snap = fixture.snapshotter(root, cacheDir);
+    const snap = fixture.snapshotter(root, cacheDir, undefined, { prefetchMinEntries: MIN_ENTRIES });
     const result = await snap.snapshot();
     // Every file left as the index has it, whether the worker or the walk stat'ed it.
     expect(result.seededFromIndex).toBeGreaterThanOrEqual(paths.length - 100);
@@ -97,10 +101,11 @@ describe('lstat prefetch on a first snapshot', () => {
     rmSync(join(root, paths[3]!));
     await new Promise((r) => setTimeout(r, 1100));
 
-    const result = await fixture.snapshotter(root, cacheDir).snapshot();
+    const snap = fixture.snapshotter(root, cacheDir, undefined, { prefetchMinEntries: MIN_ENTRIES });
+    const result = await snap.snapshot();
     expect(result.tree).toBe(gitTree(root));
     // Most directories were clean: their ids came from the cache-tree, not from encoding them.
     expect(result.treesWritten).toBeLessThan(20);
-    expect(result.seededFromIndex).toBeGreaterThan(PREFETCH_MIN_ENTRIES);
+    expect(result.seededFromIndex).toBeGreaterThan(MIN_ENTRIES);
   }, 60_000);
 });

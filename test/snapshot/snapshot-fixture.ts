@@ -27,8 +27,8 @@ export class SnapshotFixture {
     return { root, cacheDir: join(base, 'cache') };
   }
 
-  snapshotter(root: string, cacheDir: string, store = new MemoryObjectStore()): WorkspaceSnapshotter {
-    const opts: SnapshotOptions = { root, cacheDir, store, env: { HOME: gitEnv.HOME, XDG_CONFIG_HOME: gitEnv.XDG_CONFIG_HOME } };
+  snapshotter(root: string, cacheDir: string, store = new MemoryObjectStore(), more: Partial<SnapshotOptions> = {}): WorkspaceSnapshotter {
+    const opts: SnapshotOptions = { root, cacheDir, store, env: { HOME: gitEnv.HOME, XDG_CONFIG_HOME: gitEnv.XDG_CONFIG_HOME }, ...more };
     if (this.watching && existsSync(root)) {
       const watcher = DirectoryWatcher.acquire(realpathSync(root));
       const feed = new WatchFeed(watcher);
