@@ -15,7 +15,7 @@ import type { ObjectStore, ObjectType } from '../store/types.js';
 import { compareTreeNames, encodeTree, hashObject, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE, type TreeEntryInput } from './git-objects.js';
 import { readHeadCommit, resolveDotGit } from './git-repository.js';
 import { parseIgnoreFile, type IgnoreStack } from './ignore-rules.js';
-import type { IndexSeed, SeedDirectory } from './index-file.js';
+import type { CachedTree, IndexSeed, SeedDirectory } from './index-file.js';
 import type { LstatPrefetch } from './lstat-prefetch.js';
 import { isLfsPointer, lfsPointer } from './lfs-attributes.js';
 import { parseAttributes, type AttributeStack } from './git-attributes.js';
@@ -230,6 +230,8 @@ export class Walker {
   private done = 0;
   /** The file just visited took its id and mode from the index unchanged. */
   private seededAsIndexed = false;
+  /** The index's cache-tree record of each directory walked, for its parent's check (saves a second lookup by path). */
+  private readonly indexTrees = new WeakMap<DirState, CachedTree>();
   private writeError: unknown;
   /** The id `clean` already computed for the content it returned, so it is not hashed twice. */
   private hashed: { content: Buffer; oid: string } | undefined;
@@ -442,7 +444,9 @@ export class Walker {
 
     let dirty = !listingValid || prev.tree === undefined;
     let files = 0;
-    const seedDir = env.seed?.directory(env.seedPrefix + rel);
+    // One key string for both lookups: its hash is computed once.
+    const seedKey = env.seed ? env.seedPrefix + rel : '';
+    const seedDir = env.seed?.directory(seedKey);
     // What the index's cache-tree can vouch for: files taken from the index as they are, and subdirectories equal to its trees.
     const asIndexed = { files: 0, trees: 0, treeEntries: 0, other: 0 };
     const converts = !convertsNothing(env.core, rules.attrs.empty);
@@ -502,7 +506,7 @@ export class Walker {
         const reading = this.visitFile(e, entryPath, path, listingValid, seedDir);
         if (reading) await reading;
       }
-      if (env.seed && e.mode !== 0) this.countAsIndexed(asIndexed, e, path);
+      if (env.seed && e.mode !== 0) this.countAsIndexed(asIndexed, e);
       if (e.mode !== 0) files += e.kind === KIND_DIR && e.mode === MODE_TREE ? e.dir!.files : 1;
       if (e.mode !== oldMode || e.oid !== oldOid) {
         dirty = true;
@@ -514,8 +518,8 @@ export class Walker {
     }
 
     let tree = prev?.tree;
+    const cached = env.seed?.cachedTree(seedKey);
     if (dirty) {
-      const cached = env.seed?.cachedTree(env.seedPrefix + rel);
       const sameAsIndex =
         cached !== undefined &&
         asIndexed.other === 0 &&
@@ -526,16 +530,18 @@ export class Walker {
       tree = sameAsIndex ? cached.oid : this.writeTree(entries, cached?.oid);
       this.changed = true;
     }
-    return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, rulesKey: rules.key, entries, tree, files, hasDotGit, nestedRepo: false };
+    const state: DirState = { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, rulesKey: rules.key, entries, tree, files, hasDotGit, nestedRepo: false };
+    if (cached) this.indexTrees.set(state, cached);
+    return state;
   }
 
-  private countAsIndexed(counts: { files: number; trees: number; treeEntries: number; other: number }, e: CachedEntry, path: string): void {
+  private countAsIndexed(counts: { files: number; trees: number; treeEntries: number; other: number }, e: CachedEntry): void {
     if (e.kind !== KIND_DIR) {
       if (this.seededAsIndexed) counts.files++;
       else counts.other++;
       return;
     }
-    const cached = e.mode === MODE_TREE ? this.env.seed?.cachedTree(this.env.seedPrefix + path + '/') : undefined;
+    const cached = e.mode === MODE_TREE && e.dir ? this.indexTrees.get(e.dir) : undefined;
     if (cached && cached.oid === e.oid) {
       counts.trees++;
       counts.treeEntries += cached.entries;
