@@ -141,6 +141,8 @@ export class Changesets {
     this.perSession.set(session.uri, sc);
     session.dispatchSession({ type: 'session/changesetsChanged', changesets: catalogueFor(session) });
     session.on('turnEnded', (turn) => {
+      // A turn cut short by a shutdown is computed after the restart: its stores are closing, and clients keep what they have.
+      if (this.shuttingDown) return;
       const key = `${session.uri} ${turn.id}`;
       const work = sc
         .afterTurn(turn.id)
