@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { relative, sep } from 'node:path';
 import { toSlashes } from '../paths.js';
 import { ulid } from '../session/ulid.js';
 import { sha256Of } from './content-hash.js';
@@ -48,6 +48,8 @@ export interface EntryContext {
   turnId: string;
   /** The root each `FileChange.root` index refers to: the repository top, else the working directory. */
   pathRoots: readonly string[];
+  /** The working directory each `FileChange.root` index refers to, when known: where a path root is one, entries share the change's own path strings. */
+  workingDirectories?: readonly string[];
   /** Tool names given to `beforeEdit`, by absolute path. */
   tools: ReadonlyMap<string, string>;
   now?: Date;
@@ -63,10 +65,10 @@ export async function recordChangeEntries(changes: readonly FileChange[], ctx: E
       turnId: ctx.turnId,
       tool: ctx.tools.get(change.absPath) ?? (change.oldAbsPath && ctx.tools.get(change.oldAbsPath)) ?? 'shell',
       operation: operationOf(change),
-      path: entryPath(change.absPath, change.root, ctx.pathRoots),
+      path: entryPath(change.absPath, change.path, change.root, ctx),
       timestamp,
     };
-    if (change.oldAbsPath) entry.oldPath = entryPath(change.oldAbsPath, change.root, ctx.pathRoots);
+    if (change.oldAbsPath) entry.oldPath = entryPath(change.oldAbsPath, change.oldPath, change.root, ctx);
     if (change.before) {
       entry.modeBefore = change.before.mode;
       const hash = await sha256Of(change.before);
@@ -111,8 +113,9 @@ function operationOf(change: FileChange): ChangeOperation {
   }
 }
 
-function entryPath(absPath: string, root: number, pathRoots: readonly string[]): string {
-  const base = root >= 0 ? pathRoots[root] : undefined;
+function entryPath(absPath: string, relPath: string | undefined, root: number, ctx: EntryContext): string {
+  const base = root >= 0 ? ctx.pathRoots[root] : undefined;
   if (!base) return absPath;
+  if (relPath !== undefined && sep === '/' && ctx.workingDirectories?.[root] === base) return relPath;
   return toSlashes(relative(base, absPath));
 }

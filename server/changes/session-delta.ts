@@ -67,8 +67,9 @@ export class SessionDelta {
   }
 }
 
+/** The path itself in the first working directory (no new string for each of the session's files), else prefixed by its index. */
 function keyOf(change: FileChange): string {
-  return `${change.root}\0${change.path}`;
+  return change.root === 0 ? change.path : `${change.root}\0${change.path}`;
 }
 
 function byRootAndPath(a: FileChange, b: FileChange): number {

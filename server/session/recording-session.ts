@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { tmpdir } from 'node:os';
-import { basename, isAbsolute, relative, resolve } from 'node:path';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { chatUri as toChatUri, SessionStatus, sessionUri as toSessionUri, type ChatState, type SessionState, type StateAction } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/index.js';
 import { captureFile, DEFAULT_CAPTURE_MAX_BYTES } from '../changes/capture.js';
@@ -396,11 +396,14 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     return statsOf(change, this.statsCache);
   }
 
-  /** The label a reviewer sees for a changed file. */
+  /** The label a reviewer sees for a changed file; `path` is relative to its working directory, or '' when not known. */
   display(change: { absPath: string; root: number; path: string }): string {
     if (this.roots.length > 1 && change.root >= 0) {
       return displayPathBytes(`${basename(this.roots[change.root]!.dir)}/${change.path}`);
     }
+    // Inside the working directory the label is the path itself: the same string, not a new copy for every
+    // summary, timeline entry and changeset file that shows it.
+    if (change.root === 0 && change.path !== '' && sep === '/') return displayPathBytes(change.path);
     const first = this.roots[0]!;
     return displayPath(change.absPath, {
       workingDirectory: first.dir,
@@ -526,6 +529,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       turn.entries = await recordChangeEntries(changes, {
         turnId: turn.id,
         pathRoots: this.roots.map((r) => r.repository?.workTree ?? r.dir),
+        workingDirectories: this.workingDirectories,
         tools: turn.tools,
       });
       turn.counts = countChanges(turn.entries);
