@@ -14,18 +14,22 @@
  *
  *   npm run bench -- soak [--part turns,fanout] [--files 100000] [--turns 300] [--changed 10]
  *                         [--clients 100] [--fanout-files 5000] [--every 20] [--live] [--heap-at 20,60]
+ *                         [--spaces] [--idle 30]
  *
  * `--live` adds the heap after a forced collection to each report (telling
- * retained memory from garbage); `--heap-at` writes heap snapshots of the server after those turns (into the
+ * retained memory from garbage); `--spaces` adds each V8 heap space (used of
+ * committed) and the collections so far; `--idle` reports once more after that
+ * many seconds without turns; `--heap-at` writes heap snapshots of the server after those turns (into the
  * current directory) for comparing what a turn leaves behind; `--cpu-prof`
  * writes a CPU profile of the server there when it stops.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import { limitHeapGrowth } from '../../server/cli/heap-growth.js';
 import { ChangesetService } from '../../server/service.js';
@@ -43,7 +47,12 @@ for (let i = 2; i < process.argv.length; i++) {
 const num = (name: string, fallback: number): number => Number(args.get(name) ?? fallback);
 
 /** Messages from the server child. */
-type FromServer = { type: 'ready'; url: string; session: string; sessionId: string } | { type: 'memory'; id: number; rss: number; peak: number; heapUsed: number; heapTotal: number; external: number; serverSeq: number; heapFile?: string };
+type FromServer = { type: 'ready'; url: string; session: string; sessionId: string } | ({ type: 'memory'; id: number } & ServerMemory);
+/** One V8 heap space: bytes in live-or-garbage objects, committed, and resident. */
+type HeapSpace = { name: string; used: number; committed: number; physical: number };
+/** Garbage collections so far: count and milliseconds spent, full (mark-compact) and young-generation. */
+type GcTotals = { major: number; majorMs: number; minor: number; minorMs: number };
+type ServerMemory = { rss: number; peak: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; spaces: HeapSpace[]; gc: GcTotals; serverSeq: number; heapFile?: string };
 /** Messages to the server child. */
 type ToServer = { type: 'memory'; id: number; heapSnapshot?: boolean; live?: boolean } | { type: 'stop' };
 
@@ -57,6 +66,14 @@ async function serverMain(): Promise<void> {
   const { url } = await service.start();
   const session = await service.openWorkspace([repo], { resume: false });
   const send = (m: FromServer): void => void process.send!(m);
+  const gc: GcTotals = { major: 0, majorMs: 0, minor: 0, minorMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) (gc.major++, (gc.majorMs += entry.duration));
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) (gc.minor++, (gc.minorMs += entry.duration));
+    }
+  }).observe({ entryTypes: ['gc'] });
   process.on('message', (m: ToServer) => {
     if (m.type === 'stop') {
       void service.stop().then(() => process.exit(0));
@@ -72,7 +89,8 @@ async function serverMain(): Promise<void> {
     const peak = process.resourceUsage().maxRSS * 1024;
     if (m.live) globalGc?.();
     const usage = process.memoryUsage();
-    send({ type: 'memory', id: m.id, rss: usage.rss, peak, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, serverSeq: service.server.store.serverSeq, ...(heapFile ? { heapFile } : {}) });
+    const spaces = getHeapSpaceStatistics().map((s) => ({ name: s.space_name.replace(/_space$/, ''), used: s.space_used_size, committed: s.space_size, physical: s.physical_space_size }));
+    send({ type: 'memory', id: m.id, rss: usage.rss, peak, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, arrayBuffers: usage.arrayBuffers, spaces, gc: { ...gc }, serverSeq: service.server.store.serverSeq, ...(heapFile ? { heapFile } : {}) });
   });
   send({ type: 'ready', url, session: session.uri, sessionId: session.id });
 }
@@ -115,7 +133,7 @@ class ServerProcess {
     });
   }
 
-  memory(heapSnapshot = false, live = false): Promise<{ rss: number; peak: number; heapUsed: number; heapTotal: number; external: number; serverSeq: number; heapFile?: string }> {
+  memory(heapSnapshot = false, live = false): Promise<ServerMemory> {
     const id = ++this.nextId;
     return new Promise((resolve) => {
       this.waiting.set(id, (m) => {
@@ -165,8 +183,22 @@ async function soakTurns(work: string): Promise<void> {
       peaks[turn] = m.peak;
       if (m.heapFile) console.log(`  heap snapshot after turn ${turn}: ${m.heapFile}`);
       if (report) {
-        console.log(`  turn ${String(turn).padStart(4)}: rss ${mb(m.rss)}, peak ${mb(m.peak)} (heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, external ${mb(m.external)}, ${m.serverSeq} envelopes), turn median so far ${median(durations).toFixed(0)} ms`);
+        console.log(`  turn ${String(turn).padStart(4)}: rss ${mb(m.rss)}, peak ${mb(m.peak)} (heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, external ${mb(m.external)} of which array buffers ${mb(m.arrayBuffers)}, ${m.serverSeq} envelopes), turn median so far ${median(durations).toFixed(0)} ms`);
+        // --spaces: where the committed heap is, space by space (used / committed MB).
+        if (args.has('spaces')) {
+          const spaces = m.spaces.filter((s) => s.committed > 0).map((s) => `${s.name} ${(s.used / 2 ** 20).toFixed(1)}/${(s.committed / 2 ** 20).toFixed(1)}`);
+          console.log(`             ${spaces.join(', ')}; gc ${m.gc.major} full (${m.gc.majorMs.toFixed(0)} ms), ${m.gc.minor} young (${m.gc.minorMs.toFixed(0)} ms)`);
+        }
       }
+    }
+    // --idle: memory once the session has been quiet a while, as between a user's prompts (V8 shrinks its heap
+    // when allocation stops; back-to-back turns never let it).
+    const idleSeconds = num('idle', 0);
+    if (idleSeconds > 0) {
+      await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+      const m = await server.memory();
+      const old = m.spaces.find((s) => s.name === 'old');
+      console.log(`  after ${idleSeconds} s idle: rss ${mb(m.rss)} (heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, old space ${mb(old?.used ?? 0)} of ${mb(old?.committed ?? 0)}; gc ${m.gc.major} full, ${m.gc.minor} young)`);
     }
     // Full walks and verification walks allocate like a first snapshot: say how many there were.
     const status = await harness.request('harness/status', { channel: server.session, turns: 0 });
