@@ -24,7 +24,7 @@
  * writes a CPU profile of the server there when it stops.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
+import { constants as perfConstants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
