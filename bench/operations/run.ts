@@ -14,9 +14,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { chmod, lstat, mkdir, open, rename } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { ContainedDirs } from '../../server/operations/contained-dirs.js';
-import { newSwapNames, swapFile } from '../../server/operations/file-swap.js';
-import { readDiskFile } from '../../server/operations/workspace-file.js';
+import { ContainedDirs } from '../../server/disk/contained-dirs.js';
+import { newSwapNames, swapFile } from '../../server/disk/file-swap.js';
+import { readDiskFile } from '../../server/disk/workspace-file.js';
 
 const argv = process.argv.slice(2);
 const option = (name: string, fallback: string): string => {

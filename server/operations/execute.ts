@@ -7,12 +7,12 @@ import { isInsideDir } from '../paths.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SafetyDetails, SafetyPath } from '../session/session-journal.js';
 import { hashObject } from '../snapshot/index.js';
-import { ContainedDirs, DirectoryChangedError, OutsideWorkspaceError, realPath } from './contained-dirs.js';
-import { ChangedWhileRunningError, newSwapNames, swapFile, type ExpectedVersion, type NewVersion, type SwapNames } from './file-swap.js';
+import { ContainedDirs, DirectoryChangedError, OutsideWorkspaceError, realPath } from '../disk/contained-dirs.js';
+import { ChangedWhileRunningError, newSwapNames, swapFile, type ExpectedVersion, type NewVersion, type SwapNames } from '../disk/file-swap.js';
 import type { Plan, PlannedWrite } from './plan.js';
-import { WriteIntent, type IntendedWrite } from './write-intent.js';
+import { WriteIntent, type IntendedWrite } from '../disk/write-intent.js';
 
-export { OutsideWorkspaceError } from './contained-dirs.js';
+export { OutsideWorkspaceError } from '../disk/contained-dirs.js';
 
 /** Test hook: milliseconds to pause between two file writes (fault tests kill the server there). */
 const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';

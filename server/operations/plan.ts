@@ -7,7 +7,7 @@ import type { TurnRecord } from '../session/turn-record.js';
 import { reverseMerge, type RangeSelection, type Version } from './reverse-merge.js';
 import { lookupPath } from '../changes/tree-lookup.js';
 import { hashObject, workingTreeContent } from '../snapshot/index.js';
-import { NotAFileError, readDiskFile, type DiskFile } from './workspace-file.js';
+import { NotAFileError, readDiskFile, type DiskFile } from '../disk/workspace-file.js';
 import { dirname, join, relative } from 'node:path';
 import { readCoreSettings } from '../snapshot/git-config.js';
 import { toSlashes } from '../paths.js';

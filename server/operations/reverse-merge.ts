@@ -4,7 +4,7 @@ import { buildHunks } from '../diff/hunks.js';
 import { applyLineChanges, diffTextLines, type LineChange } from '../diff/line-diff.js';
 import { merge3 } from '../diff/merge3.js';
 import { hashObject } from '../snapshot/index.js';
-import type { DiskFile } from './workspace-file.js';
+import type { DiskFile } from '../disk/workspace-file.js';
 
 /** What the merge needs of the file on disk: its content, mode and blob id. */
 export type CurrentFile = Pick<NonNullable<DiskFile>, 'content' | 'mode' | 'oid'> | undefined;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WriteIntent, recoverInterruptedWrites } from '../../server/operations/write-intent.js';
+import { WriteIntent, recoverInterruptedWrites } from '../../server/disk/write-intent.js';
 import { TempDirs } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
