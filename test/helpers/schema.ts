@@ -1,6 +1,6 @@
 /**
  * Validates values and outbound JSON-RPC messages against the AHP 0.6 JSON
- * Schemas in `../shared/ahp/schema/` (draft 2020-12), with Ajv.
+ * Schemas pinned in `test/fixtures/ahp/schema/` (draft 2020-12), with Ajv.
  *
  * The published schemas are generated from TypeScript and have a few defects
  * that would reject valid wire data; they are patched in memory (see
@@ -19,7 +19,7 @@ export type SchemaFile = 'state' | 'actions' | 'commands' | 'notifications' | 'e
 const SCHEMA_FILES: readonly SchemaFile[] = ['state', 'actions', 'commands', 'notifications', 'errors'];
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const schemaDir = path.resolve(repoRoot, '../shared/ahp/schema');
+const schemaDir = path.join(repoRoot, 'test/fixtures/ahp/schema');
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonSchema = { [key: string]: Json };

@@ -24,7 +24,7 @@ import { reduce } from '../../reducers/index.js';
 import { assertValid, assertValidOutbound, schemaErrors } from '../helpers/schema.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const roundTripDir = path.resolve(repoRoot, '../shared/ahp/test-cases/round-trips');
+const roundTripDir = path.join(repoRoot, 'test/fixtures/ahp/test-cases/round-trips');
 
 const changesetState: ChangesetState = {
   status: 'ready',

@@ -6,7 +6,7 @@ import type { ChannelKind, ChannelState, StateAction } from '../../protocol/inde
 import { reduce } from '../../reducers/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const fixtureDir = path.resolve(repoRoot, '../shared/ahp/test-cases/reducers');
+const fixtureDir = path.join(repoRoot, 'test/fixtures/ahp/test-cases/reducers');
 
 /** The fixtures' clock: every `modifiedAt` stamp they expect is 9999 ms after the epoch. */
 const FIXTURE_NOW = 9999;
