@@ -3,16 +3,6 @@ import { checkDirectory, parseHookEvent, type AgentHookEvent, type HookAgent, ty
 /** Cursor tools (`preToolUse` matcher values) that write files. */
 export const CURSOR_EDIT_TOOLS: ReadonlySet<string> = new Set(['Write', 'Delete']);
 
-/** Events whose answer says whether the action may go on. */
-const PERMISSION_EVENTS: ReadonlySet<string> = new Set([
-  'preToolUse',
-  'beforeShellExecution',
-  'beforeMCPExecution',
-  'beforeReadFile',
-  'beforeTabFileRead',
-  'subagentStart',
-]);
-
 /** `stop`'s `status` as a turn state. */
 const TURN_STATES: ReadonlyMap<unknown, HookTurnState> = new Map([
   ['completed', 'complete'],
@@ -26,7 +16,9 @@ const TURN_STATES: ReadonlyMap<unknown, HookTurnState> = new Map([
  * `workspace_roots`; `sessionStart` / `sessionEnd` add `session_id`, the
  * same as `conversation_id`. A hook answers with JSON on stdout:
  * `permission` for the events that can refuse an action, `continue` for
- * `beforeSubmitPrompt`, nothing required for the others. `afterFileEdit`
+ * `beforeSubmitPrompt`, nothing required for the others. A recorder never
+ * decides for the user: a `permission` answer, even "allow", would skip
+ * the approval the user configured, so it gives none. `afterFileEdit`
  * comes once the file is written: the turn's baseline already holds what it
  * was (see docs/harness.md, Cursor), so it only makes sure a turn records.
  */
@@ -50,11 +42,7 @@ export const cursorAgent: HookAgent = {
     return roots.map((root: unknown, i) => checkDirectory(root, `workspace_roots[${i}]`));
   },
   turnStateOf: (input) => TURN_STATES.get(input['status']),
-  answer: (name) => {
-    if (name === 'beforeSubmitPrompt') return '{"continue":true}';
-    if (name !== undefined && PERMISSION_EVENTS.has(name)) return '{"permission":"allow"}';
-    return '{}';
-  },
+  answer: (name) => (name === 'beforeSubmitPrompt' ? '{"continue":true}' : '{}'),
 };
 
 /** Parses the JSON Cursor writes on a hook's stdin; throws with the reason when it is unusable. */

@@ -62,7 +62,7 @@ const CURSOR: Recording = {
   ],
   sessionEnd: 'cursor/15-session-end.json',
   tools: ['Write', 'Write', 'Write'],
-  answers: { beforeSubmitPrompt: '{"continue":true}\n', preToolUse: '{"permission":"allow"}\n', '*': '{}\n' },
+  answers: { beforeSubmitPrompt: '{"continue":true}\n', '*': '{}\n' },
 };
 
 const GEMINI: Recording = {
@@ -198,14 +198,14 @@ describe('Cursor and Gemini CLI hooks', () => {
     await client.close();
   });
 
-  it('exits 0 with the answer that lets the agent go on for bad input, logs why, and starts no server for events it does not record', async () => {
+  it('exits 0 with the answer that lets the agent go on for bad input, grants no permission, logs why, and starts no server for events it does not record', async () => {
     const state = temp.make('cs-hook-state-');
     const workspace = temp.make('cs-hook-ws-');
     const cases: [agent: string, input: string, stdout: string][] = [
       ['cursor', '', '{}\n'],
       ['cursor', '[1,2]', '{}\n'],
       ['cursor', '{"hook_event_name":"stop","workspace_roots":["/"]}', '{}\n'],
-      ['cursor', '{"hook_event_name":"preToolUse","conversation_id":"../x","workspace_roots":["/"]}', '{"permission":"allow"}\n'],
+      ['cursor', '{"hook_event_name":"preToolUse","conversation_id":"../x","workspace_roots":["/"]}', '{}\n'],
       ['cursor', '{"hook_event_name":"beforeSubmitPrompt","conversation_id":"c1","workspace_roots":["relative/dir"]}', '{"continue":true}\n'],
       ['cursor', '{"hook_event_name":"stop","conversation_id":"c1"}', '{}\n'],
       ['gemini', 'not json', '{}\n'],
@@ -235,9 +235,14 @@ describe('Cursor and Gemini CLI hooks', () => {
     // Events (and tools) the recorder does not act on: answered, and no server is started for them.
     const thought = JSON.stringify({ conversation_id: SESSION_ID, generation_id: 'g1', hook_event_name: 'afterAgentThought', workspace_roots: [workspace], text: 'Thinking' });
     const model = JSON.stringify({ session_id: SESSION_ID, cwd: workspace, hook_event_name: 'BeforeModel', timestamp: '2026-01-01T10:00:00.000Z', llm_request: {} });
+    // An observer grants nothing: Cursor's events that ask for a permission get no decision, so the user's own approvals apply.
+    const asking = ['beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile', 'beforeTabFileRead', 'subagentStart'].map((name) =>
+      JSON.stringify({ conversation_id: SESSION_ID, generation_id: 'g1', hook_event_name: name, workspace_roots: [workspace], command: 'rm -rf build', file_path: join(workspace, 'a.txt') }),
+    );
     for (const [agent, input, stdout] of [
       ['cursor', thought, '{}\n'],
-      ['cursor', fixture('cursor/03-pre-tool-use-shell.json', SESSION_ID, workspace), '{"permission":"allow"}\n'],
+      ['cursor', fixture('cursor/03-pre-tool-use-shell.json', SESSION_ID, workspace), '{}\n'],
+      ...asking.map((input) => ['cursor', input, '{}\n'] as const),
       ['gemini', model, '{}\n'],
       ['gemini', fixture('gemini/03-before-tool-shell.json', SESSION_ID, workspace), '{}\n'],
     ] as const) {
