@@ -3,7 +3,9 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestClient } from '../helpers/client.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { makeRepo, TempDirs } from '../helpers/workspace.js';
+import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { recordTurn, subscribeReady } from '../helpers/changesets.js';
+import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 
 const SESSION = 'ahp-session:/long-input';
 const INVALID_PARAMS = -32602;
@@ -78,11 +80,40 @@ describe('over-long ids and names are invalid params, not internal errors', () =
     );
   });
 
-  it('a session id too long for a file name once encoded still records and reviews', async () => {
-    const channel = `ahp-session:/${'ü'.repeat(300)}`;
-    expect(await client.request('createSession', { channel, workingDirectory: pathToFileURL(temp.make('cs-long-session-')).href })).toBeNull();
-    expect(await client.request('harness/turnStarted', { channel, turnId: 't1' })).toBeTruthy();
-    expect(await client.request('harness/turnEnded', { channel, turnId: 't1' })).toBeTruthy();
+  it('a session id too long for a file name once encoded still records, reviews, and keeps the review across a restart', async () => {
+    const sessionId = 'ü'.repeat(300);
+    const channel = `ahp-session:/${sessionId}`;
+    const workspace = makeRepo(temp.make('cs-long-session-'), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const stateDir = temp.make('cs-long-state-');
+    const first = await startTestService({ stateDir, log: (line: string) => logged.push(line) });
+    const recorder = await first.client();
+    expect(await recorder.request('createSession', { channel, workingDirectory: pathToFileURL(workspace).href })).toBeNull();
+    await recordTurn(recorder, channel, 't1', () => writeFiles(workspace, { 'a.txt': 'A\n', 'b.txt': 'B\n' }));
+    const turnUri = expandChangesetUri(changesetUriTemplate(sessionId, 'turn'), { turnId: 't1' });
+    const recorded = await subscribeReady(recorder, turnUri);
+    expect(recorded.files.map((f) => [(f._meta as { path: string }).path, f.edit.diff])).toEqual([
+      ['a.txt', { added: 1, removed: 1 }],
+      ['b.txt', { added: 1, removed: 1 }],
+    ]);
+    recorder.dispatch(turnUri, { type: 'changeset/filesReviewChanged', files: [recorded.files[0]!.id], reviewed: true });
+    const echo = await recorder.waitForEnvelope((e) => e.channel === turnUri && e.action.type === 'changeset/filesReviewChanged');
+    expect(echo.rejectionReason).toBeUndefined();
+    await first.stop();
+
+    // The review was kept under the long id, not lost to a name the file system refuses.
+    const second = await startTestService({ stateDir, log: (line: string) => logged.push(line) });
+    try {
+      const resumed = await second.service.openWorkspace([workspace]);
+      expect(resumed.id).toBe(sessionId);
+      const reviewer = await second.client();
+      const after = await subscribeReady(reviewer, turnUri);
+      expect(after.files.map((f) => [(f._meta as { path: string }).path, f.reviewed ?? false])).toEqual([
+        ['a.txt', true],
+        ['b.txt', false],
+      ]);
+    } finally {
+      await second.stop();
+    }
     expect(logged).toEqual([]);
   });
 
