@@ -86,7 +86,7 @@ describe('change-driven snapshots', () => {
       unlinkSync(join(w.root, round === 0 ? 'd/b.txt' : `d/new${round - 1}.txt`));
       await expectGitTree(w);
     }
-    expect(w.snapshotter.changeTracking?.incremental).toBe(5);
+    expect(w.snapshotter.changeTracking).toMatchObject({ fullWalks: 1, incremental: 5 });
   });
 
   it('match git after a burst of 1000 edits', async () => {
@@ -96,7 +96,7 @@ describe('change-driven snapshots', () => {
     await expectGitTree(w);
     for (let i = 0; i < 1000; i++) writeFileSync(join(w.root, `d${i % 20}/f${i}.txt`), `v1 ${i}`);
     await expectGitTree(w);
-    expect(w.snapshotter.changeTracking?.incremental).toBe(1);
+    expect(w.snapshotter.changeTracking).toMatchObject({ fullWalks: 1, incremental: 1 });
   });
 
   it('see into directories renamed, moved in or created faster than the watch is set up', async () => {
@@ -120,6 +120,8 @@ describe('change-driven snapshots', () => {
     await expectGitTree(w);
     rmSync(join(w.root, 'q'), { recursive: true });
     await expectGitTree(w);
+    // Every snapshot after the first followed the watcher: none of them walked everything.
+    expect(w.snapshotter.changeTracking).toMatchObject({ fullWalks: 1, incremental: 6 });
   });
 
   it('re-decide ignored paths when a .gitignore changes', async () => {
@@ -131,6 +133,7 @@ describe('change-driven snapshots', () => {
     await expectGitTree(w);
     unlinkSync(join(w.root, '.gitignore'));
     await expectGitTree(w);
+    expect(w.snapshotter.changeTracking).toMatchObject({ fullWalks: 1, incremental: 3 });
   });
 
   it('fall back to walking everything when the watcher fails, and count it', async () => {
