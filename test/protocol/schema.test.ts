@@ -1,7 +1,11 @@
+import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import type { Message } from 'vscode-jsonrpc/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
 import type {
   ActionEnvelope,
   ChangesetState,
@@ -10,7 +14,6 @@ import type {
   SessionState,
   SessionSummary,
   Snapshot,
-  StateAction,
 } from '../../protocol/index.js';
 import {
   AHP_PROTOCOL_VERSION,
@@ -18,9 +21,10 @@ import {
   JsonRpcErrorCodes,
   ROOT_CHANNEL,
   SessionStatus,
-  validateChangesetOperationTarget,
+  validateParams,
 } from '../../protocol/index.js';
 import { reduce } from '../../reducers/index.js';
+import { errorResponseFrame, notificationFrame, resolveTransportLimits, WsPeer } from '../../server/transport/index.js';
 import { assertValid, assertValidOutbound, schemaErrors } from '../helpers/schema.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -180,36 +184,140 @@ const roundTrips = readdirSync(roundTripDir)
   .sort()
   .map((f) => [f, JSON.parse(readFileSync(path.join(roundTripDir, f), 'utf8')) as RoundTrip] as const);
 
-describe('AHP round-trip fixtures', () => {
+/**
+ * The server's side of one connection (a `WsPeer`, as every client gets) on
+ * a real socket, with the client's socket: what the client sends arrives
+ * decoded the way the server decodes it, and what the server writes arrives
+ * as the bytes a client reads.
+ */
+interface Wire {
+  /** Sends `text` from the client; resolves with the message the server decoded from it. */
+  serverDecodes(text: string): Promise<Message>;
+  /** Writes `message` through the server's JSON-RPC writer; resolves with the text the client received. */
+  serverWrites(message: Message): Promise<string>;
+  /** Sends a pre-built frame as the server fans frames out; resolves with the text the client received. */
+  serverSends(frame: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A FIFO whose `next()` resolves with the next value pushed (or one already waiting). */
+function queue<T>(): { push(value: T): void; next(): Promise<T> } {
+  const values: T[] = [];
+  const takers: ((value: T) => void)[] = [];
+  return {
+    push: (value) => {
+      const take = takers.shift();
+      if (take) take(value);
+      else values.push(value);
+    },
+    next: () => (values.length > 0 ? Promise.resolve(values.shift()!) : new Promise((resolve) => takers.push(resolve))),
+  };
+}
+
+async function openWire(): Promise<Wire> {
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await once(server, 'listening');
+  const decoded = queue<Message>();
+  const peerReady = new Promise<WsPeer>((resolve) =>
+    server.once('connection', (socket) => {
+      const peer = new WsPeer(socket, { limits: resolveTransportLimits() });
+      peer.reader.listen((message) => decoded.push(message));
+      resolve(peer);
+    }),
+  );
+  const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const received = queue<string>();
+  client.on('message', (data, isBinary) => received.push(isBinary ? '<binary frame>' : data.toString()));
+  await once(client, 'open');
+  const peer = await peerReady;
+  return {
+    serverDecodes: (text) => {
+      client.send(text);
+      return decoded.next();
+    },
+    serverWrites: async (message) => {
+      await peer.writer.write(message);
+      return received.next();
+    },
+    serverSends: (frame) => {
+      peer.send(frame);
+      return received.next();
+    },
+    close: async () => {
+      client.terminate();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('AHP round-trip fixtures, through the server\'s own decoding, encoding and validation', () => {
+  let link: Wire;
+  beforeAll(async () => {
+    link = await openWire();
+  });
+  afterAll(async () => {
+    await link.close();
+  });
+
   for (const [file, fixture] of roundTrips) {
-    it(`${file}: ${fixture.name}`, () => {
-      // JSON.parse/stringify is our codec: the canonical output, or the input verbatim
-      // where the fixture says TypeScript keeps unknown keys.
-      expect(wire(fixture.input)).toEqual(fixture.preservedOutput ?? fixture.acceptableOutputs[0]);
+    it(`${file}: ${fixture.name}`, async () => {
+      // The canonical output, or the input verbatim where the fixture says
+      // TypeScript keeps unknown keys (we have no runtime decoder that drops them).
+      const expected = fixture.preservedOutput ?? fixture.acceptableOutputs[0];
 
       switch (fixture.type) {
         case 'ActionEnvelope': {
-          assertValid('ActionEnvelope', fixture.input, 'actions');
-          const envelope = fixture.input as ActionEnvelope;
-          const state = reduce('session', { ...sessionState }, envelope.action);
+          // Server to client: the frame the channel store fans out.
+          const sent = JSON.parse(await link.serverSends(notificationFrame('action', fixture.input))) as { params: ActionEnvelope };
+          expect(sent.params).toStrictEqual(expected);
+          assertValidOutbound(sent);
+          const state = reduce('session', { ...sessionState }, sent.params.action);
           expect(state.title).toBe('Hello');
           break;
         }
-        case 'ChangesetOperationTarget':
-          expect(validateChangesetOperationTarget(fixture.input)).toEqual({ ok: true, value: fixture.input });
-          assertValid('ChangesetOperationTarget', fixture.input, 'commands');
-          break;
-        case 'SessionSummary':
-          assertValid('SessionSummary', fixture.input as SessionSummary);
-          break;
         case 'StateAction': {
-          assertValid('StateAction', fixture.input, 'actions');
-          const next = reduce('session', sessionState, fixture.input as StateAction);
-          expect(wire(next.changesets)).toEqual((fixture.input as { changesets: unknown }).changesets);
+          const envelope = { channel: 'ahp-session:/s1', action: fixture.input, serverSeq: 1 };
+          const sent = JSON.parse(await link.serverSends(notificationFrame('action', envelope))) as { params: ActionEnvelope };
+          expect(sent.params.action).toStrictEqual(expected);
+          assertValidOutbound(sent);
+          const next = reduce('session', sessionState, sent.params.action);
+          expect(JSON.parse(JSON.stringify(next.changesets))).toStrictEqual((expected as { changesets: unknown }).changesets);
           break;
         }
-        case 'JsonRpcMessage':
+        case 'ChangesetOperationTarget': {
+          // Client to server: the target of an operation request, decoded and validated as the server does.
+          const request = { jsonrpc: '2.0', id: 1, method: 'invokeChangesetOperation', params: { channel: 'ahp-changeset:/s1/session', operationId: 'revert-file', target: fixture.input } };
+          const decoded = (await link.serverDecodes(JSON.stringify(request))) as { params?: unknown };
+          const validated = validateParams('invokeChangesetOperation', decoded.params);
+          if (!validated.ok) throw new Error(validated.message);
+          expect(validated.value.target).toStrictEqual(expected);
+          assertValid('ChangesetOperationTarget', validated.value.target, 'commands');
           break;
+        }
+        case 'SessionSummary': {
+          // Server to client, in the notification that carries a summary.
+          const params: SessionAddedParams = { channel: ROOT_CHANNEL, summary: fixture.input as SessionSummary };
+          const sent = JSON.parse(await link.serverSends(notificationFrame('root/sessionAdded', params))) as { params: SessionAddedParams };
+          expect(sent.params.summary).toStrictEqual(expected);
+          assertValidOutbound(sent);
+          break;
+        }
+        case 'JsonRpcMessage': {
+          // Decoded from a client's frame and written back by the server's JSON-RPC writer.
+          const decoded = await link.serverDecodes(JSON.stringify(fixture.input));
+          expect(decoded).toStrictEqual(expected);
+          expect(JSON.parse(await link.serverWrites(decoded))).toStrictEqual(expected);
+          // The frames the server builds itself, without the JSON-RPC library.
+          const message = fixture.input as { id?: number; method?: string; params?: unknown; error?: { code: number; message: string; data?: unknown } };
+          if (message.error) {
+            const frame = JSON.parse(errorResponseFrame(message.id ?? null, message.error.code, message.error.message, message.error.data)) as unknown;
+            expect(frame).toStrictEqual(expected);
+            assertValidOutbound(frame);
+          } else if (message.method !== undefined && message.id === undefined) {
+            expect(JSON.parse(notificationFrame(message.method, message.params))).toStrictEqual(expected);
+          }
+          break;
+        }
         default:
           throw new Error(`round-trip type ${fixture.type} is not covered`);
       }
