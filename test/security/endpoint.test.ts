@@ -1,5 +1,6 @@
 import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,6 +23,24 @@ function get(url: string, method = 'GET'): Promise<HttpReply> {
     })
       .on('error', reject)
       .end();
+  });
+}
+
+/** Sends `GET <target>` exactly as written (no URL parsing on the way) and reads the answer. */
+function getRaw(port: number, target: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const head = text.indexOf('\r\n\r\n');
+      const status = /^HTTP\/1\.1 (\d{3}) /.exec(text);
+      if (!status || head < 0) return reject(new Error(`not an HTTP answer: ${JSON.stringify(text.slice(0, 200))}`));
+      resolve({ status: Number(status[1]), body: text.slice(head + 4) });
+    });
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
   });
 }
 
@@ -139,9 +158,29 @@ describe('endpoint security', () => {
     expect(js.headers['x-content-type-options']).toBe('nosniff');
     expect((await get(`${http}assets/app.css`)).headers['content-type']).toBe('text/css; charset=utf-8');
 
-    expect((await get(`${http}../secret.txt`)).status).toBe(404);
-    expect((await get(`${http}%2e%2e/secret.txt`)).status).toBe(404);
-    expect((await get(`${http}assets/..%2f..%2fsecret.txt`)).status).toBe(404);
+    // Paths that climb out of the viewer directory to secret.txt beside it. They
+    // go out as raw request lines: a URL client would resolve the dots itself
+    // and send `/secret.txt`, so only the server's own handling is tested.
+    const port = Number(new URL(t.url).port);
+    expect(await getRaw(port, '/assets/app.js')).toEqual({ status: 200, body: 'console.log(1);' });
+    const climbs = [
+      '/../secret.txt',
+      '/assets/../../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/%2E%2E/secret.txt',
+      '/.%2e/secret.txt',
+      '/assets/%2e%2e/%2e%2e/secret.txt',
+      '/..%2fsecret.txt',
+      '/%2e%2e%2fsecret.txt',
+      '/assets/..%2f..%2fsecret.txt',
+      '/..%5csecret.txt',
+      `http://127.0.0.1:${port}/../secret.txt`,
+    ];
+    for (const target of climbs) {
+      expect({ target, ...(await getRaw(port, target)) }).toEqual({ target, status: 404, body: 'Not Found\n' });
+    }
+    // Not even a path: refused before it reaches the viewer's files.
+    expect((await getRaw(port, '../secret.txt')).status).toBe(400);
     expect((await get(`${http}link.txt`)).status).toBe(404);
     expect((await get(`${http}assets`)).status).toBe(404);
   });
