@@ -75,7 +75,7 @@ export interface DirState {
 }
 
 const MAGIC = 'CSSC';
-const VERSION = 2;
+const VERSION = 3;
 
 /*
  * File layout (little-endian), columns rather than records so that saving

@@ -783,7 +783,7 @@ export class Walker {
     const fd = openSync(fsPath, 'r');
     try {
       const size = fstatSync(fd).size;
-      if (size <= 1024) {
+      if (size < 1024) {
         const small = readFileSync(fd);
         if (isLfsPointer(small)) return small;
         return lfsPointer(createHash('sha256').update(small).digest('hex'), small.length);
