@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   test: {
-    include: ['test/**/*.test.ts'],
+    // `npm run screenshots` (mode "screenshots") rewrites docs/images/ and runs
+    // nothing else; `npm test` never runs it, so the tests leave the checkout clean.
+    include: mode === 'screenshots' ? ['test/e2e/docs-screenshots.ts'] : ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // A browser under a loaded machine can take seconds to draw what a test waits for.
@@ -10,4 +12,4 @@ export default defineConfig({
     pool: 'forks',
     reporters: ['default'],
   },
-});
+}));

@@ -1,8 +1,9 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
-import { createSession, openViewer, recordTurn, useViewerFixture, ROOT, type PageGlobals } from './viewer-harness.js';
+import { recordThemeTurn } from './doc-scenes.js';
+import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals } from './viewer-harness.js';
 
 const fx = useViewerFixture();
 
@@ -95,33 +96,8 @@ describe('viewer review page', () => {
     expect(errors).toEqual([]);
   }, 180_000);
 
-  it('colours code for the theme chosen, light or dark (the screenshots in the docs)', async () => {
-    const server = [
-      "import { createServer } from 'node:http';",
-      '',
-      '/** Answers every request with a greeting. */',
-      'export function start(port: number): void {',
-      '  const server = createServer((req, res) => {',
-      "    res.writeHead(200, { 'content-type': 'text/plain' });",
-      "    res.end('Hello');",
-      '  });',
-      '  server.listen(port);',
-      '}',
-      '',
-    ].join('\n');
-    const repo = makeRepo(fx.temp.make(), { 'src/server.ts': server, 'src/config.json': '{\n  "port": 8080\n}\n', 'README.md': '# Demo\n\nRun it.\n' });
-    const session = await createSession(fx.server.client, 'shots', repo);
-    await recordTurn(fx.server.client, session, 't1', 'Greet by name and make the port configurable', () =>
-      writeFiles(repo, {
-        'src/server.ts': server
-          .replace('export function start(port: number): void {', 'export function start(port: number, name = \'world\'): void {')
-          .replace("res.end('Hello');", 'res.end(`Hello, ${name}!`);')
-          .replace('server.listen(port);', "server.listen(port, () => console.log(`listening on ${port}`));"),
-        'src/config.json': '{\n  "port": 8080,\n  "name": "reviewer"\n}\n',
-        'src/names.ts': "export const names = ['Ada', 'Grace'];\nexport const pick = (i: number): string => names[i % names.length]!;\n",
-        'README.md': '# Demo\n\nRun it with `npm start`.\n',
-      }),
-    );
+  it('colours code for the theme chosen, light or dark', async () => {
+    await recordThemeTurn(fx);
     const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=shots&turn=t1&file=src/server.ts`, { width: 1500, height: 820 });
     const keyword = page.locator('.rv-file[data-path="src/server.ts"] .hljs-keyword').first();
     await keyword.waitFor();
@@ -136,12 +112,9 @@ describe('viewer review page', () => {
     await page.locator('.rv-file[data-path="README.md"] .rl.add').first().waitFor();
     const colour = (): Promise<string> => keyword.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
     const light = await colour();
-    mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-    await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-review-page-light.png') });
     await page.locator('#theme').selectOption('dark');
     const dark = await colour();
     expect(dark).not.toBe(light);
-    await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-review-page-dark.png') });
     expect(errors).toEqual([]);
   }, 180_000);
 

@@ -1,47 +1,14 @@
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ChangesetState } from '../../protocol/index.js';
 import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
-import { createSession, openViewer, recordTurn, useViewerFixture, ROOT, type PageGlobals, type PageSocket } from './viewer-harness.js';
+import { recordDemoTurn } from './doc-scenes.js';
+import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals, type PageSocket } from './viewer-harness.js';
 
 const fx = useViewerFixture();
 
-const BODY = Array.from({ length: 14 }, (_, i) => `  const step${i} = input * ${i + 1};`);
-const APP_BEFORE = [
-  'export function greet(name: string): string {',
-  "  return 'Hello, ' + name;",
-  '}',
-  '',
-  'export function compute(input: number): number {',
-  ...BODY,
-  '  return step13;',
-  '}',
-  '',
-  'export const answer = 41;',
-  '',
-].join('\n');
-const APP_AFTER = APP_BEFORE.replace("  return 'Hello, ' + name;", '  return `Hello, ${name}!`;').replace('answer = 41', 'answer = 42');
-
 describe('web viewer', () => {
   it('shows a recorded turn: its files grouped by directory, a diff with changed words, side by side', async () => {
-    const repo = makeRepo(fx.temp.make(), {
-      'src/app.ts': APP_BEFORE,
-      'src/util/math.ts': 'export const add = (a: number, b: number) => a + b;\n',
-      'old.txt': 'obsolete\n',
-      'logo.bin': Buffer.from([0, 1, 2, 3]),
-      'README.md': '# Demo\n',
-    });
-    const session = await createSession(fx.server.client, 'demo', repo);
-    await recordTurn(fx.server.client, session, 't1', 'Make greet friendlier and fix the answer', () => {
-      writeFiles(repo, {
-        'src/app.ts': APP_AFTER,
-        'src/util/math.ts': 'export const add = (a: number, b: number): number => a + b;\nexport const sub = (a: number, b: number): number => a - b;\n',
-        'docs/guide.md': '# Guide\n\nHow to greet.\n',
-        'logo.bin': Buffer.from([0, 9, 9, 9]),
-      });
-      rmSync(join(repo, 'old.txt'));
-    });
+    await recordDemoTurn(fx);
 
     const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { layout: 'file' });
     // The token leaves the address bar once the page has it.
@@ -74,8 +41,6 @@ describe('web viewer', () => {
     await gap.waitFor();
     await page.locator('.row.file[data-path="docs/guide.md"] .viewed-box').check();
     await expect.poll(() => page.locator('#review-progress').textContent()).toBe('1 / 5 viewed');
-    mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-    await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-review.png') });
 
     // The collapsed region expands from the file's content (read with resourceRead).
     const before = await page.locator('table.diff tr.line').count();
@@ -103,7 +68,6 @@ describe('web viewer', () => {
 
     await page.locator('body').press('s');
     await page.locator('table.diff.split').waitFor();
-    await page.screenshot({ path: join(ROOT, 'docs', 'images', 'viewer-side-by-side.png') });
     expect(errors).toEqual([]);
   }, 180_000);
 

@@ -1,0 +1,80 @@
+/**
+ * The recorded turns the docs' screenshots show. The browser tests check
+ * these same scenes, so a screenshot (`npm run screenshots`) shows what a
+ * test asserts.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeRepo, writeFiles } from '../helpers/workspace.js';
+import { createSession, recordTurn, type ViewerFixture } from './viewer-harness.js';
+
+const BODY = Array.from({ length: 14 }, (_, i) => `  const step${i} = input * ${i + 1};`);
+const APP_BEFORE = [
+  'export function greet(name: string): string {',
+  "  return 'Hello, ' + name;",
+  '}',
+  '',
+  'export function compute(input: number): number {',
+  ...BODY,
+  '  return step13;',
+  '}',
+  '',
+  'export const answer = 41;',
+  '',
+].join('\n');
+const APP_AFTER = APP_BEFORE.replace("  return 'Hello, ' + name;", '  return `Hello, ${name}!`;').replace('answer = 41', 'answer = 42');
+
+/**
+ * Session `demo`, turn `t1`: five files (a modified source file with two
+ * hunks, a new file, a deleted one, a binary and one in a subdirectory).
+ */
+export async function recordDemoTurn(fx: ViewerFixture): Promise<void> {
+  const repo = makeRepo(fx.temp.make(), {
+    'src/app.ts': APP_BEFORE,
+    'src/util/math.ts': 'export const add = (a: number, b: number) => a + b;\n',
+    'old.txt': 'obsolete\n',
+    'logo.bin': Buffer.from([0, 1, 2, 3]),
+    'README.md': '# Demo\n',
+  });
+  const session = await createSession(fx.server.client, 'demo', repo);
+  await recordTurn(fx.server.client, session, 't1', 'Make greet friendlier and fix the answer', () => {
+    writeFiles(repo, {
+      'src/app.ts': APP_AFTER,
+      'src/util/math.ts': 'export const add = (a: number, b: number): number => a + b;\nexport const sub = (a: number, b: number): number => a - b;\n',
+      'docs/guide.md': '# Guide\n\nHow to greet.\n',
+      'logo.bin': Buffer.from([0, 9, 9, 9]),
+    });
+    rmSync(join(repo, 'old.txt'));
+  });
+}
+
+const SERVER_TS = [
+  "import { createServer } from 'node:http';",
+  '',
+  '/** Answers every request with a greeting. */',
+  'export function start(port: number): void {',
+  '  const server = createServer((req, res) => {',
+  "    res.writeHead(200, { 'content-type': 'text/plain' });",
+  "    res.end('Hello');",
+  '  });',
+  '  server.listen(port);',
+  '}',
+  '',
+].join('\n');
+
+/** Session `shots`, turn `t1`: TypeScript, JSON and Markdown changes, for syntax colours. */
+export async function recordThemeTurn(fx: ViewerFixture): Promise<void> {
+  const repo = makeRepo(fx.temp.make(), { 'src/server.ts': SERVER_TS, 'src/config.json': '{\n  "port": 8080\n}\n', 'README.md': '# Demo\n\nRun it.\n' });
+  const session = await createSession(fx.server.client, 'shots', repo);
+  await recordTurn(fx.server.client, session, 't1', 'Greet by name and make the port configurable', () =>
+    writeFiles(repo, {
+      'src/server.ts': SERVER_TS
+        .replace('export function start(port: number): void {', "export function start(port: number, name = 'world'): void {")
+        .replace("res.end('Hello');", 'res.end(`Hello, ${name}!`);')
+        .replace('server.listen(port);', 'server.listen(port, () => console.log(`listening on ${port}`));'),
+      'src/config.json': '{\n  "port": 8080,\n  "name": "reviewer"\n}\n',
+      'src/names.ts': "export const names = ['Ada', 'Grace'];\nexport const pick = (i: number): string => names[i % names.length]!;\n",
+      'README.md': '# Demo\n\nRun it with `npm start`.\n',
+    }),
+  );
+}

@@ -1,0 +1,66 @@
+/**
+ * Takes the screenshots in `docs/images/` from the viewer built from the
+ * current sources: `npm run screenshots`. Not a test (`npm test` never runs
+ * it, as it rewrites tracked files); the scenes are the ones the browser
+ * tests check (`doc-scenes.ts`).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { recordDemoTurn, recordThemeTurn } from './doc-scenes.js';
+import { openViewer, useViewerFixture, ROOT } from './viewer-harness.js';
+
+const IMAGES = join(ROOT, 'docs', 'images');
+
+const fx = useViewerFixture();
+
+async function shoot(page: Page, name: string): Promise<void> {
+  mkdirSync(IMAGES, { recursive: true });
+  await page.screenshot({ path: join(IMAGES, name) });
+  console.log(`wrote docs/images/${name}`);
+}
+
+describe('screenshots in the docs', () => {
+  it('viewer-review.png and viewer-side-by-side.png: one file at a time', async () => {
+    await recordDemoTurn(fx);
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { layout: 'file' });
+    await page.locator('[data-turn="t1"]').click();
+    await expect.poll(() => page.locator('#changeset-title').textContent(), { timeout: 30_000 }).toContain('Make greet friendlier');
+    await page.locator('.row.file[data-path="src/app.ts"] .file-open').click();
+    await page.locator('table.diff.unified ins.word').first().waitFor();
+    const gap = page.locator('button.expand', { hasText: /Expand \d+ unchanged lines/ });
+    await gap.waitFor();
+    await page.locator('.row.file[data-path="docs/guide.md"] .viewed-box').check();
+    await expect.poll(() => page.locator('#review-progress').textContent()).toBe('1 / 5 viewed');
+    await shoot(page, 'viewer-review.png');
+
+    await gap.click();
+    await expect.poll(() => gap.count()).toBe(0);
+    await page.locator('body').press('s');
+    await page.locator('table.diff.split ins.word').first().waitFor();
+    await shoot(page, 'viewer-side-by-side.png');
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('viewer-review-page-light.png and viewer-review-page-dark.png: every file on one page', async () => {
+    await recordThemeTurn(fx);
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=shots&turn=t1&file=src/server.ts`, { width: 1500, height: 820 });
+    const keyword = page.locator('.rv-file[data-path="src/server.ts"] .hljs-keyword').first();
+    await keyword.waitFor();
+    // No focus ring on the linked file's checkbox in the picture.
+    await page.locator('.rv-file[data-path="src/server.ts"] .rv-viewed').evaluate((el) => (el as unknown as { blur(): void }).blur());
+    await page.locator('#review').evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await page.locator('.rv-file[data-path="src/names.ts"] .hljs-string').first().waitFor();
+    await page.locator('.rv-file[data-path="README.md"] .rl.add').first().waitFor();
+    const colour = (): Promise<string> => keyword.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+    const light = await colour();
+    await shoot(page, 'viewer-review-page-light.png');
+    await page.locator('#theme').selectOption('dark');
+    await expect.poll(colour).not.toBe(light);
+    await shoot(page, 'viewer-review-page-dark.png');
+    expect(errors).toEqual([]);
+  }, 180_000);
+});
