@@ -1,33 +1,43 @@
-import { hookCommand } from './hook-command.js';
-import { mcpCommand } from './mcp-command.js';
-import { importCommand } from './import-command.js';
-import { operationCommand } from './operation-command.js';
-import { describeError } from './output.js';
-import { serve } from './serve.js';
-import { forgetCommand, openCommand, sessionsCommand, stopCommand, versionCommand } from './server-commands.js';
-import { snapshotCommand } from './snapshot-command.js';
-import { UsageError } from './serve-args.js';
-import { statusCommand } from './status-command.js';
 import { nearest } from './suggest.js';
-import { turnCommand } from './turn-command.js';
 
-type Command = (argv: readonly string[]) => Promise<number>;
+type Command = (argv: readonly string[]) => Promise<number | void> | number;
 
-const CLIENT_COMMANDS: Record<string, Command> = {
-  turn: turnCommand,
-  status: statusCommand,
-  revert: (argv) => operationCommand('revert', argv),
-  restore: (argv) => operationCommand('restore', argv),
-  discard: (argv) => operationCommand('discard', argv),
-  undo: (argv) => operationCommand('undo', argv),
-  sessions: sessionsCommand,
-  forget: forgetCommand,
-  open: openCommand,
-  stop: (argv) => stopCommand(argv),
-  snapshot: snapshotCommand,
-  import: (argv) => importCommand(argv),
-  mcp: mcpCommand,
+/**
+ * Each command's module is loaded only when that command runs: the hook runs
+ * at every tool call of an agent and `--version` should answer at once, so
+ * neither may pay for loading the server, the MCP SDK or isomorphic-git.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.js')).serve,
+  hook: async () => (await import('./hook-command.js')).hookCommand,
+  turn: async () => (await import('./turn-command.js')).turnCommand,
+  status: async () => (await import('./status-command.js')).statusCommand,
+  revert: async () => operation('revert'),
+  restore: async () => operation('restore'),
+  discard: async () => operation('discard'),
+  undo: async () => operation('undo'),
+  sessions: async () => (await import('./server-commands.js')).sessionsCommand,
+  forget: async () => (await import('./server-commands.js')).forgetCommand,
+  open: async () => (await import('./server-commands.js')).openCommand,
+  stop: async () => {
+    const { stopCommand } = await import('./server-commands.js');
+    return (argv) => stopCommand(argv);
+  },
+  snapshot: async () => (await import('./snapshot-command.js')).snapshotCommand,
+  import: async () => {
+    const { importCommand } = await import('./import-command.js');
+    return (argv) => importCommand(argv);
+  },
+  mcp: async () => (await import('./mcp-command.js')).mcpCommand,
 };
+
+/** Commands whose failures this entry point reports itself (serve and hook report their own). */
+const SELF_REPORTING: ReadonlySet<string> = new Set(['serve', 'hook']);
+
+async function operation(kind: 'revert' | 'restore' | 'discard' | 'undo'): Promise<Command> {
+  const { operationCommand } = await import('./operation-command.js');
+  return (argv) => operationCommand(kind, argv);
+}
 
 /**
  * Command-line entry point. Each subcommand lives in its own module; this
@@ -41,19 +51,20 @@ export async function main(argv: string[]): Promise<number | void> {
     process.stdout.write(usage());
     return 0;
   }
-  if (command === '--version' || command === '-V' || command === 'version') return versionCommand();
-  if (command === 'serve') return serve(rest);
-  if (command === 'hook') return hookCommand(rest);
-  const client = CLIENT_COMMANDS[command];
-  if (!client) {
-    const guess = nearest(command, [...Object.keys(CLIENT_COMMANDS), 'serve', 'hook']);
+  if (command === '--version' || command === '-V' || command === 'version') return printVersion();
+  const load = COMMANDS[command];
+  if (!load) {
+    const guess = nearest(command, Object.keys(COMMANDS));
     process.stderr.write(`changeset-server: unknown command "${command}"${guess ? `; did you mean "${guess}"?` : ''}\n\n${usage()}`);
     return 2;
   }
+  const run = await load();
+  if (SELF_REPORTING.has(command)) return run(rest);
   const json = rest.includes('--json');
   try {
-    return await client(rest);
+    return await run(rest);
   } catch (error) {
+    const [{ describeError }, { UsageError }] = await Promise.all([import('./output.js'), import('./serve-args.js')]);
     const described = describeError(error);
     const code = error instanceof UsageError ? 2 : 1;
     if (json) {
@@ -64,6 +75,17 @@ export async function main(argv: string[]): Promise<number | void> {
     }
     return code;
   }
+}
+
+async function printVersion(): Promise<number> {
+  const { packageVersion } = await import('./package-root.js');
+  const version = packageVersion();
+  if (!version) {
+    process.stderr.write('changeset-server version: cannot find the package to read its version\n');
+    return 1;
+  }
+  process.stdout.write(`changeset-server ${version}\n`);
+  return 0;
 }
 
 function usage(): string {

@@ -4,7 +4,6 @@ import { findServerFor, isProcessAlive, removeServerEntry } from '../registry/in
 import { defaultStateDir } from '../store/index.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { Output } from './output.js';
-import { packageVersion } from './package-root.js';
 import { UsageError } from './serve-args.js';
 import { CommandError, connect, realDir } from './target.js';
 
@@ -108,14 +107,6 @@ export async function openCommand(argv: readonly string[]): Promise<number> {
   if (!viewer) throw new CommandError('the server did not say where its viewer is');
   const opened = values.json ? false : openInBrowser(viewer);
   new Output(values.json === true).result(opened ? `${viewer}\n(opened in your browser)` : viewer, { viewer, opened });
-  return 0;
-}
-
-/** `changeset-server --version`. */
-export function versionCommand(): number {
-  const version = packageVersion();
-  if (!version) throw new CommandError('cannot find the package to read its version');
-  process.stdout.write(`changeset-server ${version}\n`);
   return 0;
 }
 
