@@ -1,10 +1,14 @@
 /**
  * `changeset-server import`: brings a mirrored store's sessions into a local
  * workspace's store. The manifest is fetched (one fetch brings every object
- * it reaches) into a private temporary repository under the state directory; each session not already
- * present is copied into the store with its paths moved from the mirrored
- * directory to the local one, and marked ended, so `serve` lists it as a
- * past session, browsable and restorable.
+ * it reaches) into a private temporary repository under the state
+ * directory, within size limits checked as it inflates (`pack-intake.ts`);
+ * everything to copy is checked before anything is (`import-check.ts`);
+ * then each session not already present is copied into the store with its
+ * paths moved from the mirrored directory to the local one, its working
+ * directory set to the local one whatever the mirror says, marked imported
+ * and ended, so `serve` lists it as a past session, browsable and
+ * restorable.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -12,14 +16,20 @@ import git from 'isomorphic-git';
 import { parseCheckpointMessage } from '../store/checkpoint-format.js';
 import { parseCommit } from '../store/commit.js';
 import { mkdirPrivate } from '../store/fs-util.js';
+import { writeImportedMarker } from '../store/imported-marker.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
 import { readRef, writeRef } from '../store/refs.js';
 import { ShadowStore } from '../store/shadow-store.js';
 import { parseTree } from '../store/tree.js';
+import { checkMirroredSessions, type CheckedSession } from './import-check.js';
+import { DEFAULT_IMPORT_LIMITS, ImportError, refusedImport, type ImportLimits } from './import-limits.js';
 import { manifestSource, MIRROR_PREFIX, readManifest, refsBySession, type MirroredWorkspace } from './manifest.js';
 import { mirrorRemote, type MirrorRemote } from './mirror-remote.js';
 import { fetchObject } from './upload-pack.js';
-import { relocateJson, relocateMessage, serializeCommitLike, type Relocation } from './relocate.js';
+import { localizeMessage, relocateJson, serializeCommitLike, type Relocation } from './relocate.js';
+
+export { ImportError } from './import-limits.js';
+export type { ImportLimits } from './import-limits.js';
 
 /** Options of {@link importMirror}. */
 export interface ImportOptions {
@@ -33,6 +43,8 @@ export interface ImportOptions {
   from?: string;
   /** Token and authentication settings (see `mirrorRemote`). */
   env?: NodeJS.ProcessEnv;
+  /** How much the import takes in; {@link DEFAULT_IMPORT_LIMITS} by default. */
+  limits?: ImportLimits;
 }
 
 /** What an import did. */
@@ -47,30 +59,40 @@ export interface ImportResult {
   imported: { sessionId: string; turns: number }[];
   /** Sessions the store already had (left as they were). */
   skipped: string[];
+  /** Sessions not imported, with why (e.g. recorded over several directories). */
+  leftOut: { sessionId: string; reason: string }[];
 }
 
-/** The remote or its contents do not allow an import (exit code 1, with this message). */
-export class ImportError extends Error {}
-
 export async function importMirror(options: ImportOptions): Promise<ImportResult> {
+  const limits = options.limits ?? DEFAULT_IMPORT_LIMITS;
   const remote = mirrorRemote(options.url, options.env);
   const source = await chooseSource(remote, options.workspaceDir, options.from);
   await mkdirPrivate(options.stateDir);
   const scratch = await mkdtemp(join(options.stateDir, 'mirror-import-'));
   try {
     const fetched = source.manifest;
-    await fetchObject(remote, scratch, fetched);
+    const packed = await fetchObject(remote, scratch, fetched, limits);
     const reader = await ShadowStore.open({ shadowDir: scratch, workspaceObjectDirs: [] });
     try {
-      const manifest = await readManifest(fetched, (oid) => reader.readObject(oid));
+      const read = (oid: string) => {
+        if (!packed.has(oid)) throw refusedImport(`the mirror's manifest names an object (${oid}) it did not send`);
+        return reader.readObject(oid);
+      };
+      const manifest = await readManifest(fetched, read);
       const store = await openWorkspaceStore({ stateDir: options.stateDir, workspaceDir: options.workspaceDir });
       try {
+        const checked = await checkMirroredSessions(
+          refsBySession(manifest.refs),
+          { packed, read },
+          { mirrored: manifest.workspace.path, local: store.workspaceDir },
+          async (head) => (await readRef(store.layout.shadowDir, head)) !== undefined,
+        );
         const copier = new SessionCopier(reader, store, { from: manifest.workspace.path, to: store.workspaceDir });
-        const result: ImportResult = { source: source.name, mirrored: manifest.workspace, workspaceDir: store.workspaceDir, imported: [], skipped: [] };
-        for (const [prefix, refs] of refsBySession(manifest.refs)) {
-          const copied = await copier.copySession(prefix, refs);
-          if (copied.imported) result.imported.push({ sessionId: copied.sessionId, turns: copied.turns });
-          else result.skipped.push(copied.sessionId);
+        const result: ImportResult = { source: source.name, mirrored: manifest.workspace, workspaceDir: store.workspaceDir, imported: [], skipped: checked.present, leftOut: checked.leftOut };
+        const importedAt = new Date().toISOString();
+        for (const session of checked.sessions) {
+          await copier.copySession(session, { url: remote.url, source: source.name, importedAt });
+          result.imported.push({ sessionId: session.sessionId, turns: session.turns });
         }
         return result;
       } finally {
@@ -110,39 +132,30 @@ async function chooseSource(remote: MirrorRemote, workspaceDir: string, from: st
   return { name: candidates[0]!, manifest: manifests.get(candidates[0]!)! };
 }
 
-/** Copies sessions from the fetched objects into a store, moving their paths. */
+/** Copies checked sessions from the fetched objects into a store, moving their paths. */
 class SessionCopier {
   private readonly commits = new Map<string, string>();
   private readonly blobs = new Map<string, string>();
-  private readonly move: Relocation | undefined;
 
   constructor(
     private readonly reader: ShadowStore,
     private readonly store: WorkspaceStore,
-    move: Relocation,
-  ) {
-    this.move = move.from === move.to ? undefined : move;
-  }
+    private readonly move: Relocation,
+  ) {}
 
-  async copySession(prefix: string, refs: ReadonlyMap<string, string>): Promise<{ sessionId: string; imported: boolean; turns: number }> {
-    const headName = `${prefix}head`;
-    const head = refs.get(headName);
-    if (!head) throw new ImportError(`the mirror lists ${prefix} without its head`);
-    const trailer = parseCheckpointMessage(parseCommit((await this.reader.readObject(head)).content, head).message, head);
-    const sessionId = trailer.sessionId;
-    if (await readRef(this.store.layout.shadowDir, headName)) return { sessionId, imported: false, turns: 0 };
+  async copySession(session: CheckedSession, origin: { url: string; source: string; importedAt: string }): Promise<void> {
+    const headName = `${session.prefix}head`;
     const local = new Map<string, string>();
-    for (const [name, oid] of refs) {
+    for (const [name, oid] of session.refs) {
       const type = (await this.reader.readObject(oid)).type;
       local.set(name, type === 'commit' ? await this.copyChain(oid) : await this.copyBlob(oid, name.endsWith('/entries')));
     }
     await this.store.flush();
-    // Ended first: a session found without its marker would be resumed and recorded into.
-    if (!refs.has(`${prefix}ended`)) await this.store.markSessionEnded(sessionId, trailer.createdAt);
+    // Marked before any checkpoint ref: a session found without its marks would be taken for a local one, or resumed and recorded into.
+    await writeImportedMarker(this.store, session.sessionId, origin);
+    await this.store.markSessionEnded(session.sessionId, session.endedAt);
     for (const [name, oid] of local) if (name !== headName) await writeRef(this.store.layout.shadowDir, name, oid);
     await writeRef(this.store.layout.shadowDir, headName, local.get(headName)!);
-    const turns = [...refs.keys()].filter((n) => /\/turns\/[^/]+\/start$/.test(n)).length;
-    return { sessionId, imported: true, turns };
   }
 
   /** Copies a checkpoint and its ancestors (oldest first, iteratively: chains are long), returning its local id. */
@@ -155,12 +168,9 @@ class SessionCopier {
     for (const oid of todo.reverse()) {
       const commit = parseCommit((await this.reader.readObject(oid)).content, oid);
       await this.copyTree(commit.tree);
-      let message = commit.message;
-      if (this.move) {
-        const entries = (parseCheckpointMessage(commit.message, oid) as { entries?: unknown }).entries;
-        if (typeof entries === 'string') await this.copyBlob(entries, true);
-        message = relocateMessage(commit.message, this.move, this.blobs);
-      }
+      const entries = (parseCheckpointMessage(commit.message, oid) as { entries?: unknown }).entries;
+      if (typeof entries === 'string') await this.copyBlob(entries, true);
+      const message = localizeMessage(commit.message, this.move, this.blobs);
       const parents = commit.parents.map((p) => this.commits.get(p) ?? p);
       this.commits.set(oid, await this.store.writeObject('commit', serializeCommitLike(commit, parents, message)));
     }
@@ -185,7 +195,7 @@ class SessionCopier {
     const known = this.blobs.get(oid);
     if (known) return known;
     let content = (await this.reader.readObject(oid)).content;
-    if (entries && this.move) content = Buffer.from(`${JSON.stringify(relocateJson(JSON.parse(Buffer.from(content).toString('utf8')), this.move))}\n`);
+    if (entries && this.move.from !== this.move.to) content = Buffer.from(`${JSON.stringify(relocateJson(JSON.parse(Buffer.from(content).toString('utf8')), this.move))}\n`);
     const copied = await this.store.writeObject('blob', content);
     this.blobs.set(oid, copied);
     return copied;

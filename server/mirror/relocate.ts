@@ -7,6 +7,7 @@
  */
 import { TRAILER_KEY } from '../store/checkpoint-format.js';
 import type { CommitObject } from '../store/commit.js';
+import { SESSION_START_REASON } from '../session/session-journal.js';
 
 /** A directory move: paths equal to `from` or under it are moved under `to`. */
 export interface Relocation {
@@ -43,6 +44,45 @@ export function relocateMessage(message: string, move: Relocation, blobIds: Read
   const entries = moved['entries'];
   if (typeof entries === 'string' && blobIds.has(entries)) moved['entries'] = blobIds.get(entries);
   lines[at] = `${TRAILER_KEY}: ${JSON.stringify(moved)}`;
+  return lines.join('\n');
+}
+
+/**
+ * A checkpoint message as the importing machine keeps it: relocated (see
+ * {@link relocateMessage}), and wherever it says which directory the session
+ * works in — the session start's working directories, the root it
+ * snapshots — that is the local directory, whatever the mirror wrote: a
+ * directory the remote names is never one a server opens or records.
+ * Returns the message unchanged when nothing needed changing, so a session
+ * imported into the directory it was recorded in keeps its checkpoint ids.
+ */
+export function localizeMessage(message: string, move: Relocation, blobIds: ReadonlyMap<string, string>): string {
+  const relocated = move.from === move.to ? message : relocateMessage(message, move, blobIds);
+  const lines = relocated.split('\n');
+  const at = lines.map((l) => l.startsWith(`${TRAILER_KEY}: `)).lastIndexOf(true);
+  if (at < 0) return relocated;
+  const trailer = JSON.parse(lines[at]!.slice(TRAILER_KEY.length + 2)) as {
+    kind?: unknown;
+    reason?: unknown;
+    details?: { workingDirectories?: unknown } | null;
+    roots?: { name?: unknown; path?: unknown }[];
+  };
+  let changed = false;
+  if (trailer.kind === 'safety' && trailer.reason === SESSION_START_REASON && trailer.details && typeof trailer.details === 'object') {
+    const named = trailer.details.workingDirectories;
+    if (!Array.isArray(named) || named.length !== 1 || named[0] !== move.to) {
+      trailer.details.workingDirectories = [move.to];
+      changed = true;
+    }
+  }
+  for (const root of Array.isArray(trailer.roots) ? trailer.roots : []) {
+    if (root?.name === 'workspace' && root.path !== undefined && root.path !== move.to) {
+      root.path = move.to;
+      changed = true;
+    }
+  }
+  if (!changed) return relocated;
+  lines[at] = `${TRAILER_KEY}: ${JSON.stringify(trailer)}`;
   return lines.join('\n');
 }
 

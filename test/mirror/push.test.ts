@@ -66,7 +66,7 @@ describe('importing', () => {
       sessionId: 's1',
       kind: 'safety',
       reason: 'revert',
-      details: { paths: [{ absPath: `${repo}/a.txt` }], message: `${repo} is where it ran`, workingDirectories: [repo] },
+      details: { paths: [{ absPath: `${repo}/a.txt`, root: 0 }], message: `${repo} is where it ran`, workingDirectories: [repo] },
       roots: [{ name: 'workspace', path: repo, tree: EMPTY_TREE_OID }],
       layout: 'multi',
     });
@@ -84,7 +84,7 @@ describe('importing', () => {
       const chain = await b.listSessionCheckpoints('s1');
       expect(chain.map((c) => c.kind)).toEqual(['start', 'end', 'safety']);
       // Paths name the local directory now; text that merely mentions the old one is left alone.
-      expect(chain[2]!.details).toEqual({ paths: [{ absPath: `${clone}/a.txt` }], message: `${repo} is where it ran`, workingDirectories: [clone] });
+      expect(chain[2]!.details).toEqual({ paths: [{ absPath: `${clone}/a.txt`, root: 0 }], message: `${repo} is where it ran`, workingDirectories: [clone] });
       expect(chain[2]!.roots).toEqual([{ name: 'workspace', path: clone, tree: EMPTY_TREE_OID }]);
       expect(chain[1]!.tree).toBe((await store.listSessionCheckpoints('s1'))[1]!.tree);
       expect(await b.readChangeEntries('s1', 't1')).toEqual({ hello: 1 });
@@ -122,8 +122,8 @@ describe('importing, choosing and repeating', () => {
     expect(again).toMatchObject({ imported: [], skipped: ['s1'] });
     const ids = (dir: string) => execFileSync('git', ['--git-dir', dir, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/changeset-server/sessions/'], { encoding: 'utf8' });
     const shadowOf = (state: string) => execFileSync('sh', ['-c', `echo "${state}"/workspaces/*/shadow.git`], { encoding: 'utf8' }).trim();
-    // The only addition: the end marker, since the mirrored session was still live.
-    const imported = ids(shadowOf(fresh)).split('\n').filter((l) => !l.endsWith('/ended'));
+    // The only additions: the end marker, since the mirrored session was still live, and the mark of an imported session.
+    const imported = ids(shadowOf(fresh)).split('\n').filter((l) => !l.endsWith('/ended') && !l.endsWith('/imported'));
     expect(imported.join('\n')).toBe(ids(store.layout.shadowDir));
     expect(ids(shadowOf(fresh))).toMatch(/\/s1\/ended$/m);
   });
