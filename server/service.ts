@@ -16,6 +16,8 @@ export interface ChangesetServiceOptions extends ChangesetServerOptions {
   sessionDefaults?: SessionDefaults;
   /** Most files a changeset's state carries (default 5000); `ChangesetState._meta` totals cover the rest. */
   changesetMaxFiles?: number;
+  /** Serve the content of presented files outside the working directories (`serve --serve-outside-files`); off by default. */
+  serveOutsideFiles?: boolean;
 }
 
 /**
@@ -44,7 +46,9 @@ export class ChangesetService {
       ...(options.changesetMaxFiles !== undefined ? { maxFiles: options.changesetMaxFiles } : {}),
     });
     this.operations = new ChangesetOperations(this.server, this.sessions, this.changesets);
-    registerHarnessMethods(this.server, this.sessions, () => (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId));
+    registerHarnessMethods(this.server, this.sessions, () => (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId), {
+      serveOutsideFiles: options.serveOutsideFiles === true,
+    });
     registerSessionMethods(this.server, this.sessions);
   }
 

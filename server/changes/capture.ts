@@ -1,5 +1,5 @@
-import { lstat, readFile, readlink } from 'node:fs/promises';
-import { displayPathBytes, fsPath } from '../path-bytes.js';
+import { LeftWorkingDirectoryError, readContained } from '../disk/contained-read.js';
+import { displayPathBytes } from '../path-bytes.js';
 import type { ObjectStore } from '../store/types.js';
 import type { BlobRef, GitMode } from './file-change.js';
 
@@ -9,39 +9,41 @@ export type CapturedSide = BlobRef | undefined;
 /** Default size above which a captured file is listed as oversized and its content not kept. */
 export const DEFAULT_CAPTURE_MAX_BYTES = 2 * 1024 * 1024;
 
+/** Test-only pause (ms) between naming a path and reading it, so a test can swap a directory in exactly that gap. */
+const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BEFORE_CAPTURE_MS';
+
 /**
  * Copies one file's current content into the store, content-addressed.
  * Symlinks are stored as links; directories and other non-files count as
- * absent. Files over `maxBytes` are recorded by size only.
+ * absent. Files over `maxBytes` are recorded by size only. The file is read
+ * through directories opened from its working directory (one of `roots`)
+ * without following symlinks, so a directory swapped for a link to
+ * elsewhere cannot put a file from outside into the store: such a path
+ * throws {@link LeftWorkingDirectoryError} and nothing is read.
  */
-export async function captureFile(absPath: string, store: ObjectStore, maxBytes = DEFAULT_CAPTURE_MAX_BYTES): Promise<CapturedSide> {
-  const path = fsPath(absPath);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    let st;
-    try {
-      st = await lstat(path);
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
-    if (st.isSymbolicLink()) {
-      const target = Buffer.from(await readlink(path, { encoding: 'buffer' }));
-      return { oid: await store.writeObject('blob', target), mode: '120000', store, size: target.length };
-    }
-    if (!st.isFile()) return undefined;
-    const mode: GitMode = (st.mode & 0o111) !== 0 ? '100755' : '100644';
-    if (st.size > maxBytes) return { oid: '', mode, store, size: st.size, oversized: true };
-    const content = await readFile(path);
-    // A file rewritten while it was read is read again, so the capture is one consistent version.
-    const after = await lstat(path).catch(() => undefined);
-    if (after && after.size === content.length && after.mtimeMs === st.mtimeMs) {
-      return { oid: await store.writeObject('blob', content), mode, store, size: content.length };
-    }
+export async function captureFile(roots: readonly string[], absPath: string, store: ObjectStore, maxBytes = DEFAULT_CAPTURE_MAX_BYTES): Promise<CapturedSide> {
+  await testPause();
+  const found = await readContained(roots, absPath, maxBytes);
+  switch (found.kind) {
+    case 'missing':
+    case 'not-a-file':
+      return undefined;
+    case 'left-working-directory':
+      throw new LeftWorkingDirectoryError(`${displayPathBytes(absPath)} now leads outside the working directories: it was not read`);
+    case 'symlink':
+      return { oid: await store.writeObject('blob', found.target), mode: '120000', store, size: found.target.length };
+    case 'oversized':
+      return { oid: '', mode: modeOf(found.stat.mode), store, size: found.stat.size, oversized: true };
+    case 'file':
+      return { oid: await store.writeObject('blob', found.content), mode: modeOf(found.stat.mode), store, size: found.content.length };
   }
-  throw new Error(`${displayPathBytes(absPath)} kept changing while it was captured`);
 }
 
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
+function modeOf(mode: number): GitMode {
+  return (mode & 0o111) !== 0 ? '100755' : '100644';
+}
+
+async function testPause(): Promise<void> {
+  const ms = Number(process.env[PAUSE_ENV] ?? 0);
+  if (ms > 0) await new Promise((done) => setTimeout(done, ms));
 }

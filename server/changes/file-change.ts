@@ -49,6 +49,8 @@ export interface FileChange {
   similarity?: number;
   /** The path is outside what snapshots see and was captured by `beforeEdit`. */
   captured?: boolean;
+  /** A captured path that now leads outside the working directories: its new side was not read, and operations leave it alone. */
+  leftWorkingDirectory?: true;
 }
 
 /** Classifies a path's change from its two sides (renames are paired later). */

@@ -41,6 +41,8 @@ export interface ChangesetFileMeta {
   root: number;
   /** Captured by `beforeEdit` because snapshots do not see this path (ignored or outside). */
   captured?: boolean;
+  /** The captured path now leads outside the working directories (a folder on its way links elsewhere): its new side was not read. */
+  leftWorkingDirectory?: true;
 }
 
 /** Builds `ChangesetFile`s from file changes, and remembers which content it handed out. */
@@ -60,6 +62,7 @@ export class ChangesetFileBuilder {
     if (stats.binary) meta.binary = true;
     if (stats.oversized) meta.oversized = true;
     if (change.captured) meta.captured = true;
+    if (change.leftWorkingDirectory) meta.leftWorkingDirectory = true;
     const edit: ChangesetFile['edit'] = { diff: { added: stats.added, removed: stats.deleted } };
     const sides = [
       ['before', change.before, beforeUri],

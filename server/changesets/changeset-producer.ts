@@ -1,9 +1,10 @@
 import type { ParsedChangesetUri } from '../../protocol/index.js';
-import { captureFile } from '../changes/capture.js';
+import { captureFile, type CapturedSide } from '../changes/capture.js';
 import type { RootTrees } from '../changes/collect-changes.js';
 import { classify, type FileChange } from '../changes/file-change.js';
 import { detectRenames } from '../changes/renames.js';
 import type { SessionDelta } from '../changes/session-delta.js';
+import { LeftWorkingDirectoryError } from '../disk/contained-read.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import { ChangesetUnavailable, resolveSides } from './changeset-sides.js';
 
@@ -46,10 +47,20 @@ async function capturedSinceStart(session: RecordingSession): Promise<FileChange
   const out: FileChange[] = [];
   for (const [absPath, change] of first) {
     const store = session.roots[Math.max(change.root, 0)]!.store;
-    const now = await captureFile(absPath, store);
+    let now: CapturedSide;
+    let left = false;
+    try {
+      now = await captureFile(session.workingDirectories, absPath, store);
+    } catch (error) {
+      if (!(error instanceof LeftWorkingDirectoryError)) throw error;
+      // A folder on its way now links elsewhere: what it leads to is not the workspace's, and is not read.
+      now = undefined;
+      left = true;
+    }
     const kind = classify(change.before, now);
     if (!kind) continue;
     const fc: FileChange = { kind, root: change.root, path: change.oldPath ?? change.path, absPath, captured: true };
+    if (left) fc.leftWorkingDirectory = true;
     if (change.before) fc.before = change.before;
     if (now) fc.after = now;
     out.push(fc);

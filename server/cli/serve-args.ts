@@ -34,6 +34,8 @@ export interface ServeArgs {
   storeBudgetBytes: number | undefined;
   /** Days ended sessions are kept, from `--retain-days` or the environment; undefined: no age limit. */
   retainDays: number | undefined;
+  /** Serve the content of presented files outside the working directories. */
+  serveOutsideFiles: boolean;
   /** Print usage and exit. */
   help: boolean;
 }
@@ -71,6 +73,8 @@ export const SERVE_USAGE = [
   `                        or $${STORE_BUDGET_ENV}); the oldest ended sessions go first`,
   '  --retain-days DAYS    drop ended sessions DAYS after they ended, whatever the budget',
   `                        (default: kept until the budget needs the space, or $${RETAIN_DAYS_ENV})`,
+  '  --serve-outside-files let clients read files an agent presents from outside the working',
+  '                        directories (default: listed, content refused)',
   '  -h, --help            show this help',
   '',
 ].join('\n');
@@ -96,6 +100,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     mirror: undefined,
     storeBudgetBytes: undefined,
     retainDays: undefined,
+    serveOutsideFiles: false,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -173,6 +178,9 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         break;
       case '--retain-days':
         args.retainDays = setting(name, parseRetainDays(value()));
+        break;
+      case '--serve-outside-files':
+        args.serveOutsideFiles = flag();
         break;
       default:
         {

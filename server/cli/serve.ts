@@ -111,6 +111,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
       checkUpgrade: security.checkUpgrade,
       selectProtocol: security.selectProtocol,
       handleHttpRequest: security.handleHttpRequest,
+      serveOutsideFiles: args.serveOutsideFiles,
       sessionDefaults: {
         onProgress: (done, total) => showProgress && progress.update(done, total),
         ...(args.storeBudgetBytes !== undefined ? { storeBudgetBytes: args.storeBudgetBytes } : {}),

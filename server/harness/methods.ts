@@ -7,6 +7,7 @@ import type { SessionManager } from '../session/session-manager.js';
 import type { TurnSummary } from '../session/turn-summary.js';
 import { harnessEvents } from './events.js';
 import { registerPresentFiles } from './present-files.js';
+import type { PresentedReadOptions } from './presented-content.js';
 import {
   checkBeforeEdit,
   checkStatus,
@@ -49,7 +50,12 @@ export type AfterTurnEnded = (sessionUri: string, turnId: string) => Promise<voi
  * supplies a step (changesets updating) that runs before `turnEnded`
  * answers.
  */
-export function registerHarnessMethods(server: ChangesetServer, sessions: SessionManager, afterTurnEnded?: () => AfterTurnEnded | undefined): void {
+export function registerHarnessMethods(
+  server: ChangesetServer,
+  sessions: SessionManager,
+  afterTurnEnded?: () => AfterTurnEnded | undefined,
+  presented: PresentedReadOptions = {},
+): void {
   server.registerRequest<TurnStartedParams, TurnStartedResult>(
     'harness/turnStarted',
     async (params) => {
@@ -89,7 +95,7 @@ export function registerHarnessMethods(server: ChangesetServer, sessions: Sessio
     { check: checkTurnEnded },
   );
 
-  registerPresentFiles(server, sessions);
+  registerPresentFiles(server, sessions, presented);
 
   server.registerRequest<StatusParams | undefined, StatusResult>(
     'harness/status',

@@ -4,10 +4,12 @@ import type { ChangesetServer } from '../app.js';
 import { invalidParams, RpcError } from '../connection/errors.js';
 import { isBinary } from '../diff/file-diff.js';
 import { fileUri } from '../file-uri.js';
-import { presentFiles, PresentedFileError, PresentedReadError, readPresented } from '../session/presented-files.js';
-import { SessionError } from '../session/recording-session.js';
+import { presentFiles, PresentedFileError } from '../session/presented-files.js';
+import { SessionError, type RecordingSession } from '../session/recording-session.js';
+import type { PresentedFile } from '../session/turn-record.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { checkPresentFiles, type PresentFilesParams } from './params.js';
+import { PresentedReadError, readPresentedContent, type PresentedReadOptions } from './presented-content.js';
 
 /** Result of `harness/presentFiles`. */
 export interface PresentFilesResult {
@@ -18,9 +20,10 @@ export interface PresentFilesResult {
 /**
  * `harness/presentFiles`, and `resourceRead` of the `file:` URIs it hands
  * out: only paths a turn of a live session presented, only while they are
- * regular files, at most 1 MiB.
+ * regular files, at most 1 MiB; files outside the working directories only
+ * when `opts.serveOutsideFiles` allows it.
  */
-export function registerPresentFiles(server: ChangesetServer, sessions: SessionManager): void {
+export function registerPresentFiles(server: ChangesetServer, sessions: SessionManager, opts: PresentedReadOptions = {}): void {
   server.registerRequest<PresentFilesParams, PresentFilesResult>(
     'harness/presentFiles',
     async (params) => {
@@ -42,22 +45,25 @@ export function registerPresentFiles(server: ChangesetServer, sessions: SessionM
 
   server.registerContentProvider('file:', {
     read: async (params) => {
-      const path = presentedPath(sessions, params.uri);
-      if (path === undefined) {
-        throw new RpcError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}: only files a turn presented are served`, { reason: 'not-presented' });
+      const found = presentedFileOf(sessions, params.uri);
+      if (found === undefined) {
+        throw new RpcError(AhpErrorCodes.ContentNotFound, 'no such content: only files a turn presented are served', { reason: 'not-presented' });
       }
       try {
-        return contentResult(await readPresented(path, params.uri), params);
+        return contentResult(await readPresentedContent(found.session, found.file, opts), params);
       } catch (error) {
-        if (error instanceof PresentedReadError) throw new RpcError(AhpErrorCodes.ContentNotFound, error.message, { reason: error.reason });
+        if (error instanceof PresentedReadError) {
+          const code = error.isContainment ? AhpErrorCodes.PermissionDenied : AhpErrorCodes.ContentNotFound;
+          throw new RpcError(code, error.message, { reason: error.reason });
+        }
         throw error;
       }
     },
   });
 }
 
-/** The path behind a `file:` URI that some turn of a live session presented. */
-function presentedPath(sessions: SessionManager, uri: string): string | undefined {
+/** The presented file behind a `file:` URI that some turn of a live session presented, and that session. */
+function presentedFileOf(sessions: SessionManager, uri: string): { session: RecordingSession; file: PresentedFile } | undefined {
   let normal: string;
   try {
     normal = new URL(uri).href;
@@ -68,7 +74,7 @@ function presentedPath(sessions: SessionManager, uri: string): string | undefine
     for (const turn of session.turns) {
       for (const file of turn.presented ?? []) {
         const href = fileUri(file.path);
-        if (href === uri || href === normal) return file.path;
+        if (href === uri || href === normal) return { session, file };
       }
     }
   }

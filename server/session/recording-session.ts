@@ -4,6 +4,7 @@ import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { chatUri as toChatUri, SessionStatus, sessionUri as toSessionUri, type ChatState, type SessionState, type StateAction } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/index.js';
 import { captureFile, DEFAULT_CAPTURE_MAX_BYTES } from '../changes/capture.js';
+import { LeftWorkingDirectoryError } from '../disk/contained-read.js';
 import { countChanges, recordChangeEntries } from '../changes/change-entries.js';
 import { collectTreeChanges, type RootSource, type RootTrees } from '../changes/collect-changes.js';
 import { classify, type FileChange } from '../changes/file-change.js';
@@ -332,14 +333,21 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       for (const p of paths) targets.push(await this.editTarget(p));
       await recordStep(turn, targets.map((t) => t.absPath), opts.tool, { snapshot: () => this.snapshotAll(), journal: this.journal });
       const captured: string[] = [];
-      for (const { absPath, skip } of targets) {
+      const addedNow: string[] = [];
+      for (const [i, { absPath, skip }] of targets.entries()) {
         if (opts.tool) turn.tools.set(absPath, opts.tool);
         if (skip) continue;
         if (!turn.captures.has(absPath)) {
           const root = this.rootIndexOf(absPath);
           const store = this.roots[Math.max(root, 0)]!.store;
-          const before = await captureFile(absPath, store, this.opts.captureMaxBytes ?? DEFAULT_CAPTURE_MAX_BYTES);
+          const before = await captureFile(this.workingDirectories, absPath, store, this.opts.captureMaxBytes ?? DEFAULT_CAPTURE_MAX_BYTES).catch((error: unknown) => {
+            if (!(error instanceof LeftWorkingDirectoryError)) throw error;
+            // Checked above, but a folder on its way was swapped for a link out since: refused whole, as it would have been then.
+            for (const added of addedNow) turn.captures.delete(added);
+            throw new OutsideWorkingDirectoriesError(`${paths[i]} resolves outside the session's working directories`);
+          });
           turn.captures.set(absPath, { absPath, root, before });
+          addedNow.push(absPath);
         }
         captured.push(absPath);
       }
@@ -521,7 +529,16 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       turn.after = await this.snapshotAll();
       for (const capture of turn.captures.values()) {
         const store = this.roots[Math.max(capture.root, 0)]!.store;
-        capture.after = await captureFile(capture.absPath, store, this.opts.captureMaxBytes ?? DEFAULT_CAPTURE_MAX_BYTES);
+        try {
+          capture.after = await captureFile(this.workingDirectories, capture.absPath, store, this.opts.captureMaxBytes ?? DEFAULT_CAPTURE_MAX_BYTES);
+        } catch (error) {
+          if (!(error instanceof LeftWorkingDirectoryError)) throw error;
+          // Nothing at that path is the workspace's any more: recorded as gone, and said so, never read.
+          capture.after = undefined;
+          capture.leftWorkingDirectory = true;
+          const path = toSlashes(relative(this.roots[Math.max(capture.root, 0)]!.dir, capture.absPath));
+          this.emit('warning', `${this.display({ absPath: capture.absPath, root: capture.root, path })} left the working directory (a folder on its way now links elsewhere): not read at the end of turn ${turn.index}`);
+        }
       }
       await Promise.all(this.roots.map((r) => r.store.flush()));
       const changes = await this.turnChanges(turn);
@@ -587,6 +604,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       };
       if (capture.before) change.before = capture.before;
       if (capture.after) change.after = capture.after;
+      if (capture.leftWorkingDirectory) change.leftWorkingDirectory = true;
       changes.push(change);
     }
     return detectRenames(changes);

@@ -16,6 +16,8 @@ export interface CaptureRecord {
   before: CapturedSide;
   /** Content at turn end; set when the turn ends. */
   after?: CapturedSide;
+  /** At turn end the path led outside the working directories (a folder on its way was swapped for a link): not read, `after` left empty. */
+  leftWorkingDirectory?: true;
 }
 
 /** The workspace as it was before one tool call of a turn (`harness/beforeEdit`, a hook's file-tool event). */

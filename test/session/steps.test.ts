@@ -23,7 +23,8 @@ const SESSION = `ahp-session:/${SID}`;
 const uriOf = (kind: 'turn' | 'step' | 'since', vars: Record<string, string>) => expandChangesetUri(changesetUriTemplate(SID, kind), vars);
 
 async function start(stateDir: string, dir: string): Promise<{ service: ChangesetService; client: TestClient }> {
-  const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir, log: () => undefined });
+  // These tests read back files presented from outside the workspace, which only this flag serves.
+  const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir, log: () => undefined, serveOutsideFiles: true });
   const { url } = await service.start();
   const client = await TestClient.connect(url);
   await client.initialize();
