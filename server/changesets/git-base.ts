@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { lookupPath } from '../changes/tree-lookup.js';
-import { EMPTY_TREE_ID, resolveRef as resolveGitRef, type GitRepositoryLocation } from '../snapshot/index.js';
+import { EMPTY_TREE_OID, resolveRef as resolveGitRef, type GitRepositoryLocation } from '../snapshot/index.js';
 import { parseCommit } from '../store/commit.js';
 import type { TreeReader } from '../store/tree.js';
 import type { ObjectStore } from '../store/types.js';
@@ -95,7 +95,7 @@ export async function commitTreeFor(
   const prefix = relative(repo.workTree, workingDirectory).split(sep).join('/');
   if (prefix === '') return tree;
   const entry = await lookupPath(reader, tree, prefix);
-  return entry && entry.mode === '040000' ? entry.oid : EMPTY_TREE_ID;
+  return entry && entry.mode === '040000' ? entry.oid : EMPTY_TREE_OID;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
- * Raw git object encoding: object ids, tree entries and their ordering. Done
- * directly with SHA-1 because it is a few lines and sits on the hot path.
+ * Raw git tree encoding for the snapshot's tree builder: modes, entries and
+ * their ordering. Object ids and tree parsing are the store's
+ * (`store/object-format.ts`, `store/tree.ts`), so there is one of each.
  */
-import { createHash } from 'node:crypto';
+export { EMPTY_TREE_OID, hashObject } from '../store/object-format.js';
 
 /** Git file modes as they appear in tree objects. */
 export const MODE_FILE = 0o100644;
@@ -10,17 +11,6 @@ export const MODE_EXEC = 0o100755;
 export const MODE_SYMLINK = 0o120000;
 export const MODE_TREE = 0o040000;
 export const MODE_GITLINK = 0o160000;
-
-/** The id of the empty tree, what `git write-tree` prints for an empty index. */
-export const EMPTY_TREE_ID = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-
-/** Computes the id git gives an object of this type and content. */
-export function hashObject(type: 'blob' | 'tree' | 'commit', content: Uint8Array): string {
-  const h = createHash('sha1');
-  h.update(`${type} ${content.length}\0`);
-  h.update(content);
-  return h.digest('hex');
-}
 
 /** One entry of a tree being encoded. */
 export interface TreeEntryInput {
@@ -71,23 +61,4 @@ export function compareTreeNames(a: Uint8Array, aIsTree: boolean, b: Uint8Array,
   const ca = a.length > len ? a[len]! : aIsTree ? 0x2f : 0;
   const cb = b.length > len ? b[len]! : bIsTree ? 0x2f : 0;
   return ca - cb;
-}
-
-/** Parses the entries of a raw tree object (used by tests and readers). */
-export function parseTree(content: Uint8Array): { mode: number; name: Buffer; oid: string }[] {
-  const buf = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  const out: { mode: number; name: Buffer; oid: string }[] = [];
-  let off = 0;
-  while (off < buf.length) {
-    const sp = buf.indexOf(0x20, off);
-    const nul = buf.indexOf(0, sp);
-    if (sp < 0 || nul < 0 || nul + 21 > buf.length) throw new Error('malformed tree object');
-    out.push({
-      mode: parseInt(buf.toString('latin1', off, sp), 8),
-      name: Buffer.from(buf.subarray(sp + 1, nul)),
-      oid: buf.toString('hex', nul + 1, nul + 21),
-    });
-    off = nul + 21;
-  }
-  return out;
 }

@@ -7,6 +7,6 @@ export { unreadFiles, WorkspaceSnapshotter, type NestedSnapshot, type SnapshotOp
 export type { SnapshotHooks, SnapshotWarning, UnreadFile, UnreadReason } from './walker.js';
 export { findGitRepository, readHeadCommit, resolveDotGit, resolveRef, type GitRepositoryLocation } from './git-repository.js';
 export { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
-export { EMPTY_TREE_ID, hashObject, parseTree } from './git-objects.js';
+export { EMPTY_TREE_OID, hashObject } from './git-objects.js';
 export type { GitEnvironment } from './git-config.js';
 export { workingTreeContent } from './working-tree-content.js';

@@ -12,7 +12,7 @@ import { mkdirPrivateSync, openPrivateSync } from '../store/fs-util.js';
 import type { ObjectStore } from '../store/types.js';
 import { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
 import { DEFAULT_CORE_SETTINGS, globalGitFiles, readCoreSettings, type CoreSettings, type GitEnvironment } from './git-config.js';
-import { EMPTY_TREE_ID } from './git-objects.js';
+import { EMPTY_TREE_OID } from './git-objects.js';
 import { findGitRepository, pathInWorkTree, type GitRepositoryLocation } from './git-repository.js';
 import { IgnoreStack, parseIgnoreFile, type IgnoreLevel } from './ignore-rules.js';
 import { parseIndexSafely, readIndexBytes } from './index-file.js';
@@ -471,7 +471,7 @@ export class WorkspaceSnapshotter {
       let tree = root.tree;
       if (tree === undefined) {
         tree = await this.opts.store.writeObject('tree', new Uint8Array(0));
-        if (tree !== EMPTY_TREE_ID) throw new Error(`object store returned ${tree} for the empty tree`);
+        if (tree !== EMPTY_TREE_OID) throw new Error(`object store returned ${tree} for the empty tree`);
       }
       // Objects first, then the cache that refers to them.
       const tFlush = performance.now();

@@ -21,7 +21,7 @@ export function typeFromPackCode(code: number): AnyObjectType | undefined {
   return TYPE_BY_CODE[code];
 }
 
-/** The id of the empty tree, which git treats as always present. */
+/** The id of the empty tree, which git treats as always present (what `git write-tree` prints for an empty index). */
 export const EMPTY_TREE_OID = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 const OID_PATTERN = /^[0-9a-f]{40}$/;
@@ -62,7 +62,8 @@ export function objectHeader(type: AnyObjectType, size: number): Buffer {
 
 /** The SHA-1 id git gives an object of this type and content. */
 export function hashObject(type: AnyObjectType, content: Uint8Array): string {
-  return createHash('sha1').update(objectHeader(type, content.byteLength)).update(content).digest('hex');
+  // A string header, not a Buffer: this runs once per file a snapshot hashes.
+  return createHash('sha1').update(`${type} ${content.byteLength}\0`, 'latin1').update(content).digest('hex');
 }
 
 /** Splits an inflated loose object (header + content) and checks its declared size. */

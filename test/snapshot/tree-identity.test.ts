@@ -5,7 +5,7 @@
 import { chmodSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EMPTY_TREE_ID, WorkspaceSnapshotter } from '../../server/snapshot/index.js';
+import { EMPTY_TREE_OID, WorkspaceSnapshotter } from '../../server/snapshot/index.js';
 import { gitTree } from './helpers.js';
 import { MemoryObjectStore } from './memory-store.js';
 import { SnapshotFixture, write } from './snapshot-fixture.js';
@@ -69,8 +69,8 @@ describe.each([{ watcher: 'off' }, { watcher: 'on' }])('tree identity with git, 
     mkdirSync(join(root, 'only-empty-dirs/a/b'), { recursive: true });
     const store = new MemoryObjectStore();
     const snap = await snapshotter(root, cacheDir, store).snapshot();
-    expect(snap.tree).toBe(EMPTY_TREE_ID);
-    expect(store.objects.has(EMPTY_TREE_ID)).toBe(true);
+    expect(snap.tree).toBe(EMPTY_TREE_OID);
+    expect(store.objects.has(EMPTY_TREE_OID)).toBe(true);
     expect(snap.files).toBe(0);
   });
 
@@ -80,7 +80,7 @@ describe.each([{ watcher: 'off' }, { watcher: 'on' }])('tree identity with git, 
     write(root, 'd.txt', 'd');
     const store = new MemoryObjectStore();
     const snap = await snapshotter(root, cacheDir, store).snapshot();
-    const { parseTree } = await import('../../server/snapshot/index.js');
+    const { parseTree } = await import('../../server/store/tree.js');
     const visit = async (oid: string): Promise<number> => {
       const o = await store.readObject(oid);
       if (o.type !== 'tree') return 1;
