@@ -3,7 +3,8 @@ import type { RootTrees } from '../changes/collect-changes.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import { stepEndTrees, stepOf } from '../session/step-recorder.js';
 import type { TurnRecord } from '../session/turn-record.js';
-import { commitTreeFor, findBaseBranch, mergeBase, resolveRef } from './git-base.js';
+import { resolveRef } from '../snapshot/index.js';
+import { commitTreeFor, findBaseBranch, mergeBase } from './git-base.js';
 
 /** The two recorded states a changeset compares; `undefined` entries leave a working directory out. */
 export interface ChangesetSides {

@@ -6,15 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { lookupPath } from '../changes/tree-lookup.js';
-import { EMPTY_TREE_OID, resolveRef as resolveGitRef, type GitRepositoryLocation } from '../snapshot/index.js';
+import { EMPTY_TREE_OID, resolveRef, type GitRepositoryLocation } from '../snapshot/index.js';
 import { parseCommit } from '../store/commit.js';
 import type { TreeReader } from '../store/tree.js';
 import type { ObjectStore } from '../store/types.js';
-
-/** Resolves a ref of the workspace repository to a commit id. */
-export function resolveRef(repo: GitRepositoryLocation, name: string): string | undefined {
-  return resolveGitRef(repo.gitDir, repo.commonDir, name);
-}
 
 /** The branch HEAD is on (`main`), or undefined when detached. */
 export function currentBranch(repo: GitRepositoryLocation): string | undefined {

@@ -120,7 +120,8 @@ function lookupPackedRef(commonDir: string, ref: string): string | undefined {
  * symbolic refs; undefined when it names a branch with no commit yet (a
  * freshly initialised repository) or does not exist.
  */
-export function resolveRef(gitDir: string, commonDir: string, name: string): string | undefined {
+export function resolveRef(repo: Pick<GitRepositoryLocation, 'gitDir' | 'commonDir'>, name: string): string | undefined {
+  const { gitDir, commonDir } = repo;
   let ref = name;
   for (let depth = 0; depth < 10; depth++) {
     // Per-worktree refs (HEAD, refs/bisect...) live in gitDir, the rest in commonDir.
@@ -138,5 +139,5 @@ export function resolveRef(gitDir: string, commonDir: string, name: string): str
 
 /** The commit HEAD points at (see {@link resolveRef}). */
 export function readHeadCommit(gitDir: string, commonDir: string): string | undefined {
-  return resolveRef(gitDir, commonDir, 'HEAD');
+  return resolveRef({ gitDir, commonDir }, 'HEAD');
 }
