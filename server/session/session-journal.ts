@@ -86,6 +86,8 @@ export interface SafetyDetails {
   message?: string;
   /** The line the session's timeline shows for it ("Reverted lines 3–9 of src/app.ts (turn 2)"). */
   action?: string;
+  /** The write-ahead intent of the operation: a restart finishes an operation whose safety checkpoint carries it. */
+  intent?: string;
 }
 
 /** A safety checkpoint read back. */
@@ -115,6 +117,9 @@ export interface LoadedSession {
  * checkpoint, so retention keeps them as long as the turn.
  */
 export class SessionJournal {
+  /** The safety records, once read: operations ask for them at every invocation and to show whether `undo` is possible. */
+  private safety: SafetyRecord[] | undefined;
+
   constructor(
     private readonly sessionId: string,
     private readonly roots: readonly WorkspaceRoot[],
@@ -130,6 +135,7 @@ export class SessionJournal {
         ...(await this.rootsOf(trees[i]!, i, [])),
       });
     });
+    this.safety = safetyRecordsOf(await this.roots[0]!.store.listSessionCheckpoints(this.sessionId));
   }
 
   async writeTurnStart(turn: TurnRecord): Promise<void> {
@@ -210,24 +216,37 @@ export class SessionJournal {
    */
   async writeSafety(details: SafetyDetails): Promise<number> {
     let index = 0;
+    let createdAt = '';
     await this.eachRoot(async (root, i) => {
       const entries: NewTreeEntry[] = [];
-      details.paths.forEach((p, n) => {
-        if (p.oid && p.mode && Math.max(p.root, 0) === i) entries.push({ name: String(n), mode: p.mode, oid: p.oid });
-      });
+      for (const [n, p] of details.paths.entries()) {
+        if (Math.max(p.root, 0) !== i) continue;
+        if (p.oid && p.mode) entries.push({ name: String(n), mode: p.mode, oid: p.oid });
+        // What the operation writes stays reachable as long as the record: a restart finishes an interrupted operation from it.
+        if (p.result && p.result.mode !== '160000' && (await root.store.hasObject(p.result.oid))) entries.push({ name: `${n}-result`, mode: p.result.mode, oid: p.result.oid });
+      }
       const tree = await root.store.writeObject('tree', serializeTree(entries));
       const info = await root.store.writeCheckpoint({ sessionId: this.sessionId, kind: 'safety', reason: details.operation, details, tree });
-      if (i === 0) index = info.safetyIndex ?? 0;
+      if (i === 0) {
+        index = info.safetyIndex ?? 0;
+        createdAt = info.createdAt;
+      }
     });
+    this.safety?.push({ index, createdAt, details: JSON.parse(JSON.stringify(details)) as SafetyDetails });
     return index;
   }
 
   /** The safety checkpoints of operations, oldest first (the session-start record is not one). */
   async listSafety(): Promise<SafetyRecord[]> {
+    if (this.safety) return [...this.safety];
     const chain = await this.roots[0]!.store.listSessionCheckpoints(this.sessionId);
-    return chain
-      .filter((c) => c.kind === 'safety' && c.reason !== SESSION_START_REASON && c.reason !== SETTLED_REASON && c.details !== undefined)
-      .map((c) => ({ index: c.safetyIndex ?? 0, createdAt: c.createdAt, details: c.details as SafetyDetails }));
+    this.safety = safetyRecordsOf(chain);
+    return [...this.safety];
+  }
+
+  /** The safety checkpoints as last read or written, without waiting; undefined until the journal was read or the session started. */
+  knownSafety(): readonly SafetyRecord[] | undefined {
+    return this.safety;
   }
 
   /** Records the state an operation left, so a restart starts the next after-the-fact turn from it too. */
@@ -252,6 +271,7 @@ export class SessionJournal {
   async load(): Promise<LoadedSession | undefined> {
     const chains = await Promise.all(this.roots.map((r) => r.store.listSessionCheckpoints(this.sessionId)));
     const first = chains[0]!;
+    this.safety = safetyRecordsOf(first);
     const start = first.find((c) => c.kind === 'safety' && c.reason === SESSION_START_REASON);
     if (!start) return undefined;
     const key = (c: CheckpointInfo) =>
@@ -340,6 +360,12 @@ export class SessionJournal {
 
 function stored(side: NonNullable<CapturedSide>): StoredSide {
   return { oid: side.oid, mode: side.mode, ...(side.size !== undefined ? { size: side.size } : {}), ...(side.oversized ? { oversized: true } : {}) };
+}
+
+function safetyRecordsOf(chain: readonly CheckpointInfo[]): SafetyRecord[] {
+  return chain
+    .filter((c) => c.kind === 'safety' && c.reason !== SESSION_START_REASON && c.reason !== SETTLED_REASON && c.details !== undefined)
+    .map((c) => ({ index: c.safetyIndex ?? 0, createdAt: c.createdAt, details: c.details as SafetyDetails }));
 }
 
 function treesOf(c: CheckpointInfo | undefined): RootTrees {

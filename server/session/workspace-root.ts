@@ -90,9 +90,12 @@ export class WorkspaceRoot {
       ...(opts.budgetBytes !== undefined ? { budgetBytes: opts.budgetBytes } : {}),
     });
     try {
-      // Before anything looks at the directory: an operation a crash interrupted leaves no file of ours behind.
-      const recovery = await recoverInterruptedWrites(store.layout.root, [store.workspaceDir]);
+      // Before anything looks at the directory or answers for it: an operation a crash interrupted is finished, and leaves no file of ours behind.
+      const recovery = await recoverInterruptedWrites(store.layout.root, [store.workspaceDir], store);
       if (recovery.kept.length > 0) console.warn(`changeset-server: kept files an interrupted operation set aside: ${recovery.kept.join(', ')}`);
+      if (recovery.unfinished.length > 0) {
+        console.warn(`changeset-server: an interrupted operation was finished except for files changed since, left as they are: ${recovery.unfinished.join(', ')}`);
+      }
       let root: WorkspaceRoot | undefined;
       const watch = SnapshotWatch.open(store.workspaceDir, opts.stateDir, opts.watching);
       const makeSnapshotter = () =>

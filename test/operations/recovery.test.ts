@@ -49,6 +49,6 @@ describe('recovery of writes a crash interrupted', () => {
     expect(existsSync(join(work, names('dddddddddddd').tmp))).toBe(true);
     expect(existsSync(join(outside, names('eeeeeeeeeeee').tmp))).toBe(true);
     // Recovered once: the intent is gone.
-    expect(await recoverInterruptedWrites(store, [work])).toEqual({ removed: 0, restored: [], kept: [] });
+    expect(await recoverInterruptedWrites(store, [work])).toEqual({ removed: 0, restored: [], kept: [], finished: [], unfinished: [] });
   });
 });

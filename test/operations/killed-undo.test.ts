@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChangesetState } from '../../protocol/index.js';
+import { TempDirs } from '../helpers/workspace.js';
+import { count, kill, killPartWay, prepare, serve, strayTemporaryFiles, versionOf, versions, type Running, type Workspace } from './killed-operation.js';
+
+const temp = new TempDirs();
+const running: Running[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) await kill(r);
+  temp.cleanup();
+});
+
+const FILES = 40;
+
+async function restart(ws: Workspace): Promise<Running> {
+  const r = await serve(ws.repo, ws.stateDir);
+  running.push(r);
+  return r;
+}
+
+function undo(r: Running, ws: Workspace): Promise<{ message: string }> {
+  return r.client.request<{ message: string }>('invokeChangesetOperation', { channel: ws.sessionChangeset, operationId: 'undo' }, { timeoutMs: 60_000 });
+}
+
+/** Right after the restart, before anything else: the state a client sees, then an undo invoked at once. */
+async function undoAtOnce(r: Running, ws: Workspace): Promise<{ shown: string | undefined; message: string }> {
+  await r.client.subscribe(ws.sessionChangeset);
+  const shown = r.client.state<ChangesetState>(ws.sessionChangeset)?.operations?.find((o) => o.id === 'undo')?.status;
+  return { shown, message: (await undo(r, ws)).message };
+}
+
+describe('an undo killed part-way', () => {
+  it('is finished by the restart: the tree is wholly undone, no temporary file, and the next undo goes further back', async () => {
+    const ws = await prepare(temp.make(), temp.make('state-'), FILES);
+    expect(count(versions(ws), 'v1')).toBe(FILES);
+    expect(versionOf(ws.repo, 'a.txt')).toBe('v1');
+
+    // The undo puts the turn's revert back (v1 → v2) file by file; killed after the 10th.
+    const changed = await killPartWay(ws, { channel: ws.sessionChangeset, operationId: 'undo', from: 'v1', after: 10, extraMs: 0, pauseMs: 150 });
+    expect(changed).toBeGreaterThanOrEqual(10);
+    expect(changed).toBeLessThan(FILES);
+
+    const r = await restart(ws);
+    expect(strayTemporaryFiles(ws.repo)).toEqual([]);
+    expect(count(versions(ws), 'v2')).toBe(FILES);
+    expect(versionOf(ws.repo, 'a.txt')).toBe('v1');
+    // The undo is done; undo now reaches the older revert, of a.txt, at once.
+    const first = await undoAtOnce(r, ws);
+    expect(first.shown).toBe('idle');
+    expect(first.message).toMatch(/^Undid revert: put back 1 file\b/);
+    expect(versionOf(ws.repo, 'a.txt')).toBe('v2');
+    expect(count(versions(ws), 'v2')).toBe(FILES);
+    const none = await r.client.requestError('invokeChangesetOperation', { channel: ws.sessionChangeset, operationId: 'undo' }, { timeoutMs: 30_000 });
+    expect(none.message).toContain('nothing to undo');
+  }, 120_000);
+
+  it('at random points of its writes: always wholly done after the restart, and undo then goes further back', async () => {
+    for (let round = 0; round < 3; round++) {
+      const ws = await prepare(temp.make(), temp.make('state-'), FILES);
+      const after = 1 + Math.floor(Math.random() * (FILES - 2));
+      // Killed in the pause after a write, or inside the next write (moved aside, half linked).
+      const changed = await killPartWay(ws, { channel: ws.sessionChangeset, operationId: 'undo', from: 'v1', after, extraMs: Math.random() * 30, pauseMs: 25 });
+      expect(changed, `round ${round}: killed after ${after} writes`).toBeGreaterThan(0);
+      expect(changed).toBeLessThan(FILES);
+
+      const r = await restart(ws);
+      expect(strayTemporaryFiles(ws.repo)).toEqual([]);
+      expect(count(versions(ws), 'v2')).toBe(FILES);
+      expect((await undoAtOnce(r, ws)).message).toMatch(/^Undid revert: put back 1 file\b/);
+      expect(versionOf(ws.repo, 'a.txt')).toBe('v2');
+      await kill(running.pop()!);
+    }
+  }, 120_000);
+});
+
+describe('an operation invoked right after a restart', () => {
+  it('sees the interrupted revert finished and undoable, not "nothing to undo"', async () => {
+    const ws = await prepare(temp.make(), temp.make('state-'), FILES);
+    // Back to the turn's end first, so the revert below has every file to write.
+    const r0 = await restart(ws);
+    await undo(r0, ws);
+    await kill(running.pop()!);
+    expect(count(versions(ws), 'v2')).toBe(FILES);
+
+    const changed = await killPartWay(ws, { channel: ws.turnChangeset, operationId: 'revert', from: 'v2', after: 5, extraMs: 0, pauseMs: 150 });
+    expect(changed).toBeGreaterThanOrEqual(5);
+    expect(changed).toBeLessThan(FILES);
+
+    const r = await restart(ws);
+    expect(count(versions(ws), 'v1')).toBe(FILES);
+    const first = await undoAtOnce(r, ws);
+    expect(first.shown).toBe('idle');
+    expect(first.message).toMatch(new RegExp(`^Undid revert: put back ${FILES} files\\b`));
+    expect(count(versions(ws), 'v2')).toBe(FILES);
+  }, 120_000);
+});
