@@ -10,7 +10,7 @@
  * Names are bytes: the checks run on the exact bytes a tree entry or a path
  * (see `path-bytes.ts`) stands for.
  */
-import { encodePathBytes } from './path-bytes.js';
+import { displayPathBytes, encodePathBytes } from './path-bytes.js';
 
 const SLASH = 0x2f;
 const BACKSLASH = 0x5c;
@@ -43,6 +43,14 @@ export function refusedPath(relPath: string): { component: string; problem: stri
     if (problem) return { component, problem };
   }
   return undefined;
+}
+
+/** A name or path quoted for a message, every invisible or control character written out (`.g\u200cit`), so it shows what the name really is. */
+export function quotedName(name: string): string {
+  const escaped = name.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"\\]/g, (c) =>
+    c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return `"${displayPathBytes(escaped)}"`;
 }
 
 function asciiLower(bytes: Uint8Array): string {

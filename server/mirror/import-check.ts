@@ -15,8 +15,7 @@ import { CorruptObjectError } from '../store/errors.js';
 import { isOid, type AnyObjectType } from '../store/object-format.js';
 import { BadTreeEntryError, checkTreeEntries } from '../store/tree-entry-check.js';
 import type { StoredObject } from '../store/types.js';
-import { refusedPath } from '../git-path.js';
-import { displayPathBytes } from '../path-bytes.js';
+import { quotedName, refusedPath } from '../git-path.js';
 import { isInsideDir } from '../paths.js';
 import { SESSION_START_REASON } from '../session/session-journal.js';
 import { refusedImport, type ImportError } from './import-limits.js';
@@ -214,19 +213,19 @@ class MirrorChecker {
     while (stack.length > 0) {
       const { oid, path } = stack.pop()!;
       if (this.checkedTrees.has(oid)) continue;
-      this.expect(oid, 'tree', where, path ? `the directory "${visible(path)}"` : 'its files');
+      this.expect(oid, 'tree', where, path ? `the directory ${quotedName(path)}` : 'its files');
       let entries;
       try {
         entries = checkTreeEntries((await this.objects.read(oid)).content);
       } catch (error) {
         if (!(error instanceof BadTreeEntryError)) throw error;
         const name = error.entryName === undefined ? path : `${path}${error.entryName}`;
-        throw refused(where, `"${visible(displayPath(name, trailer, rootNames))}" ${error.problem}`);
+        throw refused(where, `${quotedName(displayPath(name, trailer, rootNames))} ${error.problem}`);
       }
       for (const entry of entries) {
         const entryPath = `${path}${entry.name}`;
         if (entry.kind === 'tree') stack.push({ oid: entry.oid, path: `${entryPath}/` });
-        else if (entry.kind === 'blob') this.expect(entry.oid, 'blob', where, `"${visible(displayPath(entryPath, trailer, rootNames))}"`);
+        else if (entry.kind === 'blob') this.expect(entry.oid, 'blob', where, quotedName(displayPath(entryPath, trailer, rootNames)));
       }
       this.checkedTrees.add(oid);
     }
@@ -259,9 +258,4 @@ function displayPath(path: string, trailer: CheckpointTrailer, roots: ReadonlyMa
   if (first === 'workspace') return rest || '.';
   if (first === 'captures') return `a captured file (${rest})`;
   return root?.path ? `${root.path}/${rest}` : path;
-}
-
-/** A name with every invisible or control character written out, so the message shows what the name really is. */
-export function visible(name: string): string {
-  return displayPathBytes(name).replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -18,6 +18,7 @@ import type { SafetyRecord } from '../session/session-journal.js';
 import { OperationId, operationsFor, type OperationStatusInfo } from './catalogue.js';
 import { assertInside, executePlan, OutsideWorkspaceError } from './execute.js';
 import { planRestore, planReverse, planUndo, type Plan } from './plan.js';
+import { writeGuardFor } from './write-guard.js';
 import type { RangeSelection } from './reverse-merge.js';
 import { userActionText } from '../session/user-action-text.js';
 import { stepOf } from '../session/step-recorder.js';
@@ -36,6 +37,8 @@ interface InvocationMeta {
   dryRun?: boolean;
   /** For `restore-checkpoint` on a turn changeset: restore to just before the turn's n-th tool call (1-based). */
   step?: number;
+  /** From an imported session: also create symbolic links that point outside the working directory (skipped otherwise). */
+  allowOutsideSymlinks?: boolean;
 }
 
 /**
@@ -74,14 +77,15 @@ export class ChangesetOperations {
     if (step !== undefined && (typeof step !== 'number' || !Number.isInteger(step) || step < 1)) {
       throw invalidParams('params._meta.step must be a step number (an integer from 1)');
     }
+    if (meta?.allowOutsideSymlinks !== undefined && typeof meta.allowOutsideSymlinks !== 'boolean') {
+      throw invalidParams('params._meta.allowOutsideSymlinks must be a boolean');
+    }
     const { owner, channel } = await this.changesets.channel(params.channel);
     const session = owner.session;
     const state = this.changesets.stateOf(params.channel) as ChangesetState;
     const op = state.operations?.find((o) => o.id === params.operationId);
     if (!op) throw invalidParams(`operationId: "${params.operationId}" is not an operation of ${params.channel}`);
-    // Undo's published status may lag the journal (a restart, an operation just ended): the journal decides.
-    const undoable = op.id === OperationId.Undo && (await this.lastUndoable(session)) !== undefined;
-    if (op.status === 'disabled' && !undoable) throw invalidParams(`operationId: "${op.id}" is disabled${op.id === OperationId.Undo ? ': there is nothing to undo' : ''}`);
+    if (op.status === 'disabled') throw invalidParams(`operationId: "${op.id}" is disabled${op.id === OperationId.Undo ? ': there is nothing to undo' : ''}`);
     if (step !== undefined) {
       if (op.id !== OperationId.RestoreCheckpoint || channel.parsed.kind !== 'turn') {
         throw invalidParams('params._meta.step: only restore-checkpoint on a turn changeset takes a step');
@@ -104,7 +108,7 @@ export class ChangesetOperations {
       throw new RpcError(AhpErrorCodes.TurnInProgress, `turn "${session.activeTurnId}" is being recorded; operations wait until it ends`);
     }
 
-    const key = JSON.stringify([params.channel, params.operationId, params.target ?? null, dryRun, step ?? null]);
+    const key = JSON.stringify([params.channel, params.operationId, params.target ?? null, dryRun, step ?? null, meta?.allowOutsideSymlinks === true]);
     const pending = this.inFlight.get(key);
     if (pending) return pending;
     const run = this.run(session, owner, channel, op.id, params, selected, dryRun).finally(() => this.inFlight.delete(key));
@@ -182,12 +186,13 @@ export class ChangesetOperations {
     selected: FileChange[],
   ): Promise<{ plan: Plan; undoes?: number; truncateAfter?: string | null; describe: (plan: Plan) => string }> {
     const target = params.target;
+    const guard = await writeGuardFor(session, (params as { _meta?: InvocationMeta })._meta?.allowOutsideSymlinks === true);
     const selection: RangeSelection | undefined =
       target?.kind === 'range' ? { range: target.range, side: target.side === 'before' ? 'before' : 'after' } : undefined;
     switch (opId) {
       case OperationId.Revert:
       case OperationId.Discard: {
-        const plan = await planReverse(session, selected, selection, this.restoredTrees(session, parsed));
+        const plan = await planReverse(session, selected, selection, this.restoredTrees(session, parsed), opId === OperationId.Discard ? { ...guard, imported: false } : guard);
         const verb = opId === OperationId.Discard ? 'Discarded changes to' : 'Reverted';
         return { plan, describe: (p) => summary(`${verb} ${plural(p.writes.length, 'file')}`, p) };
       }
@@ -199,11 +204,11 @@ export class ChangesetOperations {
         const step = stepIndex !== undefined ? stepOf(turn, stepIndex) : undefined;
         if (stepIndex !== undefined && !step) throw invalidParams(`params._meta.step: ${missingStepMessage(turn, stepIndex)}`);
         if (step) {
-          const plan = await planRestore(session, step.trees, turn, step.index);
+          const plan = await planRestore(session, step.trees, turn, step.index, guard);
           const label = `before step ${step.index}${step.tool ? ` (${step.tool})` : ''} of turn "${turn.id}"`;
           return { plan, describe: (p) => restoredText(p, label) };
         }
-        const plan = await planRestore(session, turn.before, turn);
+        const plan = await planRestore(session, turn.before, turn, undefined, guard);
         const index = session.turns.indexOf(turn);
         const truncateAfter = opId === OperationId.RestoreCheckpointAndTurns ? (index > 0 ? session.turns[index - 1]!.id : null) : undefined;
         return {
@@ -222,7 +227,7 @@ export class ChangesetOperations {
       case OperationId.Undo: {
         const record = await this.lastUndoable(session);
         if (!record) throw invalidParams('operationId: "undo" is disabled: there is nothing to undo');
-        const plan = await planUndo(session, record);
+        const plan = await planUndo(session, record, guard);
         return { plan, undoes: record.index, describe: (p) => summary(`Undid ${record.details.operation}: put back ${plural(p.writes.length, 'file')}`, p) };
       }
       default:
@@ -274,7 +279,10 @@ export class ChangesetOperations {
   }
 
   private async lastUndoable(session: RecordingSession): Promise<SafetyRecord | undefined> {
-    return lastUndoableOf(await session.journal.listSafety());
+    const records = await session.journal.listSafety();
+    const cancels = (r: SafetyRecord) => r.details.undoes !== undefined;
+    const undone = new Set(records.filter(cancels).map((r) => r.details.undoes));
+    return [...records].reverse().find((r) => !cancels(r) && !undone.has(r.index) && r.details.paths.length > 0);
   }
 
   private async refreshUndo(session: RecordingSession): Promise<void> {
@@ -287,33 +295,14 @@ export class ChangesetOperations {
   private statusOf(session: RecordingSession, parsed: ParsedChangesetUri, id: string): OperationStatusInfo {
     const tracked = this.status.get(`${formatChangesetUri(parsed)} ${id}`);
     if (tracked && tracked.status !== 'idle') return tracked;
-    if (id === OperationId.Undo && !this.undoAvailable(session)) return { status: 'disabled' };
+    if (id === OperationId.Undo && !this.undoable.get(session.uri)) return { status: 'disabled' };
     return { status: 'idle' };
-  }
-
-  /** From the journal's records when it has read them (a restarted session's first answers are then right), else as last refreshed. */
-  private undoAvailable(session: RecordingSession): boolean {
-    const known = session.journal.knownSafety();
-    return known ? lastUndoableOf(known) !== undefined : this.undoable.get(session.uri) === true;
   }
 
   private setStatus(owner: SessionChangesets, channel: ChangesetChannel, opId: string, info: OperationStatusInfo): void {
     this.status.set(`${channel.uri} ${opId}`, info);
     owner.setOperationStatus(channel.uri, opId, info);
   }
-}
-
-/**
- * The newest operation `undo` can put back: not itself an undo or a
- * rollback, and not cancelled by one. An undo that was stopped and put
- * back (a rollback cancels it) cancels nothing, so the operation it was
- * undoing can be undone again.
- */
-function lastUndoableOf(records: readonly SafetyRecord[]): SafetyRecord | undefined {
-  const cancels = (r: SafetyRecord) => r.details.undoes !== undefined;
-  const rolledBack = new Set(records.filter((r) => r.details.operation === 'rollback').map((r) => r.details.undoes));
-  const undone = new Set(records.filter((r) => cancels(r) && !rolledBack.has(r.index)).map((r) => r.details.undoes));
-  return [...records].reverse().find((r) => !cancels(r) && !undone.has(r.index) && r.details.paths.length > 0);
 }
 
 function plural(n: number, word: string): string {

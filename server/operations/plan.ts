@@ -11,6 +11,7 @@ import { NotAFileError, readDiskFile, type DiskFile } from '../disk/workspace-fi
 import { dirname, join, relative } from 'node:path';
 import { readCoreSettings } from '../snapshot/git-config.js';
 import { toSlashes } from '../paths.js';
+import { refusedWrite, type WriteGuard } from './write-guard.js';
 
 /** One file an operation will write (or delete, when `next` is undefined). */
 export interface PlannedWrite {
@@ -81,6 +82,7 @@ export async function planReverse(
   changes: readonly FileChange[],
   selection?: RangeSelection,
   restoredTrees?: readonly RootTrees[],
+  guard?: WriteGuard,
 ): Promise<Plan> {
   const plan = emptyPlan();
   for (const change of changes) {
@@ -103,11 +105,11 @@ export async function planReverse(
     if (change.kind === 'renamed' && change.oldAbsPath) {
       // Undo a rename as two paths: the new one goes away, the old one comes back.
       const oldDisplay = session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
-      await addOutcome(session, plan, change.absPath, change.root, display, undefined, after);
-      await addOutcome(session, plan, change.oldAbsPath, change.root, oldDisplay, before, undefined);
+      await addOutcome(session, plan, change.absPath, change.root, display, undefined, after, undefined, guard);
+      await addOutcome(session, plan, change.oldAbsPath, change.root, oldDisplay, before, undefined, undefined, guard);
       continue;
     }
-    await addOutcome(session, plan, change.absPath, change.root, display, before, after, selection);
+    await addOutcome(session, plan, change.absPath, change.root, display, before, after, selection, guard);
   }
   if (restoredTrees) plan.removeDirs = await dirsToRemove(session, plan, restoredTrees);
   return plan;
@@ -133,7 +135,7 @@ async function dirsToRemove(session: RecordingSession, plan: Plan, trees: readon
  * by design. `fromStep`: the state is the one before that tool call of
  * `from`, not the turn's start.
  */
-export async function planRestore(session: RecordingSession, target: readonly RootTrees[], from: TurnRecord, fromStep?: number): Promise<Plan> {
+export async function planRestore(session: RecordingSession, target: readonly RootTrees[], from: TurnRecord, fromStep?: number, guard?: WriteGuard): Promise<Plan> {
   const plan = emptyPlan();
   const current = await session.snapshotInQueue();
   const changes = await session.changesBetween(current, target);
@@ -156,6 +158,7 @@ export async function planRestore(session: RecordingSession, target: readonly Ro
     wanted.set(change.absPath, { root: change.root, display: session.display(change), next });
   }
   // Captured paths (ignored by snapshots) go back to what they held before this turn first touched them.
+  const captured = new Set<string>();
   const fromIndex = session.turns.indexOf(from);
   for (const turn of session.turns.slice(fromIndex)) {
     for (const capture of turn.captures.values()) {
@@ -173,12 +176,18 @@ export async function planRestore(session: RecordingSession, target: readonly Ro
         continue;
       }
       wanted.set(capture.absPath, { root: capture.root, display: session.display(change), next: await version(capture.before) });
+      captured.add(capture.absPath);
     }
   }
   const isKnown = await knownVersions(session, current);
   for (const [absPath, w] of wanted) {
     if (w.root < 0) {
       plan.skipped.push({ path: w.display, reason: 'outside the working directories' });
+      continue;
+    }
+    const refused = refusedWrite(session, absPath, w.root, w.next, guard);
+    if (refused) {
+      plan.skipped.push({ path: w.display, reason: refused });
       continue;
     }
     const disk = await readForPlan(plan, absPath, w.display);
@@ -190,6 +199,8 @@ export async function planRestore(session: RecordingSession, target: readonly Ro
     plan.writes.push({ absPath, root: w.root, display: w.display, current: disk, next: w.next });
     if (!isKnown(absPath, disk)) plan.userEdited.push(w.display);
   }
+  // Directories later turns made go once emptied; not for captured (ignored) paths, whose directories no tree records.
+  plan.removeDirs = await dirsToRemove(session, { ...plan, writes: plan.writes.filter((w) => !captured.has(w.absPath)) }, target);
   return plan;
 }
 
@@ -220,12 +231,17 @@ async function knownVersions(session: RecordingSession, current: readonly RootTr
 }
 
 /** Puts back what an operation changed, from its safety checkpoint (undo). */
-export async function planUndo(session: RecordingSession, record: SafetyRecord): Promise<Plan> {
+export async function planUndo(session: RecordingSession, record: SafetyRecord, guard?: WriteGuard): Promise<Plan> {
   const plan = emptyPlan();
   for (const p of record.details.paths) {
     const store = session.roots[Math.max(p.root, 0)]!.store;
     const next: Version = p.oid && p.mode ? { content: (await store.readObject(p.oid)).content, mode: p.mode } : undefined;
     const display = session.display({ absPath: p.absPath, root: p.root, path: '' });
+    const refused = refusedWrite(session, p.absPath, p.root, next, guard);
+    if (refused) {
+      plan.skipped.push({ path: display, reason: refused });
+      continue;
+    }
     const disk = await readForPlan(plan, p.absPath, display);
     if (disk === 'blocked') continue;
     if (sameVersion(disk, next)) {
@@ -258,9 +274,16 @@ async function addOutcome(
   before: Version,
   after: Version,
   selection?: RangeSelection,
+  guard?: WriteGuard,
 ): Promise<void> {
   if (root < 0) {
     plan.skipped.push({ path: display, reason: 'outside the working directories' });
+    return;
+  }
+  // What a revert writes is the change's old side (or a merge of it): that is the version judged.
+  const refused = refusedWrite(session, absPath, root, before, guard);
+  if (refused) {
+    plan.skipped.push({ path: display, reason: refused });
     return;
   }
   const current = await readForPlan(plan, absPath, display);
