@@ -11,7 +11,7 @@ import { ContainedDirs, DirectoryChangedError, OutsideWorkspaceError, realPath }
 import { ChangedWhileRunningError, newSwapNames, swapFile, type ExpectedVersion, type NewVersion, type SwapNames } from '../disk/file-swap.js';
 import type { Plan, PlannedWrite } from './plan.js';
 import { assertNoRefusedPaths } from './write-guard.js';
-import { WriteIntent, type IntendedWrite } from '../disk/write-intent.js';
+import { newIntentId, WriteIntent, type IntendedWrite } from '../disk/write-intent.js';
 
 export { OutsideWorkspaceError } from '../disk/contained-dirs.js';
 
@@ -45,8 +45,13 @@ export async function executePlan(session: RecordingSession, plan: Plan, details
   assertNoRefusedPaths(session, plan.writes);
   for (const w of plan.writes) await assertInside(session, w.absPath);
   const steps = [...plan.writes].sort((a, b) => (a.absPath < b.absPath ? -1 : 1)).map(stepFor);
-  const index = await writeSafetyCheckpoint(session, steps, details);
-  const intents = await beginIntents(session, steps);
+  // The intent goes first and names the safety checkpoint: a restart finishes an operation only once that checkpoint exists.
+  const intentId = newIntentId();
+  const intents = await beginIntents(session, steps, intentId, plan.removeDirs);
+  const index = await writeSafetyCheckpoint(session, steps, { ...details, intent: intentId }).catch(async (error: unknown) => {
+    await Promise.all(intents.map((i) => i.end()));
+    throw error;
+  });
   const dirs = new ContainedDirs(session.workingDirectories);
   const pause = Number(process.env[PAUSE_ENV] ?? 0);
   const done: Step[] = [];
@@ -87,6 +92,8 @@ async function writeSafetyCheckpoint(session: RecordingSession, steps: readonly 
   const paths: SafetyPath[] = [];
   for (const { write: w, next } of steps) {
     const p: SafetyPath = { absPath: w.absPath, root: w.root, result: next ? { oid: hashObject('blob', next.content), mode: next.mode } : null };
+    // What is written is stored too, so a restart can finish the operation.
+    if (next) await storeOf(session, w.root).writeObject('blob', next.content);
     if (w.current) {
       p.oid = await storeOf(session, w.root).writeObject('blob', w.current.content);
       p.mode = w.current.mode;
@@ -99,14 +106,22 @@ async function writeSafetyCheckpoint(session: RecordingSession, steps: readonly 
 }
 
 /** One intent per store, naming the writes in its working directory, so each root recovers its own on open. */
-async function beginIntents(session: RecordingSession, steps: readonly Step[]): Promise<WriteIntent[]> {
+async function beginIntents(session: RecordingSession, steps: readonly Step[], id: string, removeDirs: readonly string[] = []): Promise<WriteIntent[]> {
   const byRoot = new Map<number, IntendedWrite[]>();
   for (const { write: w, names, next } of steps) {
     const root = Math.max(w.root, 0);
-    const entry: IntendedWrite = { absPath: w.absPath, names, ...(w.current ? { expectedOid: w.current.oid } : {}), ...(next ? { writtenOid: hashObject('blob', next.content) } : {}) };
+    const entry: IntendedWrite = {
+      absPath: w.absPath,
+      names,
+      ...(w.current ? { expectedOid: w.current.oid, expectedMode: w.current.mode } : {}),
+      ...(next ? { writtenOid: hashObject('blob', next.content), written: { mode: next.mode, ...(next.perm !== undefined ? { perm: next.perm } : {}), ...(next.uid !== undefined ? { uid: next.uid } : {}), ...(next.gid !== undefined ? { gid: next.gid } : {}) } } : {}),
+    };
     byRoot.set(root, [...(byRoot.get(root) ?? []), entry]);
   }
-  return Promise.all([...byRoot].map(([root, writes]) => WriteIntent.begin(session.roots[root]!.store.layout.root, writes)));
+  const dirsOf = (root: number) => removeDirs.filter((d) => isInsideDir(session.roots[root]!.dir, d));
+  return Promise.all(
+    [...byRoot].map(([root, writes]) => WriteIntent.begin(session.roots[root]!.store.layout.root, writes, { sessionId: session.id, id, removeDirs: dirsOf(root) })),
+  );
 }
 
 /** Puts back, newest first, what an interrupted operation wrote, each only if it still holds what was written. */

@@ -85,7 +85,9 @@ export class ChangesetOperations {
     const state = this.changesets.stateOf(params.channel) as ChangesetState;
     const op = state.operations?.find((o) => o.id === params.operationId);
     if (!op) throw invalidParams(`operationId: "${params.operationId}" is not an operation of ${params.channel}`);
-    if (op.status === 'disabled') throw invalidParams(`operationId: "${op.id}" is disabled${op.id === OperationId.Undo ? ': there is nothing to undo' : ''}`);
+    // Undo's published status may lag the journal (a restart, an operation just ended): the journal decides.
+    const undoable = op.id === OperationId.Undo && (await this.lastUndoable(session)) !== undefined;
+    if (op.status === 'disabled' && !undoable) throw invalidParams(`operationId: "${op.id}" is disabled${op.id === OperationId.Undo ? ': there is nothing to undo' : ''}`);
     if (step !== undefined) {
       if (op.id !== OperationId.RestoreCheckpoint || channel.parsed.kind !== 'turn') {
         throw invalidParams('params._meta.step: only restore-checkpoint on a turn changeset takes a step');
@@ -279,10 +281,7 @@ export class ChangesetOperations {
   }
 
   private async lastUndoable(session: RecordingSession): Promise<SafetyRecord | undefined> {
-    const records = await session.journal.listSafety();
-    const cancels = (r: SafetyRecord) => r.details.undoes !== undefined;
-    const undone = new Set(records.filter(cancels).map((r) => r.details.undoes));
-    return [...records].reverse().find((r) => !cancels(r) && !undone.has(r.index) && r.details.paths.length > 0);
+    return lastUndoableOf(await session.journal.listSafety());
   }
 
   private async refreshUndo(session: RecordingSession): Promise<void> {
@@ -295,14 +294,33 @@ export class ChangesetOperations {
   private statusOf(session: RecordingSession, parsed: ParsedChangesetUri, id: string): OperationStatusInfo {
     const tracked = this.status.get(`${formatChangesetUri(parsed)} ${id}`);
     if (tracked && tracked.status !== 'idle') return tracked;
-    if (id === OperationId.Undo && !this.undoable.get(session.uri)) return { status: 'disabled' };
+    if (id === OperationId.Undo && !this.undoAvailable(session)) return { status: 'disabled' };
     return { status: 'idle' };
+  }
+
+  /** From the journal's records when it has read them (a restarted session's first answers are then right), else as last refreshed. */
+  private undoAvailable(session: RecordingSession): boolean {
+    const known = session.journal.knownSafety();
+    return known ? lastUndoableOf(known) !== undefined : this.undoable.get(session.uri) === true;
   }
 
   private setStatus(owner: SessionChangesets, channel: ChangesetChannel, opId: string, info: OperationStatusInfo): void {
     this.status.set(`${channel.uri} ${opId}`, info);
     owner.setOperationStatus(channel.uri, opId, info);
   }
+}
+
+/**
+ * The newest operation `undo` can put back: not itself an undo or a
+ * rollback, and not cancelled by one. An undo that was stopped and put
+ * back (a rollback cancels it) cancels nothing, so the operation it was
+ * undoing can be undone again.
+ */
+function lastUndoableOf(records: readonly SafetyRecord[]): SafetyRecord | undefined {
+  const cancels = (r: SafetyRecord) => r.details.undoes !== undefined;
+  const rolledBack = new Set(records.filter((r) => r.details.operation === 'rollback').map((r) => r.details.undoes));
+  const undone = new Set(records.filter((r) => cancels(r) && !rolledBack.has(r.index)).map((r) => r.details.undoes));
+  return [...records].reverse().find((r) => !cancels(r) && !undone.has(r.index) && r.details.paths.length > 0);
 }
 
 function plural(n: number, word: string): string {
