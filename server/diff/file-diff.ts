@@ -7,7 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import { isBinary } from './binary.js';
 import { ByteLines, type LineEncoding } from './byte-lines.js';
 import { buildHunks, NO_NEWLINE_MARKER, type DiffHunk } from './hunks.js';
-import { countChanges, diffLines, type DiffAlgorithm } from './line-diff.js';
+import { countLineChanges, diffLines, type DiffAlgorithm } from './line-diff.js';
 
 export { BINARY_SNIFF_BYTES, isBinary } from './binary.js';
 
@@ -121,7 +121,7 @@ export function diffFile(
     return { kind: 'text', ...exists, coarse: true, ...coarseReplacement(oldLines, newLines), encoding };
   }
   const changes = diffLines(oldLines, newLines, { algorithm });
-  const { added, removed } = countChanges(changes);
+  const { added, removed } = countLineChanges(changes);
   return { kind: 'text', ...exists, coarse: false, added, removed, hunks: buildHunks(oldLines, newLines, changes, context), encoding };
 }
 

@@ -126,7 +126,7 @@ export function applyLineChanges(a: readonly string[], b: readonly string[], cha
 }
 
 /** Lines added and removed by an edit script (what `git diff --numstat` prints). */
-export function countChanges(changes: readonly LineChange[]): { added: number; removed: number } {
+export function countLineChanges(changes: readonly LineChange[]): { added: number; removed: number } {
   let added = 0;
   let removed = 0;
   for (const c of changes) {

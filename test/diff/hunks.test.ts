@@ -2,7 +2,7 @@ import { applyPatch, formatPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
 import { buildHunks, countHunkLines, formatHunkHeader, type DiffHunk } from '../../server/diff/hunks.js';
 import { ByteLines } from '../../server/diff/byte-lines.js';
-import { countChanges, diffLines, diffTextLines } from '../../server/diff/line-diff.js';
+import { countLineChanges, diffLines, diffTextLines } from '../../server/diff/line-diff.js';
 import { gitDiffPairs, prng, randomEdit, randomText } from './git-oracle.js';
 import { codeLikeCorpus } from './corpus.js';
 
@@ -15,7 +15,7 @@ function ourDiff(x: string, y: string, algorithm: 'histogram' | 'myers' = 'histo
   const byteChanges = diffLines(a, b, { algorithm });
   expect(byteChanges).toEqual(d.changes);
   expect(buildHunks(a, b, byteChanges, context)).toEqual(hunks);
-  return { hunks, counts: countChanges(d.changes) };
+  return { hunks, counts: countLineChanges(d.changes) };
 }
 
 function asGitText(hunks: DiffHunk[]): string[][] {

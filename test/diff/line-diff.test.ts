@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffLines, diffTextLines, applyLineChanges, countChanges, type LineChange } from '../../server/diff/line-diff.js';
+import { diffLines, diffTextLines, applyLineChanges, countLineChanges, type LineChange } from '../../server/diff/line-diff.js';
 import { splitLines } from '../../server/diff/lines.js';
 import { ByteLines } from '../../server/diff/byte-lines.js';
 import { prng, randomEdit, randomText } from './git-oracle.js';
@@ -77,12 +77,12 @@ describe('diffLines', () => {
     const b = a.map((l, i) => (i % 2 ? `changed ${i}\n` : l));
     const changes = diffLines(a, b);
     expectValidScript(a, b, changes);
-    expect(countChanges(changes)).toEqual({ added: 5000, removed: 5000 });
+    expect(countLineChanges(changes)).toEqual({ added: 5000, removed: 5000 });
   });
 
   it('counts added and removed lines', () => {
     const d = diffTextLines('a\nb\nc\n', 'a\nx\ny\nc\n');
-    expect(countChanges(d.changes)).toEqual({ added: 2, removed: 1 });
+    expect(countLineChanges(d.changes)).toEqual({ added: 2, removed: 1 });
   });
 });
 
