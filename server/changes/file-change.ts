@@ -49,7 +49,7 @@ export interface FileChange {
   similarity?: number;
   /** The path is outside what snapshots see and was captured by `beforeEdit`. */
   captured?: boolean;
-  /** A captured path that now leads outside the working directories: its new side was not read, and operations leave it alone. */
+  /** A captured path that now leads outside the working directories: its new side was not read (operations over it are refused while it leads outside). */
   leftWorkingDirectory?: true;
 }
 
