@@ -43,10 +43,11 @@ export interface ClientValues {
   'dry-run'?: boolean;
   'and-turns'?: boolean;
   step?: string;
+  'allow-outside-symlinks'?: boolean;
 }
 
 type ExtraOption = Exclude<keyof ClientValues, keyof typeof TARGET_OPTIONS>;
-const BOOLEAN_OPTIONS: ReadonlySet<string> = new Set(['dry-run', 'and-turns']);
+const BOOLEAN_OPTIONS: ReadonlySet<string> = new Set(['dry-run', 'and-turns', 'allow-outside-symlinks']);
 
 /** Parses a client command's arguments (the target options plus `extra` options); throws {@link UsageError}. */
 export function parseClientArgs(argv: readonly string[], extra: readonly ExtraOption[], opts: { positionals?: number } = {}): { values: ClientValues; positionals: string[] } {

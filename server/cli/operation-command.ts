@@ -9,6 +9,11 @@ export type { OperationCommand } from './operation-request.js';
 
 const TURN_HELP = '  --turn T             the turn: the number "status" shows, "last", -1 (the last), -2, …, or its id';
 const DRY_RUN_HELP = '  --dry-run            show the files it would change and any conflicts; write nothing';
+const OUTSIDE_LINKS_HELP = [
+  '  --allow-outside-symlinks',
+  '                       from an imported session, also create symbolic links that point outside the',
+  '                       working directory (they are listed as skipped otherwise)',
+].join('\n');
 
 export const OPERATION_USAGE: Record<OperationCommand, string> = {
   revert: [
@@ -23,6 +28,7 @@ export const OPERATION_USAGE: Record<OperationCommand, string> = {
     '  --lines A-B          only the changes touching lines A to B of --file, as your editor numbers them',
     '  --side after|before  count --lines in the file after the turn (default) or before it',
     DRY_RUN_HELP,
+    OUTSIDE_LINKS_HELP,
   ].join('\n'),
   restore: [
     'Usage: changeset-server restore --turn T [--step N] [--and-turns] [--dry-run] [options]',
@@ -35,6 +41,7 @@ export const OPERATION_USAGE: Record<OperationCommand, string> = {
     '  --step N             back to just before the turn\'s Nth tool call that edited files',
     '  --and-turns          also remove turn T and every later turn from the session',
     DRY_RUN_HELP,
+    OUTSIDE_LINKS_HELP,
   ].join('\n'),
   discard: [
     'Usage: changeset-server discard [--file PATH] [--dry-run] [options]',
@@ -51,14 +58,15 @@ export const OPERATION_USAGE: Record<OperationCommand, string> = {
     'byte for byte.',
     '',
     DRY_RUN_HELP,
+    OUTSIDE_LINKS_HELP,
   ].join('\n'),
 };
 
 const OWN_OPTIONS: Record<OperationCommand, (keyof ClientValues & string)[]> = {
-  revert: ['turn', 'file', 'lines', 'side', 'dry-run'],
-  restore: ['turn', 'step', 'and-turns', 'dry-run'],
+  revert: ['turn', 'file', 'lines', 'side', 'dry-run', 'allow-outside-symlinks'],
+  restore: ['turn', 'step', 'and-turns', 'dry-run', 'allow-outside-symlinks'],
   discard: ['file', 'dry-run'],
-  undo: ['dry-run'],
+  undo: ['dry-run', 'allow-outside-symlinks'],
 };
 
 /** Runs `revert`, `restore`, `discard` or `undo`. */
@@ -92,19 +100,21 @@ export async function operationCommand(command: OperationCommand, argv: readonly
       andTurns: values['and-turns'] === true,
       ...(step !== undefined ? { step } : {}),
       dryRun,
+      ...(values['allow-outside-symlinks'] === true ? { allowOutsideSymlinks: true } : {}),
     });
+    const skipped = done.skipped.map((s) => `  skipped ${s.path}: ${s.reason}`);
     if (done.turn) report['turn'] = { index: done.turn.index, turnId: done.turn.turnId };
     if (dryRun) {
       const files = done.files as { path: string; action: string }[];
       const heading = `Dry run, nothing written: ${command} ${done.turn?.label ?? ''} would ${files.length === 0 ? 'change no file' : `change ${plural(files.length, 'file')}:`}`.replace(/ {2,}/g, ' ');
       const body = files.map((f) => `  ${f.action.padEnd(6)} ${f.path}`);
-      out.result([heading, ...body].join('\n'), { ...report, operation: done.operationId, dryRun: true, files, unchanged: done.unchanged, message: done.message });
+      out.result([heading, ...body, ...skipped].join('\n'), { ...report, operation: done.operationId, dryRun: true, files, unchanged: done.unchanged, skipped: done.skipped, message: done.message });
       return 0;
     }
     const files = done.files as string[];
     const heading = done.action ?? done.message;
     const body = files.length > 0 ? files.map((f) => `  ${f}`) : ['  (no file needed a change)'];
-    out.result([heading, ...body].join('\n'), { ...report, operation: done.operationId, action: heading, files, message: done.message });
+    out.result([heading, ...body, ...skipped].join('\n'), { ...report, operation: done.operationId, action: heading, files, skipped: done.skipped, message: done.message });
     return 0;
   } finally {
     await client.close();

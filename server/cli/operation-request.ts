@@ -33,6 +33,8 @@ export interface OperationRequest {
   step?: number;
   /** Report what would change; write nothing. */
   dryRun?: boolean;
+  /** From an imported session: also create symbolic links pointing outside the working directory (skipped otherwise). */
+  allowOutsideSymlinks?: boolean;
   /** Where relative paths start (the current directory by default). */
   cwd?: string;
 }
@@ -51,6 +53,8 @@ export interface OperationReport {
   files: string[] | { path: string; action: string }[];
   /** Files already as wanted. */
   unchanged: string[];
+  /** Files left alone on purpose, with why. */
+  skipped: { path: string; reason: string }[];
 }
 
 /** Carries out an operation request against one session of a connected server. */
@@ -100,7 +104,11 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
       : { kind: 'resource', resource, side };
   }
   const dryRun = request.dryRun === true;
-  const invocationMeta = { ...(dryRun ? { dryRun: true } : {}), ...(command === 'restore' && request.step !== undefined ? { step: request.step } : {}) };
+  const invocationMeta = {
+    ...(dryRun ? { dryRun: true } : {}),
+    ...(command === 'restore' && request.step !== undefined ? { step: request.step } : {}),
+    ...(request.allowOutsideSymlinks === true ? { allowOutsideSymlinks: true } : {}),
+  };
   const result = await client
     .request<InvokeChangesetOperationResult>('invokeChangesetOperation', {
       channel,
@@ -111,7 +119,7 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
     .catch((error: unknown) => {
       throw asTypedLines(error, request);
     });
-  const meta = ((result as { _meta?: unknown } | null)?._meta ?? {}) as { action?: string; files?: unknown; unchanged?: string[] };
+  const meta = ((result as { _meta?: unknown } | null)?._meta ?? {}) as { action?: string; files?: unknown; unchanged?: string[]; skipped?: unknown };
   const message = typeof result?.message === 'string' ? result.message : (result?.message?.markdown ?? '');
   const files = (Array.isArray(meta.files) ? meta.files : []) as OperationReport['files'];
   return {
@@ -123,6 +131,7 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
     ...(meta.action !== undefined ? { action: meta.action } : {}),
     files,
     unchanged: meta.unchanged ?? [],
+    skipped: Array.isArray(meta.skipped) ? (meta.skipped as OperationReport['skipped']) : [],
   };
 }
 

@@ -43,6 +43,10 @@ const TURN_ARG = {
   description: 'The turn: its number as list_turns shows it, "last" (default), -1 for the last, -2 for the one before, or its id.',
 } as const;
 const DRY_RUN_ARG = { type: 'boolean', description: 'Report what would change and any conflicts, writing nothing. Use it first when unsure.' } as const;
+const OUTSIDE_LINKS_ARG = {
+  type: 'boolean',
+  description: 'Only for a session imported from a mirror: also create symbolic links that point outside the working directory (otherwise listed as skipped). Set it only when the user asked for it.',
+} as const;
 
 export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
   {
@@ -142,6 +146,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
         lines: { type: 'string', description: 'Only the changes touching these lines of file, "A-B" or "A", numbered from 1 as editors show them.' },
         side: { type: 'string', enum: ['after', 'before'], description: 'Count lines in the file after the turn (default) or before it.' },
         dry_run: DRY_RUN_ARG,
+        allow_outside_symlinks: OUTSIDE_LINKS_ARG,
         session: SESSION_ARG,
       },
       additionalProperties: false,
@@ -161,6 +166,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
         step: { type: 'number', description: 'Go back to just before this tool call of the turn (its number among the turn\'s file edits, from show_changes steps) instead of the turn\'s start.' },
         and_later_turns: { type: 'boolean', description: 'Also remove this turn and every later turn from the session.' },
         dry_run: DRY_RUN_ARG,
+        allow_outside_symlinks: OUTSIDE_LINKS_ARG,
         session: SESSION_ARG,
       },
       required: ['turn'],
@@ -175,7 +181,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
     title: 'Undo the last revert or restore',
     description:
       'Puts back, byte for byte, every file the last revert, restore or discard wrote. Refuses (writing nothing) when one of those files was edited since. Writes files.',
-    inputSchema: { type: 'object', properties: { dry_run: DRY_RUN_ARG, session: SESSION_ARG }, additionalProperties: false },
+    inputSchema: { type: 'object', properties: { dry_run: DRY_RUN_ARG, allow_outside_symlinks: OUTSIDE_LINKS_ARG, session: SESSION_ARG }, additionalProperties: false },
     destructive: true,
     run: (args, context) => operate({ command: 'undo' }, args, context),
   },
@@ -204,6 +210,7 @@ async function operate(request: Omit<OperationRequest, 'cwd'>, args: ToolArgumen
     ...request,
     ...(args['turn'] !== undefined ? { turn: String(args['turn']) } : {}),
     dryRun: args['dry_run'] === true,
+    ...(args['allow_outside_symlinks'] === true ? { allowOutsideSymlinks: true } : {}),
     cwd: context.cwd,
   });
 }

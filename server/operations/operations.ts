@@ -163,7 +163,7 @@ export class ChangesetOperations {
         if (truncateAfter !== undefined) this.dropTurns(session, owner, truncateAfter);
         const writes = plan.writes.map((w) => ({ absPath: w.absPath, root: w.root, ...(w.next ? { content: w.next.content, mode: w.next.mode } : {}) }));
         await session.recordUserAction({ at: new Date().toISOString(), operation: opId, text: action, files, changeset: params.channel }, written, writes);
-        return { message, _meta: { action, files } } as InvokeChangesetOperationResult;
+        return { message, _meta: { action, files, ...(plan.skipped.length > 0 ? { skipped: plan.skipped } : {}) } } as InvokeChangesetOperationResult;
       });
       if (!dryRun) await this.afterWrite(session, owner);
       return result;
