@@ -3,6 +3,7 @@
  * line, a blank line, and one trailer line `Changeset-Server: <json>` holding
  * the metadata (the raw ids, turn data, roots).
  */
+import type { TurnState } from '../../protocol/chat/state.js';
 import { CorruptObjectError } from './errors.js';
 import { encodeRefComponent } from './ref-names.js';
 
@@ -12,8 +13,8 @@ export const SESSIONS_PREFIX = 'refs/changeset-server/sessions/';
 /** The trailer key that carries checkpoint metadata. */
 export const TRAILER_KEY = 'Changeset-Server';
 
-/** How a turn ended. */
-export type TurnState = 'complete' | 'cancelled' | 'error';
+/** How a turn ended: AHP's own turn states. */
+export type { TurnState };
 
 /** What a checkpoint records: a turn's start or end, the state before one tool call of a turn (`step`), or the state before a destructive operation. */
 export type CheckpointKind = 'start' | 'end' | 'step' | 'safety';

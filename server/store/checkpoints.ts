@@ -156,7 +156,7 @@ export interface CheckpointInfo {
 }
 
 /** A session found in the store. */
-export interface SessionSummary {
+export interface StoredSession {
   /** The session's raw id. */
   sessionId: string;
   /** True until the session is marked ended. */
@@ -269,7 +269,7 @@ export class Checkpoints {
   }
 
   /** Every session with refs in the store. */
-  async listSessions(): Promise<SessionSummary[]> {
+  async listSessions(): Promise<StoredSession[]> {
     let names: string[];
     try {
       names = await readdir(join(this.repo, SESSIONS_PREFIX));
@@ -277,7 +277,7 @@ export class Checkpoints {
       if (isNotFound(error)) return [];
       throw error;
     }
-    const out: SessionSummary[] = [];
+    const out: StoredSession[] = [];
     for (const name of names) {
       const summary = await this.summarise(`${SESSIONS_PREFIX}${name}/`);
       if (summary) out.push(summary);
@@ -539,7 +539,7 @@ export class Checkpoints {
     return info;
   }
 
-  private async summarise(prefix: string): Promise<SessionSummary | undefined> {
+  private async summarise(prefix: string): Promise<StoredSession | undefined> {
     const head = await readRef(this.repo, `${prefix}head`);
     const ended = await readRef(this.repo, `${prefix}ended`);
     let sessionId: string | undefined;
@@ -559,7 +559,7 @@ export class Checkpoints {
       lastCheckpointAt = trailer.createdAt;
     }
     if (sessionId === undefined) return undefined;
-    const summary: SessionSummary = { sessionId, live: !ended, checkpointCount, refPrefix: prefix };
+    const summary: StoredSession = { sessionId, live: !ended, checkpointCount, refPrefix: prefix };
     if (endedAt) summary.endedAt = endedAt;
     if (lastCheckpointAt) summary.lastCheckpointAt = lastCheckpointAt;
     return summary;

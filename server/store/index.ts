@@ -15,7 +15,7 @@ import {
   Checkpoints,
   type CheckpointInfo,
   type CheckpointInput,
-  type SessionSummary,
+  type StoredSession,
   type TimeInput,
 } from './checkpoints.js';
 import { enforceBudget, storeSize, type EnforceBudgetOptions, type RetentionReport } from './retention.js';
@@ -41,7 +41,7 @@ export type {
   RootLayout,
   SafetyCheckpointInput,
   StepCheckpointInput,
-  SessionSummary,
+  StoredSession,
   TimeInput,
   TurnCheckpointInput,
   TurnMetadata,
@@ -97,7 +97,7 @@ export interface WorkspaceStore extends ObjectStore {
   /** The change entries stored with a turn, or undefined. */
   readChangeEntries(sessionId: string, turnId: string): Promise<unknown>;
   /** Sessions present in the store, live or ended. */
-  listSessions(): Promise<SessionSummary[]>;
+  listSessions(): Promise<StoredSession[]>;
   /** Marks a session ended, making it eligible for retention. */
   markSessionEnded(sessionId: string, endedAt?: TimeInput): Promise<void>;
   /** Deletes every ref of a session (the user forgot it); its objects go at the next pack rewrite. */
@@ -229,7 +229,7 @@ class OpenStore implements WorkspaceStore {
     return this.checkpoints.readChangeEntries(sessionId, turnId);
   }
 
-  listSessions(): Promise<SessionSummary[]> {
+  listSessions(): Promise<StoredSession[]> {
     return this.checkpoints.listSessions();
   }
 

@@ -9,7 +9,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Checkpoints, SessionSummary } from './checkpoints.js';
+import type { Checkpoints, StoredSession } from './checkpoints.js';
 import { parseCommit } from './commit.js';
 import { isNotFound } from './fs-util.js';
 import { listRefs } from './refs.js';
@@ -68,7 +68,7 @@ export interface RetentionReport {
   /** Size of the shadow repository after, in bytes. */
   sizeAfter: number;
   /** Ended sessions whose refs were dropped, oldest first. */
-  droppedSessions: SessionSummary[];
+  droppedSessions: StoredSession[];
   /** Of those, the ones dropped for their age rather than the budget. */
   expiredSessions: number;
   /**
@@ -131,7 +131,7 @@ export async function markReachable(objects: ShadowStore, roots: Iterable<string
   return seen;
 }
 
-function endTime(s: SessionSummary): string {
+function endTime(s: StoredSession): string {
   return s.endedAt ?? s.lastCheckpointAt ?? '';
 }
 
@@ -169,7 +169,7 @@ export async function enforceBudget(ctx: RetentionContext, budgetBytes: number, 
     if (!marks.kept.has(oid) && !marks.holders.has(oid)) freed += await ctx.objects.shadowEntrySize(oid);
   }
   const expiredPrefixes = new Set(expired.map((s) => s.refPrefix));
-  const dropped: SessionSummary[] = [];
+  const dropped: StoredSession[] = [];
   for (const session of ended) {
     const isExpired = expiredPrefixes.has(session.refPrefix);
     if (!isExpired && sizeBefore - freed <= budgetBytes) break;
@@ -209,7 +209,7 @@ interface SessionMarks {
   holders: Map<string, number>;
 }
 
-async function markSessions(ctx: RetentionContext, ended: readonly SessionSummary[], protectedRoots: readonly string[]): Promise<SessionMarks> {
+async function markSessions(ctx: RetentionContext, ended: readonly StoredSession[], protectedRoots: readonly string[]): Promise<SessionMarks> {
   const endedPrefixes = ended.map((s) => s.refPrefix);
   const keptRoots: string[] = [...protectedRoots];
   const rootsBySession = new Map<string, string[]>();
