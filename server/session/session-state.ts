@@ -1,4 +1,4 @@
-import { pathToFileURL } from 'node:url';
+import { fileUri } from '../file-uri.js';
 import type { TurnRecord } from './turn-record.js';
 import { summaryMarkdown } from './turn-summary.js';
 import { presentedPartsOf } from './presented-files.js';
@@ -15,10 +15,6 @@ export interface SessionStateInit {
 
 /** The provider id this server reports for its sessions. */
 export const PROVIDER_ID = 'changeset-server';
-
-export function fileUri(path: string): string {
-  return pathToFileURL(path).href;
-}
 
 export function initialChatState(init: SessionStateInit): ChatState {
   return {

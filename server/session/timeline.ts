@@ -1,7 +1,8 @@
 import { basename } from 'node:path';
 import type { ChatState, JsonObject, SessionState, StateAction } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/index.js';
-import { chatSummaryOf, fileUri } from './session-state.js';
+import { fileUri } from '../file-uri.js';
+import { chatSummaryOf } from './session-state.js';
 import type { TurnRecord } from './turn-record.js';
 import { summaryMarkdown, type TurnSummary } from './turn-summary.js';
 import type { TimelineMeta, TurnStats, UserAction } from './timeline-meta.js';
