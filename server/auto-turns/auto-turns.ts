@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { RootTrees } from '../changes/collect-changes.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { TurnSummary } from '../session/turn-summary.js';
-import { ulid } from '../session/ulid.js';
+import { ulid } from '../ulid.js';
 import { sameTrees } from './trees.js';
 import { watchWorkspaces, type WorkspaceWatch } from './workspace-watcher.js';
 

@@ -1,6 +1,6 @@
 import { relative, sep } from 'node:path';
 import { toSlashes } from '../paths.js';
-import { ulid } from '../session/ulid.js';
+import { ulid } from '../ulid.js';
 import { sha256Of } from './content-hash.js';
 import type { FileChange } from './file-change.js';
 

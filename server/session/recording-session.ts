@@ -26,7 +26,7 @@ import { treesWithWrites, type WrittenFile } from './settled-trees.js';
 import { SessionTimeline, sessionTitle, type UserAction } from './timeline.js';
 import type { CaptureRecord, TurnEndState, TurnRecord } from './turn-record.js';
 import { DEFAULT_MAX_FILES, summarizeTurn, type ChangedFileSummary, type TurnSummary } from './turn-summary.js';
-import { ulid } from './ulid.js';
+import { ulid } from '../ulid.js';
 import { WorkspaceRoot } from './workspace-root.js';
 
 /** How to create a recording session. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { displayPath } from '../../server/session/display-path.js';
 import { summarizeTurn } from '../../server/session/turn-summary.js';
-import { ulid } from '../../server/session/ulid.js';
+import { ulid } from '../../server/ulid.js';
 
 describe('displayPath', () => {
   const ctx = { workingDirectory: '/repo/app', repositoryRoot: '/repo', home: '/home/u' };
