@@ -18,7 +18,7 @@ import { CachingReads } from '../store/caching-reads.js';
 import { TreeReader } from '../store/tree.js';
 import { displayPathBytes } from '../path-bytes.js';
 import { displayPath } from './display-path.js';
-import { SerialQueue } from './serial-queue.js';
+import { SerialQueue } from '../serial-queue.js';
 import { recordStep } from './step-recorder.js';
 import { SessionJournal, type LoadedSession, type SafetyDetails } from './session-journal.js';
 import { initialChatState, initialSessionState, restoredChatState } from './session-state.js';

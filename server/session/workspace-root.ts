@@ -7,7 +7,7 @@ import { shadowTmpDir } from '../store/shadow-repo.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
 import { TEMP_EXCLUDES } from '../disk/file-swap.js';
 import { recoverInterruptedWrites } from '../disk/write-intent.js';
-import { SerialQueue } from './serial-queue.js';
+import { SerialQueue } from '../serial-queue.js';
 import { SnapshotWatch, type SnapshotWatchOptions } from '../watch/snapshot-watch.js';
 import type { ChangeTrackingStats } from '../snapshot/change-tracking.js';
 import { findGitRepository, WorkspaceSnapshotter, type GitRepositoryLocation, type NestedSnapshot, type SnapshotResult } from '../snapshot/index.js';

@@ -19,7 +19,7 @@ import {
 import { parseCommit, serializeCommit } from './commit.js';
 import { StoreInputError } from './errors.js';
 import { isNotFound } from './fs-util.js';
-import { SerialQueue } from './mutex.js';
+import { SerialQueue } from '../serial-queue.js';
 import { assertOid, describeValue, EMPTY_TREE_OID } from './object-format.js';
 import { deleteRef, listRefs, readRef, writeRef } from './refs.js';
 import { serializeTree, type TreeReader } from './tree.js';
