@@ -84,12 +84,16 @@ const HFS_IGNORED = new Set([
   0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x206a, 0x206b, 0x206c, 0x206d, 0x206e, 0x206f, 0xfeff,
 ]);
 
-/** git's `is_hfs_dotgit`: `.git` in any case once the ignored code points are left out; a name that is not UTF-8 never is. */
+/**
+ * git's `is_hfs_dotgit`: `.git` in any case once the ignored code points are
+ * left out. Like git, bytes that are not UTF-8 end the name there: `.git`
+ * followed by a stray byte is refused too.
+ */
 function isHfsDotGit(bytes: Uint8Array): boolean {
   const points: number[] = [];
   for (let i = 0; i < bytes.byteLength; ) {
     const decoded = decodeUtf8(bytes, i);
-    if (!decoded) return false;
+    if (!decoded) break;
     i = decoded.next;
     if (!HFS_IGNORED.has(decoded.point)) points.push(decoded.point);
     if (points.length > 4) return false;

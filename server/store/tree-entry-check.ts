@@ -6,7 +6,7 @@
  * order. The store's own `parseTree` is lenient on purpose (it reads what
  * the local recorder wrote); this is the strict reading for what comes in.
  */
-import { refusedComponent } from '../git-path.js';
+import { quotedName, refusedComponent } from '../git-path.js';
 import { decodePathBytes } from '../path-bytes.js';
 import { compareTreeEntries, GITLINK_MODE, type TreeEntry } from './tree.js';
 
@@ -27,7 +27,7 @@ export class BadTreeEntryError extends Error {
     /** What is wrong, as a phrase following the name ("is a .git directory …"). */
     readonly problem: string,
   ) {
-    super(entryName === undefined ? `a tree ${problem}` : `${JSON.stringify(entryName)} ${problem}`);
+    super(entryName === undefined ? `a tree ${problem}` : `${quotedName(entryName)} ${problem}`);
   }
 }
 
