@@ -4,7 +4,7 @@ import type { RootTrees } from '../changes/collect-changes.js';
 import type { GitMode } from '../changes/file-change.js';
 import type { CheckpointInfo, CheckpointRootInput } from '../store/checkpoints.js';
 import { serializeTree, type NewTreeEntry } from '../store/tree.js';
-import type { PresentedFile, StepRecord, TurnRecord } from './turn-record.js';
+import type { CaptureRecord, PresentedFile, StepRecord, TurnRecord } from './turn-record.js';
 import type { TurnSummary } from './turn-summary.js';
 import type { WorkspaceRoot } from './workspace-root.js';
 
@@ -41,7 +41,7 @@ interface TurnJournal {
   automatic?: true;
   editSpan?: { from: string; to: string };
   tools: [string, string][];
-  captures: { absPath: string; root: number; before?: StoredSide; after?: StoredSide }[];
+  captures: { absPath: string; root: number; before?: StoredSide; after?: StoredSide; leftWorkingDirectory?: true }[];
   presented?: PresentedFile[];
 }
 
@@ -167,6 +167,7 @@ export class SessionJournal {
         root: c.root,
         ...(c.before ? { before: stored(c.before) } : {}),
         ...(c.after ? { after: stored(c.after) } : {}),
+        ...(c.leftWorkingDirectory ? { leftWorkingDirectory: true as const } : {}),
       })),
     };
     await this.eachRoot(async (root, i) => {
@@ -340,7 +341,9 @@ export class SessionJournal {
     for (const c of journal.captures) {
       const store = this.roots[Math.max(c.root, 0)]!.store;
       const side = (s: StoredSide | undefined): CapturedSide => (s ? { ...s, store } : undefined);
-      record.captures.set(c.absPath, { absPath: c.absPath, root: c.root, before: side(c.before), after: side(c.after) });
+      const capture: CaptureRecord = { absPath: c.absPath, root: c.root, before: side(c.before), after: side(c.after) };
+      if (c.leftWorkingDirectory) capture.leftWorkingDirectory = true;
+      record.captures.set(c.absPath, capture);
     }
   }
 

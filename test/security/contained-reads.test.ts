@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
 import { workspaceLayout } from '../../server/store/index.js';
 import { subscribeReady } from '../helpers/changesets.js';
-import type { TestClient } from '../helpers/client.js';
+import { ChangesetService } from '../../server/service.js';
+import { TestClient } from '../helpers/client.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
@@ -92,6 +93,24 @@ describe('reads of captured paths stay inside the working directory', () => {
     const turn = await subscribeReady(client, uriOf('turn', { turnId: 't1' }));
     const file = turn.files.find((f) => (f._meta as { path: string }).path === 'ignored/config.txt');
     expect(file?._meta).toMatchObject({ kind: 'deleted', captured: true, leftWorkingDirectory: true });
+  });
+
+  it('still says the path left the working directory after a restart', async () => {
+    await client.request('harness/beforeEdit', { channel: SESSION, turnId: 't1', paths: ['ignored/config.txt'] });
+    swapIgnoredForLink();
+    await client.request('harness/turnEnded', { channel: SESSION, turnId: 't1' });
+    await t.service.stop();
+    const again = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir: t.stateDir, log: () => undefined });
+    const next = await TestClient.connect((await again.start()).url);
+    try {
+      await next.initialize();
+      await next.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href });
+      const turn = await subscribeReady(next, uriOf('turn', { turnId: 't1' }));
+      expect(turn.files.map((f) => f._meta)).toEqual([expect.objectContaining({ path: 'ignored/config.txt', kind: 'deleted', leftWorkingDirectory: true })]);
+    } finally {
+      await next.close();
+      await again.stop();
+    }
   });
 
   it('refuses a beforeEdit whose directory is swapped for a link between the check and the read', async () => {
