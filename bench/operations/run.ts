@@ -1,8 +1,9 @@
 /**
  * The cost of writing safely: an operation's write phase over 1,000 files
  * with our compare-and-swap (directories pinned inside the workspace, each
- * file moved aside, checked against the planned version, the new one linked
- * in) against the naive atomic write it replaced (temporary file, fsync,
+ * file checked against the planned version, taken off its name, the new one
+ * linked in; the versions replaced checked again, and for processes holding
+ * them open for writing, after the last write) against the naive atomic write it replaced (temporary file, fsync,
  * rename; no checks). Both read the planned versions first, as planning
  * does, and both fsync file contents. Rounds alternate ours and the anchor
  * in one process run; medians and the ratio are printed.
@@ -15,7 +16,8 @@ import { chmod, lstat, mkdir, open, rename } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { ContainedDirs } from '../../server/disk/contained-dirs.js';
-import { newSwapNames, swapFile } from '../../server/disk/file-swap.js';
+import { newSwapNames } from '../../server/disk/file-swap.js';
+import { WriteBatch } from '../../server/disk/write-batch.js';
 import { readDiskFile } from '../../server/disk/workspace-file.js';
 
 const argv = process.argv.slice(2);
@@ -58,23 +60,25 @@ async function naive(next: Buffer[]): Promise<void> {
   }
 }
 
-/** Ours: every write compared and swapped against the version read while planning. */
+/** Ours, as an operation writes: every write compared and swapped, the versions replaced checked again (and for writers) at the end. */
 async function ours(next: Buffer[]): Promise<void> {
   const planned = [];
   for (const p of paths) planned.push(await readDiskFile(p));
   const dirs = new ContainedDirs([root]);
+  const batch = new WriteBatch(dirs);
   try {
     for (let i = 0; i < paths.length; i++) {
       const current = planned[i]!;
-      const dir = await dirs.parentOf(paths[i]!, true);
-      await swapFile(
-        dir,
-        Buffer.from(basename(paths[i]!)),
-        newSwapNames(),
-        { oid: current.oid, mode: current.mode, identity: current.identity },
-        { content: next[i]!, mode: '100644', perm: current.perm },
-      );
+      await batch.write({
+        absPath: paths[i]!,
+        display: basename(paths[i]!),
+        names: newSwapNames(),
+        expected: { oid: current.oid, mode: current.mode, identity: current.identity },
+        next: { content: next[i]!, mode: '100644', perm: current.perm },
+      });
     }
+    await batch.settle();
+    await batch.release();
     await dirs.sync();
   } finally {
     await dirs.close();

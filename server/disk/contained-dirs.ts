@@ -1,5 +1,5 @@
 import { constants, existsSync } from 'node:fs';
-import { lstat, mkdir, open, realpath, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, rmdir, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, sep } from 'node:path';
 import { decodePathBytes, encodePathBytes, fsPath } from '../path-bytes.js';
 import { isInsideDir } from '../paths.js';
@@ -24,7 +24,11 @@ export interface PinnedDir {
   verify(): Promise<void>;
 }
 
-/** Directories held open at once; beyond it the least recently used are closed (and opened, and checked, again when needed). */
+/**
+ * Directories held open at once besides those kept for a rollback; beyond
+ * it the least recently used are closed (and opened, and checked, again
+ * when needed).
+ */
 const MAX_OPEN_DIRS = 128;
 
 /** A pinned directory and the descriptor that pins it. */
@@ -37,21 +41,40 @@ interface Held {
  * opened parent, never following a symlink that leads outside the working
  * directories (one that stays inside is followed). Missing directories are
  * created on request and remembered, so a failed operation can remove the
- * ones it made. At most {@link MAX_OPEN_DIRS} stay open: operations write
- * in sorted order, so the ones closed are rarely needed again.
+ * ones it made. Directories a file was written in are kept open until the
+ * end, so a rollback writes through the very directory each write went to,
+ * wherever its path leads by then. Of the others at most
+ * {@link MAX_OPEN_DIRS} stay open: operations write in sorted order, so the
+ * ones closed are rarely needed again.
  */
 export class ContainedDirs {
   private readonly held = new Map<string, Held>();
+  /** Directories kept open until close(), never evicted. */
+  private readonly kept = new Set<string>();
   /** Directories this operation created, outermost first. */
   readonly created: string[] = [];
 
   constructor(private readonly roots: readonly string[]) {}
 
-  /** The pinned parent directory of `absPath`, created when `create` is set. */
-  async parentOf(absPath: string, create: boolean): Promise<PinnedDir> {
-    // Only here, between two uses, may descriptors be closed: nothing holds one then.
+  /**
+   * The pinned parent directory of `absPath`, created when `create` is set;
+   * with `keep`, held open until close() (a caller may then use it later).
+   */
+  async parentOf(absPath: string, create: boolean, keep = false): Promise<PinnedDir> {
+    // Only here, between two uses, may descriptors be closed: nothing holds one then but what is kept.
     await this.evict();
-    return this.dir(dirname(absPath), create);
+    const dir = await this.dir(dirname(absPath), create);
+    if (keep) this.kept.add(dirname(absPath));
+    return dir;
+  }
+
+  /** Removes, innermost first, the directories this operation created, each through its parent as it was pinned. */
+  async removeCreated(): Promise<void> {
+    for (const absDir of [...this.created].reverse()) {
+      const parent = await this.held.get(dirname(absDir))?.pinned.catch(() => undefined);
+      const path = parent ? parent.entry(encodePathBytes(basename(absDir))) : fsPath(absDir);
+      await rmdir(path).catch(() => undefined);
+    }
   }
 
   /** Makes the renames and links in every directory written durable (file contents are synced as they are written). */
@@ -62,6 +85,7 @@ export class ContainedDirs {
   async close(): Promise<void> {
     const all = [...this.held.values()];
     this.held.clear();
+    this.kept.clear();
     await Promise.all(all.map((h) => closeHeld(h)));
   }
 
@@ -82,8 +106,9 @@ export class ContainedDirs {
   }
 
   private async evict(): Promise<void> {
-    if (this.held.size <= MAX_OPEN_DIRS) return;
-    const victims = [...this.held.keys()].slice(0, this.held.size - MAX_OPEN_DIRS / 2);
+    const evictable = [...this.held.keys()].filter((key) => !this.kept.has(key));
+    if (evictable.length <= MAX_OPEN_DIRS) return;
+    const victims = evictable.slice(0, evictable.length - MAX_OPEN_DIRS / 2);
     for (const key of victims) {
       const held = this.held.get(key)!;
       this.held.delete(key);
@@ -107,6 +132,8 @@ export class ContainedDirs {
           if (e.code !== 'EEXIST') throw e;
         });
         if (!this.created.includes(absDir)) this.created.push(absDir);
+        // Its parent stays open, so a rollback removes the directory made, wherever the parent's path leads by then.
+        this.kept.add(dirname(absDir));
         return pinnedAt(absDir, await openDir(parent.entry(name)));
       }
       if (code !== 'ELOOP' && code !== 'ENOTDIR') throw error;

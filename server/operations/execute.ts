@@ -2,13 +2,15 @@ import { rmdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { AhpErrorCodes, JsonRpcErrorCodes } from '../../protocol/index.js';
 import { RpcError } from '../connection/errors.js';
-import { encodePathBytes, fsPath } from '../path-bytes.js';
+import { encodePathBytes } from '../path-bytes.js';
 import { isInsideDir } from '../paths.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SafetyDetails, SafetyPath } from '../session/session-journal.js';
 import { hashObject } from '../snapshot/index.js';
 import { ContainedDirs, DirectoryChangedError, OutsideWorkspaceError, realPath } from '../disk/contained-dirs.js';
-import { ChangedWhileRunningError, newSwapNames, swapFile, type ExpectedVersion, type NewVersion, type SwapNames } from '../disk/file-swap.js';
+import { ChangedWhileRunningError, newSwapNames, type ExpectedVersion, type NewVersion, type SwapNames } from '../disk/file-swap.js';
+import { describeWriter, fileKey, findOpenWriters } from '../disk/open-writers.js';
+import { HeldOpenError, WriteBatch, type BatchWrite, type RollBackResult } from '../disk/write-batch.js';
 import type { Plan, PlannedWrite } from './plan.js';
 import { assertNoRefusedPaths } from './write-guard.js';
 import { newIntentId, WriteIntent, type IntendedWrite } from '../disk/write-intent.js';
@@ -44,6 +46,7 @@ interface Step {
 export async function executePlan(session: RecordingSession, plan: Plan, details: Omit<SafetyDetails, 'paths'>): Promise<number> {
   assertNoRefusedPaths(session, plan.writes);
   for (const w of plan.writes) await assertInside(session, w.absPath);
+  await refuseFilesHeldOpen(plan);
   const steps = [...plan.writes].sort((a, b) => (a.absPath < b.absPath ? -1 : 1)).map(stepFor);
   // The intent goes first and names the safety checkpoint: a restart finishes an operation only once that checkpoint exists.
   const intentId = newIntentId();
@@ -53,23 +56,24 @@ export async function executePlan(session: RecordingSession, plan: Plan, details
     throw error;
   });
   const dirs = new ContainedDirs(session.workingDirectories);
+  const batch = new WriteBatch(dirs);
   const pause = Number(process.env[PAUSE_ENV] ?? 0);
-  const done: Step[] = [];
+  const stop = async (write: PlannedWrite, error: unknown): Promise<never> => {
+    const written = batch.count;
+    const putBack = await batch.rollBack();
+    if (putBack.failed.length === 0) {
+      await session.journal.writeSafety({ operation: 'rollback', changeset: details.changeset, paths: [], undoes: index, message: `${details.operation} stopped` });
+    }
+    throw failure(session, write, error, written, putBack);
+  };
   try {
     for (const step of steps) {
-      if (done.length > 0 && pause > 0) await new Promise((r) => setTimeout(r, pause));
-      try {
-        const dir = await dirs.parentOf(step.write.absPath, step.next !== undefined);
-        await swapFile(dir, encodePathBytes(basename(step.write.absPath)), step.names, step.expected, step.next);
-      } catch (error) {
-        const putBack = await rollBack(dirs, done);
-        if (putBack.failed.length === 0) {
-          await session.journal.writeSafety({ operation: 'rollback', changeset: details.changeset, paths: [], undoes: index, message: `${details.operation} stopped` });
-        }
-        throw failure(session, step.write, error, done.length, putBack.failed);
-      }
-      done.push(step);
+      if (batch.count > 0 && pause > 0) await new Promise((r) => setTimeout(r, pause));
+      await batch.write(batchWriteOf(step)).catch((error: unknown) => stop(step.write, error));
     }
+    // Settling names the file it found written to or held open.
+    await batch.settle().catch((error: HeldOpenError | ChangedWhileRunningError) => stop(steps.find((s) => s.write.absPath === error.absPath)!.write, error));
+    await batch.release();
     await removeEmptiedDirs(dirs, plan.removeDirs ?? []);
     await dirs.sync();
     return index;
@@ -77,6 +81,26 @@ export async function executePlan(session: RecordingSession, plan: Plan, details
     await dirs.close();
     await Promise.all(intents.map((i) => i.end()));
   }
+}
+
+function batchWriteOf(step: Step): BatchWrite {
+  return { absPath: step.write.absPath, display: step.write.display, names: step.names, expected: step.expected, next: step.next };
+}
+
+/**
+ * Refuses, before anything is written, files another process holds open
+ * for writing: what it writes after the file is replaced would land in a
+ * file no name leads to.
+ */
+async function refuseFilesHeldOpen(plan: Plan): Promise<void> {
+  const writers = await findOpenWriters(plan.writes.flatMap((w) => (w.current ? [w.current.identity] : [])));
+  if (writers.size === 0) return;
+  const conflicts = plan.writes.flatMap((w) => {
+    const writer = w.current && writers.get(fileKey(w.current.identity));
+    return writer ? [{ path: w.display, reason: describeWriter(writer) }] : [];
+  });
+  const list = conflicts.map((c) => `${c.path} (${c.reason})`).join(', ');
+  throw new RpcError(CHANGED_WHILE_RUNNING, `Nothing was written: ${plural(conflicts.length, 'conflict')}: ${list}`, { conflicts });
 }
 
 function stepFor(write: PlannedWrite): Step {
@@ -124,28 +148,6 @@ async function beginIntents(session: RecordingSession, steps: readonly Step[], i
   );
 }
 
-/** Puts back, newest first, what an interrupted operation wrote, each only if it still holds what was written. */
-async function rollBack(dirs: ContainedDirs, done: readonly Step[]): Promise<{ failed: string[] }> {
-  const failed: string[] = [];
-  for (const step of [...done].reverse()) {
-    const written = step.next;
-    const expected: ExpectedVersion = written ? { oid: hashObject('blob', written.content), mode: written.mode } : undefined;
-    const current = step.write.current;
-    const original: NewVersion = current
-      ? { content: current.content, mode: current.mode, ...(current.mode !== '120000' ? { perm: current.perm, uid: current.uid, gid: current.gid } : {}) }
-      : undefined;
-    try {
-      const dir = await dirs.parentOf(step.write.absPath, original !== undefined);
-      await swapFile(dir, encodePathBytes(basename(step.write.absPath)), step.names, expected, original);
-    } catch {
-      // Edited again after it was written: that newer version stays, the one before the operation is in the safety checkpoint.
-      failed.push(step.write.display);
-    }
-  }
-  for (const dir of [...dirs.created].reverse()) await rmdir(fsPath(dir)).catch(() => undefined);
-  return { failed };
-}
-
 /** Removes directories the operation emptied that the state it restores does not have, deepest first. */
 async function removeEmptiedDirs(dirs: ContainedDirs, candidates: readonly string[]): Promise<void> {
   for (const dir of [...candidates].sort((a, b) => b.length - a.length)) {
@@ -159,14 +161,20 @@ async function removeEmptiedDirs(dirs: ContainedDirs, candidates: readonly strin
 }
 
 /** The error an operation stopped part-way answers with, saying what was put back. */
-function failure(session: RecordingSession, write: PlannedWrite, error: unknown, written: number, notPutBack: readonly string[]): Error {
+function failure(session: RecordingSession, write: PlannedWrite, error: unknown, written: number, rolledBack: RollBackResult): Error {
+  const notPutBack = rolledBack.failed;
   const putBack =
-    written === 0
+    (written === 0
       ? 'nothing had been written yet'
       : notPutBack.length === 0
         ? `the ${plural(written, 'file')} already written ${written === 1 ? 'was' : 'were'} put back`
-        : `${plural(written - notPutBack.length, 'file')} put back; ${notPutBack.join(', ')} ${notPutBack.length === 1 ? 'was' : 'were'} edited again since and kept (undo has the version before the operation)`;
+        : `${plural(written - notPutBack.length, 'file')} put back; ${notPutBack.join(', ')} ${notPutBack.length === 1 ? 'was' : 'were'} edited again since and kept (undo has the version before the operation)`) +
+    (rolledBack.kept.length > 0 ? `; versions written to meanwhile are kept as ${rolledBack.kept.join(', ')}` : '');
   if (error instanceof OutsideWorkspaceError) return new RpcError(AhpErrorCodes.PermissionDenied, `${error.message}; ${putBack}`);
+  if (error instanceof HeldOpenError) {
+    const reason = describeWriter(error.writer);
+    return new RpcError(CHANGED_WHILE_RUNNING, `Stopped: ${write.display} was ${reason} while the operation ran; ${putBack}`, { conflicts: [{ path: write.display, reason }] });
+  }
   if (error instanceof ChangedWhileRunningError || error instanceof DirectoryChangedError) {
     const reason = error instanceof ChangedWhileRunningError ? `changed while the operation ran (${error.detail})` : error.message;
     return new RpcError(CHANGED_WHILE_RUNNING, `Stopped: ${write.display} ${reason}; ${putBack}`, {

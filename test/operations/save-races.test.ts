@@ -1,0 +1,226 @@
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
+import type { TestClient } from '../helpers/client.js';
+import { recordTurn } from '../helpers/changesets.js';
+import { Saver, type SaveStyle } from '../helpers/saver.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+
+/**
+ * A second process saves a file at an exact point of the operation's swap
+ * (the server pauses there; the process watches for the moment), in each
+ * way programs save. The user must end with the file they would have had
+ * without the operation, and the operation stops with -32010.
+ */
+const PAUSE_BEFORE_REPLACE = 'CHANGESET_SERVER_TEST_PAUSE_BEFORE_REPLACE_MS';
+const PAUSE_WHILE_ASIDE = 'CHANGESET_SERVER_TEST_PAUSE_WHILE_ASIDE_MS';
+const PAUSE_BETWEEN_WRITES = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
+
+const temp = new TempDirs();
+let svc: TestService;
+let client: TestClient;
+let saver: Saver;
+let sessions = 0;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  client = await svc.client();
+  saver = new Saver(join(import.meta.dirname, 'processes', 'saver.mjs'));
+}, 60_000);
+
+afterEach(() => {
+  for (const env of [PAUSE_BEFORE_REPLACE, PAUSE_WHILE_ASIDE, PAUSE_BETWEEN_WRITES]) delete process.env[env];
+});
+
+afterAll(async () => {
+  saver?.stop();
+  await svc?.stop();
+  temp.cleanup();
+});
+
+/** Earlier content big enough that losing it shows (about 400 kB). */
+const earlier = (tag: string) => `${tag}: earlier content the turn wrote\n`.repeat(12_000);
+
+/** A workspace whose turn t1 wrote `turn` over `files`; returns where it is and the turn's changeset. */
+async function workspace(files: Record<string, string>, turn: Record<string, string>): Promise<{ repo: string; turnUri: string }> {
+  const sid = `races${++sessions}`;
+  const repo = makeRepo(temp.make(), files);
+  const session = `ahp-session:/${sid}`;
+  await client.request('createSession', { channel: session, workingDirectory: pathToFileURL(repo).href });
+  await recordTurn(client, session, 't1', () => writeFiles(repo, turn));
+  return { repo, turnUri: expandChangesetUri(changesetUriTemplate(sid, 'turn'), { turnId: 't1' }) };
+}
+
+const revert = (turnUri: string) => client.requestError('invokeChangesetOperation', { channel: turnUri, operationId: 'revert' }, { timeoutMs: 30_000 });
+
+/** Our temporary files left in a directory. */
+const leftovers = (dir: string) => readdirSync(dir).filter((n) => n.startsWith('.changeset-'));
+
+/** Resolves once `predicate` holds, polling while an operation pauses. */
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  const holds = () => {
+    try {
+      return predicate();
+    } catch {
+      return false;
+    }
+  };
+  while (!holds()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('a save landing between the check and the replace keeps every byte', () => {
+  const styles: { style: SaveStyle; expect: (before: string, saved: string) => string }[] = [
+    { style: 'append', expect: (before, saved) => before + saved },
+    { style: 'rewrite', expect: (_, saved) => saved },
+    { style: 'rename', expect: (_, saved) => saved },
+    { style: 'chunked', expect: (_, saved) => saved },
+  ];
+  for (const { style, expect: wouldHave } of styles) {
+    it(`${style}: the file ends as it would have without the operation, which stops with -32010 (3 rounds)`, async () => {
+      const before = earlier(style);
+      const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
+      const path = join(repo, 'a.txt');
+      process.env[PAUSE_BEFORE_REPLACE] = '250';
+      for (let round = 0; round < 3; round++) {
+        writeFiles(repo, { 'a.txt': before });
+        const data = `${style} save ${round}\n`.repeat(style === 'chunked' ? 400 : 1);
+        const saved = saver.run({ style, path, when: 'replacing', data, gapMs: 5 });
+        const error = await revert(turnUri);
+        await saved;
+        expect(error.code).toBe(-32010);
+        expect(error.message).toBe('Stopped: a.txt changed while the operation ran (it was saved while being replaced); nothing had been written yet');
+        expect(readFileSync(path, 'utf8') === wouldHave(before, data), `round ${round}: a.txt is not what the save made of it`).toBe(true);
+        expect(leftovers(repo)).toEqual([]);
+      }
+    });
+  }
+});
+
+describe('a save landing while the name is absent is never overwritten', () => {
+  it('rewrite and rename: the save stays, and the version before it is kept beside it under the name the error gives', async () => {
+    const before = earlier('aside');
+    const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
+    const path = join(repo, 'a.txt');
+    process.env[PAUSE_WHILE_ASIDE] = '250';
+    for (const style of ['rewrite', 'rename', 'rewrite', 'rename'] as const) {
+      writeFiles(repo, { 'a.txt': before });
+      const data = `${style} save while aside\n`;
+      const saved = saver.run({ style, path, when: 'aside', data });
+      const error = await revert(turnUri);
+      await saved;
+      expect(error.code).toBe(-32010);
+      expect(error.message).toMatch(/^Stopped: a\.txt changed while the operation ran \(it was saved while being replaced; the version before that is kept as .*\.changeset-[0-9a-f]{12}\.old\)/);
+      expect(readFileSync(path, 'utf8')).toBe(data);
+      const kept = leftovers(repo);
+      expect(kept).toHaveLength(1);
+      expect(readFileSync(join(repo, kept[0]!), 'utf8') === before).toBe(true);
+      rmSync(join(repo, kept[0]!));
+    }
+  });
+
+  it('append (the moment that remains): the appended bytes start a new file, and the earlier content is kept beside it, named', async () => {
+    const before = earlier('append aside');
+    const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
+    const path = join(repo, 'a.txt');
+    process.env[PAUSE_WHILE_ASIDE] = '250';
+    const saved = saver.run({ style: 'append', path, when: 'aside', data: 'appended\n' });
+    const error = await revert(turnUri);
+    await saved;
+    expect(error.message).toContain('the version before that is kept as');
+    expect(readFileSync(path, 'utf8')).toBe('appended\n');
+    const kept = leftovers(repo);
+    expect(kept).toHaveLength(1);
+    expect(readFileSync(join(repo, kept[0]!), 'utf8') === before).toBe(true);
+  });
+});
+
+describe('a writer that keeps the file open loses nothing', () => {
+  it('refuses up front, naming the process, when another process holds a file open for writing; nothing is written', async () => {
+    const { repo, turnUri } = await workspace({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, { 'a.txt': 'A\n', 'b.txt': 'B\n' });
+    await saver.run({ style: 'hold', path: join(repo, 'b.txt') });
+    try {
+      const error = await revert(turnUri);
+      expect(error.code).toBe(-32010);
+      expect(error.message).toBe(`Nothing was written: 1 conflict: b.txt (held open for writing by node (pid ${saver.pid}))`);
+      expect([readFileSync(join(repo, 'a.txt'), 'utf8'), readFileSync(join(repo, 'b.txt'), 'utf8')]).toEqual(['A\n', 'B\n']);
+    } finally {
+      await saver.run({ style: 'release' });
+    }
+  });
+
+  it('lines appended across the operation by a writer that opened the file mid-way all end up in the file (2 rounds)', async () => {
+    const before = earlier('lines');
+    const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
+    const path = join(repo, 'a.txt');
+    process.env[PAUSE_BEFORE_REPLACE] = '150';
+    for (let round = 0; round < 2; round++) {
+      writeFiles(repo, { 'a.txt': before });
+      const lines = saver.run({ style: 'lines', path, when: 'replacing', count: 40, gapMs: 8, prefix: `round ${round}` });
+      const error = await revert(turnUri);
+      const { written } = await lines;
+      expect(error.code).toBe(-32010);
+      expect(readFileSync(path, 'utf8') === before + written!, `round ${round}: appended lines lost`).toBe(true);
+      expect(leftovers(repo)).toEqual([]);
+    }
+  });
+
+  it('a writer that holds the replaced file open when the operation ends: everything is put back, with its lines, and the error names it', async () => {
+    const before = earlier('held');
+    const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
+    const path = join(repo, 'a.txt');
+    process.env[PAUSE_BEFORE_REPLACE] = '150';
+    // Opened after the up-front check, first written to only once the file was replaced.
+    const lines = saver.run({ style: 'lines', path, when: 'replacing', after: 'replaced', count: 30, gapMs: 10, prefix: 'held' });
+    const error = await revert(turnUri);
+    const { written, pid } = await lines;
+    expect(error.code).toBe(-32010);
+    expect(error.message).toBe(`Stopped: a.txt was held open for writing by node (pid ${pid}) while the operation ran; the 1 file already written was put back`);
+    expect(readFileSync(path, 'utf8') === before + written!).toBe(true);
+    expect(leftovers(repo)).toEqual([]);
+  });
+
+  it('lines written to a replaced file by a writer that closed it before the operation ended are put back with it', async () => {
+    const [beforeA, beforeB] = [earlier('a'), earlier('b')];
+    const { repo, turnUri } = await workspace({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, { 'a.txt': beforeA, 'b.txt': beforeB });
+    process.env[PAUSE_BEFORE_REPLACE] = '100';
+    process.env[PAUSE_BETWEEN_WRITES] = '400';
+    const lines = saver.run({ style: 'lines', path: join(repo, 'a.txt'), when: 'replacing', after: 'replaced', count: 3, gapMs: 5, prefix: 'late' });
+    const error = await revert(turnUri);
+    const { written } = await lines;
+    expect(error.message).toBe('Stopped: a.txt changed while the operation ran (it was written to while being replaced); the 2 files already written were put back');
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8') === beforeA + written!).toBe(true);
+    expect(readFileSync(join(repo, 'b.txt'), 'utf8') === beforeB).toBe(true);
+  });
+});
+
+describe('a rollback puts back through the directories it wrote in', () => {
+  it('every file written before a directory was swapped for a symlink is put back, in that directory (2 rounds)', async () => {
+    const files = ['d0/f.txt', 'd0/g.txt', 'd1/f.txt', 'd1/g.txt', 'd2/f.txt'];
+    const { repo, turnUri } = await workspace(Object.fromEntries(files.map((f) => [f, `${f} before\n`])), Object.fromEntries(files.map((f) => [f, `${f} turn\n`])));
+    const outside = temp.make('outside-');
+    const read = (rel: string) => readFileSync(join(repo, rel), 'utf8');
+    process.env[PAUSE_BETWEEN_WRITES] = '250';
+    for (let round = 0; round < 2; round++) {
+      const running = revert(turnUri);
+      await until(() => read('d1/f.txt') === 'd1/f.txt before\n', 'the revert to write in d1');
+      renameSync(join(repo, 'd1'), join(repo, 'd1.moved'));
+      symlinkSync(outside, join(repo, 'd1'));
+      const error = await running;
+      expect(error.code).toBe(-32010);
+      expect(error.message).toBe(`Stopped: d1/g.txt ${join(repo, 'd1')} was moved or replaced while the operation ran; the 3 files already written were put back`);
+      expect(readdirSync(outside)).toEqual([]);
+      expect([read('d0/f.txt'), read('d0/g.txt'), read('d1.moved/f.txt'), read('d1.moved/g.txt'), read('d2/f.txt')]).toEqual(files.map((f) => `${f} turn\n`));
+      expect(leftovers(join(repo, 'd1.moved'))).toEqual([]);
+      rmSync(join(repo, 'd1'));
+      renameSync(join(repo, 'd1.moved'), join(repo, 'd1'));
+    }
+    expect(existsSync(join(repo, 'd1', 'f.txt'))).toBe(true);
+  });
+});
