@@ -1,7 +1,7 @@
 import { join, sep } from 'node:path';
 import { diffTrees, type TreeChange, type TreeChangeSide } from '../store/tree-diff.js';
 import type { TreeReader } from '../store/tree.js';
-import type { UnreadFile, UnreadReason } from '../snapshot/walker.js';
+import type { UnreadFile } from '../snapshot/walker.js';
 import type { ObjectStore } from '../store/types.js';
 import { classify, type BlobRef, type FileChange, type GitMode } from './file-change.js';
 
@@ -64,10 +64,20 @@ export async function collectTreeChanges(
   return out;
 }
 
-type UnreadSides = { before: Map<string, UnreadReason>; after: Map<string, UnreadReason> };
+type UnreadSides = { before: Map<string, UnreadFile>; after: Map<string, UnreadFile> };
 
-function unreadByPath(trees: RootTrees | undefined): Map<string, UnreadReason> {
-  return new Map((trees?.unread ?? []).filter((u) => u.kept).map((u) => [u.path, u.reason]));
+function unreadByPath(trees: RootTrees | undefined): Map<string, UnreadFile> {
+  return new Map((trees?.unread ?? []).map((u) => [u.path, u]));
+}
+
+/**
+ * The side of a file that was present but never read in a state (over the
+ * size limit, unreadable, not a regular file): its tree has no entry, yet
+ * it is not absent. Its content is not known, so nothing is shown or
+ * written from it; with it, the file is never taken as added or deleted.
+ */
+export function unreadSide(u: UnreadFile, store: ObjectStore): BlobRef {
+  return { oid: '', mode: '100644', store, oversized: true, unread: u.reason, ...(u.size !== undefined ? { size: u.size } : {}) };
 }
 
 function push(out: FileChange[], rootIndex: number, root: RootSource, change: TreeChange, prefix: string, unread: UnreadSides): void {
@@ -93,7 +103,7 @@ function absolutePath(dir: string, path: string): string {
   return dir.endsWith('/') ? dir + path : `${dir}/${path}`;
 }
 
-function side(s: TreeChangeSide | undefined, store: ObjectStore, unread: UnreadReason | undefined): BlobRef | undefined {
-  if (!s) return undefined;
-  return unread ? { oid: s.oid, mode: s.mode as GitMode, store, unread } : { oid: s.oid, mode: s.mode as GitMode, store };
+function side(s: TreeChangeSide | undefined, store: ObjectStore, unread: UnreadFile | undefined): BlobRef | undefined {
+  if (!s) return unread && !unread.kept ? unreadSide(unread, store) : undefined;
+  return unread ? { oid: s.oid, mode: s.mode as GitMode, store, unread: unread.reason } : { oid: s.oid, mode: s.mode as GitMode, store };
 }

@@ -12,7 +12,10 @@ export interface BlobRef {
   mode: GitMode;
   /** Where the object can be read. */
   store: ObjectStore;
-  /** Content was not stored because the file is over the size limit. */
+  /**
+   * Content was not stored: the file is over the size limit, or (with
+   * `unread` and an empty `oid`) it was present but never read.
+   */
   oversized?: boolean;
   /** Size in bytes when known without reading the object. */
   size?: number;

@@ -1,5 +1,6 @@
-import { collectTreeChanges, type RootSource, type RootTrees } from './collect-changes.js';
-import type { UnreadReason } from '../snapshot/walker.js';
+import { collectTreeChanges, unreadSide, type RootSource, type RootTrees } from './collect-changes.js';
+import type { UnreadFile } from '../snapshot/walker.js';
+import type { ObjectStore } from '../store/types.js';
 import { classify, type BlobRef, type FileChange } from './file-change.js';
 
 /**
@@ -63,7 +64,8 @@ export class SessionDelta {
     this.state = current;
     this.from = start;
     const out = [...this.changed.values()].sort(byRootAndPath);
-    return hasUnread(start) || hasUnread(current) ? withUnread(out, start, current) : out;
+    const unreadSides = out.some((c) => c.before?.unread !== undefined || c.after?.unread !== undefined);
+    return unreadSides || hasUnread(start) || hasUnread(current) ? withUnread(out, start, current, this.sources) : out;
   }
 }
 
@@ -84,23 +86,35 @@ function hasUnread(trees: readonly RootTrees[]): boolean {
   return trees.some((t) => (t.unread?.length ?? 0) > 0);
 }
 
-/** Marks each side unread exactly as the state it comes from recorded it (a side kept from an earlier step may carry a stale mark). */
-function withUnread(changes: FileChange[], start: readonly RootTrees[], current: readonly RootTrees[]): FileChange[] {
-  const unreadAt = (trees: readonly RootTrees[]) =>
-    trees.map((t) => new Map((t.unread ?? []).filter((u) => u.kept).map((u) => [u.path, u.reason] as const)));
+/**
+ * Marks each side unread exactly as the state it comes from recorded it (a
+ * side kept from an earlier step may carry a stale mark), and gives a file
+ * present but never read at the start, or now, its unread side: the states
+ * between may not have listed it, and it is neither added nor deleted.
+ */
+function withUnread(changes: FileChange[], start: readonly RootTrees[], current: readonly RootTrees[], sources: readonly RootSource[]): FileChange[] {
+  const unreadAt = (trees: readonly RootTrees[]) => trees.map((t) => new Map((t.unread ?? []).map((u) => [u.path, u] as const)));
   const [atStart, now] = [unreadAt(start), unreadAt(current)];
-  return changes.map((change) => {
-    const out = { ...change };
-    const before = mark(change.before, atStart[change.root]?.get(change.path));
-    const after = mark(change.after, now[change.root]?.get(change.path));
-    if (before) out.before = before;
-    if (after) out.after = after;
-    return out;
-  });
+  const out: FileChange[] = [];
+  for (const change of changes) {
+    const store = sources[change.root]!.store;
+    const before = mark(change.before, atStart[change.root]?.get(change.path), store);
+    const after = mark(change.after, now[change.root]?.get(change.path), store);
+    const kind = classify(before, after);
+    if (!kind) continue;
+    const marked: FileChange = { ...change, kind };
+    delete marked.before;
+    delete marked.after;
+    if (before) marked.before = before;
+    if (after) marked.after = after;
+    out.push(marked);
+  }
+  return out;
 }
 
-function mark(side: BlobRef | undefined, reason: UnreadReason | undefined): BlobRef | undefined {
-  if (!side) return undefined;
+function mark(side: BlobRef | undefined, unread: UnreadFile | undefined, store: ObjectStore): BlobRef | undefined {
+  if (!side) return unread && !unread.kept ? unreadSide(unread, store) : undefined;
+  if (side.oid === '') return unread && !unread.kept ? side : undefined;
   const { unread: _stale, ...rest } = side;
-  return reason ? { ...rest, unread: reason } : rest;
+  return unread ? { ...rest, unread: unread.reason } : rest;
 }

@@ -7,6 +7,7 @@ import { serializeTree, type NewTreeEntry } from '../store/tree.js';
 import type { CaptureRecord, PresentedFile, StepRecord, TurnRecord } from './turn-record.js';
 import type { TurnSummary } from './turn-summary.js';
 import type { WorkspaceRoot } from './workspace-root.js';
+import { unreadListsOf, withUnreadLists, type UnreadLists } from './unread-lists.js';
 
 /** Reason recorded on the checkpoint that holds a session's starting state. */
 export const SESSION_START_REASON = 'session start';
@@ -21,6 +22,8 @@ export interface SessionStartDetails {
   workingDirectories: string[];
   /** The agent recording into the session, when a harness said so. */
   agent?: string;
+  /** Files present but not read at the start (see {@link UnreadLists}). */
+  unread?: UnreadLists;
 }
 
 /** A captured side as stored in the journal (the blob itself sits in the checkpoint's `captures` tree). */
@@ -43,6 +46,8 @@ interface TurnJournal {
   tools: [string, string][];
   captures: { absPath: string; root: number; before?: StoredSide; after?: StoredSide; leftWorkingDirectory?: true }[];
   presented?: PresentedFile[];
+  /** Files present but not read at the turn's start and end. */
+  unread?: { before?: UnreadLists; after?: UnreadLists };
 }
 
 /** What a step checkpoint records besides the trees. */
@@ -50,6 +55,7 @@ interface StepDetails {
   at: string;
   tool?: string;
   paths: string[];
+  unread?: UnreadLists;
 }
 
 /** One path recorded by a safety checkpoint: its content before an operation wrote it. */
@@ -126,12 +132,13 @@ export class SessionJournal {
   ) {}
 
   async writeSessionStart(trees: readonly RootTrees[], details: SessionStartDetails): Promise<void> {
+    const unread = unreadListsOf(trees);
     await this.eachRoot(async (root, i) => {
       await root.store.writeCheckpoint({
         sessionId: this.sessionId,
         kind: 'safety',
         reason: SESSION_START_REASON,
-        details,
+        details: unread ? { ...details, unread } : details,
         ...(await this.rootsOf(trees[i]!, i, [])),
       });
     });
@@ -152,6 +159,7 @@ export class SessionJournal {
 
   async writeTurnEnd(turn: TurnRecord): Promise<void> {
     const captures = [...turn.captures.values()];
+    const unread = { before: unreadListsOf(turn.before), after: turn.after ? unreadListsOf(turn.after) : undefined };
     const journal: TurnJournal = {
       entries: turn.entries ?? [],
       ...(turn.counts ? { counts: turn.counts } : {}),
@@ -162,6 +170,7 @@ export class SessionJournal {
       ...(turn.editSpan ? { editSpan: turn.editSpan } : {}),
       tools: [...turn.tools],
       ...(turn.presented && turn.presented.length > 0 ? { presented: turn.presented } : {}),
+      ...(unread.before || unread.after ? { unread: { ...(unread.before ? { before: unread.before } : {}), ...(unread.after ? { after: unread.after } : {}) } } : {}),
       captures: captures.map((c) => ({
         absPath: c.absPath,
         root: c.root,
@@ -197,7 +206,8 @@ export class SessionJournal {
 
   /** Records the workspace before one tool call of the turn; the turn's start checkpoint is already written. */
   async writeStep(turn: TurnRecord, step: StepRecord): Promise<void> {
-    const details: StepDetails = { at: step.at, paths: step.paths, ...(step.tool !== undefined ? { tool: step.tool } : {}) };
+    const unread = unreadListsOf(step.trees);
+    const details: StepDetails = { at: step.at, paths: step.paths, ...(step.tool !== undefined ? { tool: step.tool } : {}), ...(unread ? { unread } : {}) };
     await this.eachRoot(async (root, i) => {
       await root.store.writeCheckpoint({
         sessionId: this.sessionId,
@@ -257,7 +267,7 @@ export class SessionJournal {
         sessionId: this.sessionId,
         kind: 'safety',
         reason: SETTLED_REASON,
-        details: { operation: SETTLED_REASON },
+        details: { operation: SETTLED_REASON, ...(unreadListsOf(trees) ? { unread: unreadListsOf(trees) } : {}) },
         ...(await this.rootsOf(trees[i]!, i, [])),
       });
     });
@@ -283,7 +293,7 @@ export class SessionJournal {
     let settled: LoadedSession['settled'];
     for (const c of first) {
       if (c.kind === 'safety' && c.reason === SETTLED_REASON) {
-        settled = { trees: treesAt(c), afterTurns: turns.length };
+        settled = { trees: withUnreadLists(treesAt(c), (c.details as { unread?: unknown } | undefined)?.unread), afterTurns: turns.length };
         continue;
       }
       const truncate = c.kind === 'safety' ? (c.details as SafetyDetails | undefined)?.truncateAfter : undefined;
@@ -305,7 +315,7 @@ export class SessionJournal {
         const record = turns.find((t) => t.id === c.turnId);
         const details = c.details as Partial<StepDetails> | undefined;
         if (!record || !Array.isArray(details?.paths)) continue;
-        const step: StepRecord = { index: c.step, at: details.at ?? c.createdAt, paths: details.paths, trees: treesAt(c) };
+        const step: StepRecord = { index: c.step, at: details.at ?? c.createdAt, paths: details.paths, trees: withUnreadLists(treesAt(c), details.unread) };
         if (typeof details.tool === 'string') step.tool = details.tool;
         (record.steps ??= []).push(step);
       } else if (c.kind === 'end' && c.turnId !== undefined) {
@@ -320,7 +330,7 @@ export class SessionJournal {
     const mine = (await this.roots[0]!.store.listSessions()).find((s) => s.sessionId === this.sessionId);
     return {
       details: start.details as SessionStartDetails,
-      startTrees: treesAt(start),
+      startTrees: withUnreadLists(treesAt(start), (start.details as SessionStartDetails | undefined)?.unread),
       turns,
       ended: mine !== undefined && !mine.live,
       ...(mine?.endedAt !== undefined ? { endedAt: mine.endedAt } : {}),
@@ -338,6 +348,8 @@ export class SessionJournal {
     if (journal.editSpan) record.editSpan = journal.editSpan;
     record.tools = new Map(journal.tools);
     if (journal.presented) record.presented = journal.presented;
+    if (journal.unread?.before) record.before = withUnreadLists(record.before, journal.unread.before);
+    if (journal.unread?.after && record.after) record.after = withUnreadLists(record.after, journal.unread.after);
     for (const c of journal.captures) {
       const store = this.roots[Math.max(c.root, 0)]!.store;
       const side = (s: StoredSide | undefined): CapturedSide => (s ? { ...s, store } : undefined);

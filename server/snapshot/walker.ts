@@ -122,6 +122,18 @@ export interface WalkEnv {
   core: CoreSettings;
   /** The repository's index, for what `git add` takes from it; undefined outside repositories. */
   index: IndexLookup | undefined;
+  /** Files not read at the last walk, kept across walks: a walk that follows touched paths visits them anyway, so every snapshot reports them. */
+  unreadMarks?: UnreadMarks;
+}
+
+/**
+ * Which cached entries were not read when last visited, and which
+ * directories hold such an entry at or below them (in memory only: the
+ * first walk after a restart visits everything).
+ */
+export interface UnreadMarks {
+  entries: WeakSet<CachedEntry>;
+  dirs: WeakSet<DirState>;
 }
 
 /** What the walk does with one entry of a directory when following touched paths. */
@@ -444,6 +456,7 @@ export class Walker {
 
     let dirty = !listingValid || prev.tree === undefined;
     let files = 0;
+    let holdsUnread = false;
     // One key string for both lookups: its hash is computed once.
     const seedKey = env.seed ? env.seedPrefix + rel : '';
     const seedDir = env.seed?.directory(seedKey);
@@ -506,6 +519,7 @@ export class Walker {
         const reading = this.visitFile(e, entryPath, path, listingValid, seedDir);
         if (reading) await reading;
       }
+      if (env.unreadMarks && (env.unreadMarks.entries.has(e) || (e.dir !== undefined && env.unreadMarks.dirs.has(e.dir)))) holdsUnread = true;
       if (env.seed && e.mode !== 0) this.countAsIndexed(asIndexed, e);
       if (e.mode !== 0) files += e.kind === KIND_DIR && e.mode === MODE_TREE ? e.dir!.files : 1;
       if (e.mode !== oldMode || e.oid !== oldOid) {
@@ -532,6 +546,7 @@ export class Walker {
     }
     const state: DirState = { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, rulesKey: rules.key, entries, tree, files, hasDotGit, nestedRepo: false };
     if (cached) this.indexTrees.set(state, cached);
+    if (holdsUnread) env.unreadMarks!.dirs.add(state);
     return state;
   }
 
@@ -568,10 +583,10 @@ export class Walker {
         this.blind.push(path);
         return null;
       }
-      return node ?? (this.env.visitAll ? NOTHING_TOUCHED : SKIP);
+      return node ?? (this.env.visitAll || this.env.unreadMarks?.dirs.has(e.dir!) ? NOTHING_TOUCHED : SKIP);
     }
     const seen = e.size !== -1 || e.mode !== 0;
-    return node || fresh || this.env.visitAll || !seen ? NOTHING_TOUCHED : SKIP;
+    return node || fresh || this.env.visitAll || !seen || this.env.unreadMarks?.entries.has(e) ? NOTHING_TOUCHED : SKIP;
   }
 
   private async visitDir(e: CachedEntry, fsPath: FsPath, path: string, rules: RuleContext, listingValid: boolean, sel: TouchedNode | null | undefined): Promise<void> {
@@ -620,6 +635,7 @@ export class Walker {
 
   private visitFile(e: CachedEntry, fsPath: FsPath, path: string, listingValid: boolean, seedDir: SeedDirectory | undefined): void | Promise<void> {
     const env = this.env;
+    env.unreadMarks?.entries.delete(e);
     const seedAt = e.oid === undefined && seedDir && !e.raw ? seedDir.names.get(e.name) : undefined;
     let st: LiteStat;
     try {
@@ -688,6 +704,7 @@ export class Walker {
   private notRead(e: CachedEntry, path: string, reason: UnreadReason, why: string, size?: number): void {
     const kept = e.oid !== undefined && (e.mode === MODE_FILE || e.mode === MODE_EXEC);
     this.unread.push({ path, reason, ...(size !== undefined ? { size } : {}), kept });
+    this.env.unreadMarks?.entries.add(e);
     this.warn(path, `${why}; ${kept ? 'kept the content last read' : 'not recorded'}`);
     this.changed = true;
     if (kept) {

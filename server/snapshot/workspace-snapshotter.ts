@@ -20,7 +20,7 @@ import { AttributeStack, parseAttributes, type AttributeLevel } from './git-attr
 import { IndexLookup } from './index-lookup.js';
 import { LstatPrefetch, PREFETCH_MIN_ENTRIES } from './lstat-prefetch.js';
 import { loadStatCache, saveStatCache, type CachedEntry, type DirState } from './stat-cache.js';
-import { Walker, type RuleContext, type SnapshotHooks, type SnapshotWarning, type UnreadFile } from './walker.js';
+import { Walker, type RuleContext, type SnapshotHooks, type SnapshotWarning, type UnreadFile, type UnreadMarks } from './walker.js';
 import { ChangeTracker, HandedFeed, type ChangeTrackingStats, type WalkPlan } from './change-tracking.js';
 import { buildTouchedTree, isTouchedAround, touchedBelow, type ChangeFeed, type TakenChanges, type TouchedNode, type TouchedPath } from './touched-paths.js';
 import { MODE_GITLINK } from './git-objects.js';
@@ -167,6 +167,8 @@ export class WorkspaceSnapshotter {
   private state: DirState | undefined;
   private refTimeMs = 0;
   private loaded = false;
+  /** Entries not read last time: every walk visits them again, so each snapshot lists them in `unread`. */
+  private readonly unreadMarks: UnreadMarks = { entries: new WeakSet(), dirs: new WeakSet() };
   private queue: Promise<unknown> = Promise.resolve();
   private pendingSave: (() => void) | undefined;
   /** The in-memory state is newer than the cache file (a save was left for later); what to save it with. */
@@ -458,6 +460,7 @@ export class WorkspaceSnapshotter {
         collectChanged: reported !== undefined,
         core,
         index,
+        unreadMarks: this.unreadMarks,
       },
       this.ruleFiles,
     );
