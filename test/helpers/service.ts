@@ -13,7 +13,10 @@ export interface TestService {
   stateDir: string;
   /** Connects and initializes a scripted client. */
   client(): Promise<TestClient>;
-  /** Closes the clients, stops the service and removes the state directory. */
+  /**
+   * Closes the clients, stops the service and removes the state directory;
+   * then throws if any client received a message that failed its check.
+   */
   stop(): Promise<void>;
 }
 
@@ -33,9 +36,13 @@ export async function startTestService(options: ChangesetServiceOptions = {}): P
       return client;
     },
     stop: async () => {
-      await Promise.allSettled(clients.map((c) => c.close()));
+      // Every client is closed and the service stopped even when one client
+      // received an invalid message; that failure is then the test's.
+      const closed = await Promise.allSettled(clients.map((c) => c.close()));
       await service.stop();
       await rm(stateDir, { recursive: true, force: true });
+      const failure = closed.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failure) throw failure.reason;
     },
   };
 }
@@ -52,7 +59,10 @@ export function serviceForEachTest(temp: TempDirs, use: (svc: TestService, clien
     use(current, await current.client());
   });
   afterEach(async () => {
-    await current?.stop();
-    temp.cleanup();
+    try {
+      await current?.stop();
+    } finally {
+      temp.cleanup();
+    }
   });
 }
