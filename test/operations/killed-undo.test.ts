@@ -11,6 +11,8 @@ afterEach(async () => {
 });
 
 const FILES = 40;
+/** Rounds of the random test: a few here; a soak run sets more (`KILLED_UNDO_ROUNDS=200 npx vitest run test/operations/killed-undo.test.ts`). */
+const ROUNDS = Number(process.env['KILLED_UNDO_ROUNDS'] ?? 2);
 
 async function restart(ws: Workspace): Promise<Running> {
   const r = await serve(ws.repo, ws.stateDir);
@@ -55,13 +57,15 @@ describe('an undo killed part-way', () => {
   }, 120_000);
 
   it('at random points of its writes: always wholly done after the restart, and undo then goes further back', async () => {
-    for (let round = 0; round < 3; round++) {
+    const landed: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
       const ws = await prepare(temp.make(), temp.make('state-'), FILES);
       const after = 1 + Math.floor(Math.random() * (FILES - 2));
       // Killed in the pause after a write, or inside the next write (moved aside, half linked).
       const changed = await killPartWay(ws, { channel: ws.sessionChangeset, operationId: 'undo', from: 'v1', after, extraMs: Math.random() * 30, pauseMs: 25 });
       expect(changed, `round ${round}: killed after ${after} writes`).toBeGreaterThan(0);
       expect(changed).toBeLessThan(FILES);
+      landed.push(changed);
 
       const r = await restart(ws);
       expect(strayTemporaryFiles(ws.repo)).toEqual([]);
@@ -69,8 +73,10 @@ describe('an undo killed part-way', () => {
       expect((await undoAtOnce(r, ws)).message).toMatch(/^Undid revert: put back 1 file\b/);
       expect(versionOf(ws.repo, 'a.txt')).toBe('v2');
       await kill(running.pop()!);
+      temp.cleanup();
     }
-  }, 120_000);
+    if (process.env['KILLED_UNDO_ROUNDS']) console.log(`${ROUNDS} rounds; files written when killed: ${landed.join(', ')}`);
+  }, 60_000 * (ROUNDS + 1));
 });
 
 describe('an operation invoked right after a restart', () => {
