@@ -18,7 +18,7 @@
  * - dirswap: a directory is swapped for a symlink after the revert wrote in
  *   it; the rollback must put back every file written.
  *
- *   npm run bench -- save-races [--rounds 200] [--size 1048576] [--only append,lines]
+ *   npm run bench -- save-races [--rounds 200] [--size 1048576] [--pause 100] [--only append,lines]
  */
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -38,6 +38,8 @@ const option = (name: string, fallback: string): string => {
 const ROUNDS = Number(option('rounds', '200'));
 const SIZE = Number(option('size', String(1 << 20)));
 const ONLY = option('only', '').split(',').filter(Boolean);
+/** How long the server pauses at the moment a save lands: long enough for the saving process to be scheduled on a loaded machine. */
+const PAUSE_MS = Number(option('pause', '100'));
 
 const PAUSE_BEFORE_REPLACE = 'CHANGESET_SERVER_TEST_PAUSE_BEFORE_REPLACE_MS';
 const PAUSE_WHILE_ASIDE = 'CHANGESET_SERVER_TEST_PAUSE_WHILE_ASIDE_MS';
@@ -98,6 +100,8 @@ const temps = (dir: string) => readdirSync(dir).filter((n) => n.startsWith('.cha
 
 interface Tally {
   rounds: number;
+  /** Rounds in which the saving process, not scheduled in time, missed the moment (not counted as rounds). */
+  missed: number;
   stopped: number;
   lost: number;
   kept: number;
@@ -109,13 +113,19 @@ async function beforeReplace(name: string, cmd: (path: string, round: number) =>
   const before = `${name}: earlier content\n`.repeat(Math.ceil(SIZE / (name.length + 17)));
   const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
   const path = join(repo, 'a.txt');
-  const tally: Tally = { rounds: 0, stopped: 0, lost: 0, kept: 0, note: '' };
-  process.env[PAUSE_BEFORE_REPLACE] = '20';
-  for (let round = 0; round < ROUNDS; round++) {
+  const tally: Tally = { rounds: 0, missed: 0, stopped: 0, lost: 0, kept: 0, note: '' };
+  process.env[PAUSE_BEFORE_REPLACE] = String(PAUSE_MS);
+  while (tally.rounds < ROUNDS) {
+    const round = tally.rounds + tally.missed;
     writeFileSync(path, before);
-    const saved = saver.run(cmd(path, round));
+    const saved = saver.run({ ...cmd(path, round), waitMs: 5_000 }).catch(() => undefined);
     const result = await revert(turnUri);
-    const { written } = await saved;
+    const reply = await saved;
+    if (!reply) {
+      tally.missed++;
+      continue;
+    }
+    const written = reply.written;
     tally.rounds++;
     if (result.code === -32010) tally.stopped++;
     tally.lost += lost(wouldHave(before, written!), readFileSync(path, 'utf8'));
@@ -130,14 +140,19 @@ async function whileAside(style: 'rewrite' | 'rename'): Promise<Tally> {
   const before = `aside ${style}: earlier content\n`.repeat(Math.ceil(SIZE / 30));
   const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
   const path = join(repo, 'a.txt');
-  const tally: Tally = { rounds: 0, stopped: 0, lost: 0, kept: 0, note: 'version before kept beside the save, as the error says' };
-  process.env[PAUSE_WHILE_ASIDE] = '20';
-  for (let round = 0; round < ROUNDS; round++) {
+  const tally: Tally = { rounds: 0, missed: 0, stopped: 0, lost: 0, kept: 0, note: 'version before kept beside the save, as the error says' };
+  process.env[PAUSE_WHILE_ASIDE] = String(PAUSE_MS);
+  while (tally.rounds < ROUNDS) {
+    const round = tally.rounds + tally.missed;
     writeFileSync(path, before);
     const data = `${style} save ${round}\n`;
-    const saved = saver.run({ style, path, when: 'aside', data });
+    const saved = saver.run({ style, path, when: 'aside', data, waitMs: 5_000 }).catch(() => undefined);
     const result = await revert(turnUri);
-    await saved;
+    if (!(await saved)) {
+      tally.missed++;
+      for (const n of temps(repo)) rmSync(join(repo, n));
+      continue;
+    }
     tally.rounds++;
     if (result.code === -32010) tally.stopped++;
     tally.lost += lost(data, readFileSync(path, 'utf8'));
@@ -158,9 +173,10 @@ async function dirSwap(): Promise<Tally> {
   const { repo, turnUri } = await workspace(Object.fromEntries(files.map((f) => [f, `${f} before\n`])), turn);
   const outside = join(work, 'outside');
   mkdirSync(outside);
-  const tally: Tally = { rounds: 0, stopped: 0, lost: 0, kept: 0, note: 'lost = bytes of files not put back' };
-  process.env[PAUSE_BETWEEN_WRITES] = '15';
+  const tally: Tally = { rounds: 0, missed: 0, stopped: 0, lost: 0, kept: 0, note: 'lost = bytes of files not put back' };
+  process.env[PAUSE_BETWEEN_WRITES] = '30';
   for (let round = 0; round < ROUNDS; round++) {
+    write(repo, turn);
     const running = revert(turnUri);
     for (;;) {
       const now = (() => {
@@ -203,7 +219,7 @@ const scenarios: [string, () => Promise<Tally>][] = [
 ];
 
 console.log(`machine: ${cpus().length} cores, node ${process.version}, load ${loadavg()[0]!.toFixed(2)}; ${ROUNDS} rounds per scenario, files of ${SIZE} bytes`);
-console.log('scenario        rounds  stopped  bytes lost  temp files left');
+console.log('scenario        rounds  missed  stopped  bytes lost  temp files left');
 let total = 0;
 try {
   for (const [name, run] of scenarios) {
@@ -212,7 +228,7 @@ try {
     const tally = await run();
     total += tally.lost;
     const secs = ((performance.now() - t) / 1000).toFixed(0);
-    console.log(`${name.padEnd(15)} ${String(tally.rounds).padStart(6)} ${String(tally.stopped).padStart(8)} ${String(tally.lost).padStart(11)} ${String(tally.kept).padStart(16)}  ${secs} s${tally.note ? `  (${tally.note})` : ''}`);
+    console.log(`${name.padEnd(15)} ${String(tally.rounds).padStart(6)} ${String(tally.missed).padStart(7)} ${String(tally.stopped).padStart(8)} ${String(tally.lost).padStart(11)} ${String(tally.kept).padStart(16)}  ${secs} s${tally.note ? `  (${tally.note})` : ''}`);
   }
 } finally {
   saver.stop();

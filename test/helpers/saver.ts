@@ -17,6 +17,8 @@ export interface SaveCommand {
   count?: number;
   prefix?: string;
   after?: 'replaced';
+  /** How long to wait for the moment before giving up (default 20 s). */
+  waitMs?: number;
 }
 
 export interface SaveReply {

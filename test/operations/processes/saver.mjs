@@ -27,8 +27,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const reply = (m) => process.stdout.write(`${JSON.stringify(m)}\n`);
 let held;
 
+let waitMs = 20_000;
+
 async function until(holds, what) {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + waitMs;
   while (!holds()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(0.5);
@@ -85,6 +87,7 @@ async function appendLines(path, count, gapMs, prefix, after) {
 
 for await (const line of createInterface({ input: process.stdin })) {
   const cmd = JSON.parse(line);
+  waitMs = cmd.waitMs ?? 20_000;
   try {
     if (cmd.style === 'release') {
       closeSync(held);
