@@ -8,7 +8,7 @@
  * milliseconds so the process stays responsive.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
+import { closeSync, fstatSync, readFileSync, readSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
 import { decodePathBytes } from '../path-bytes.js';
 import { liteLstat, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, type LiteStat } from './fast-lstat.js';
 import type { ObjectStore, ObjectType } from '../store/types.js';
@@ -18,6 +18,7 @@ import { parseIgnoreFile, type IgnoreStack } from './ignore-rules.js';
 import type { CachedTree, IndexSeed, SeedDirectory } from './index-file.js';
 import type { LstatPrefetch } from './lstat-prefetch.js';
 import { isLfsPointer, lfsPointer } from './lfs-attributes.js';
+import { LeftRootError, openInside } from './open-inside.js';
 import { parseAttributes, type AttributeStack } from './git-attributes.js';
 import { cleanClass, cleanContent, convertsNothing, crlfAction, EOL_AUTO, EOL_KEEP } from './eol-conversion.js';
 import type { CoreSettings } from './git-config.js';
@@ -247,6 +248,8 @@ export class Walker {
   private writeError: unknown;
   /** The id `clean` already computed for the content it returned, so it is not hashed twice. */
   private hashed: { content: Buffer; oid: string } | undefined;
+  /** The walked root's real path and a `/`, as bytes: no file read may lie outside it. */
+  private rootPrefix = Buffer.alloc(0);
 
   constructor(
     private readonly env: WalkEnv,
@@ -257,6 +260,7 @@ export class Walker {
   async walkRoot(prev: DirState | undefined, fsPath: string, rules: RuleContext): Promise<DirState> {
     const st = mustLstat(fsPath);
     if (kindOfStats(st) !== KIND_DIR) throw new Error(`${fsPath} is not a directory`);
+    this.rootPrefix = Buffer.from(fsPath.endsWith('/') ? fsPath : `${fsPath}/`);
     let state: DirState;
     try {
       state = await this.walkDir(prev, fsPath, '', st, rules, false, true, this.env.touched);
@@ -377,7 +381,7 @@ export class Walker {
     if (fresh && cached && cached.oid === entry.oid) return cached;
     let buf: Buffer;
     try {
-      buf = readFileSync(path);
+      buf = this.readInside(path);
     } catch {
       return undefined;
     }
@@ -733,7 +737,7 @@ export class Walker {
       try {
         if (kind === KIND_SYMLINK) content = readlinkSync(fsPath, { encoding: 'buffer' });
         else if (e.lfs) content = this.lfsContent(fsPath);
-        else content = readFileSync(fsPath);
+        else content = this.readInside(fsPath);
         const after = mustLstat(fsPath);
         stable = sameStat(st, after) && (kind !== KIND_FILE || e.lfs || content.length === after.size);
         if (!stable) {
@@ -742,8 +746,13 @@ export class Walker {
           mode = this.gitMode(kind, after.mode, path);
         }
       } catch (err) {
+        if (err instanceof LeftRootError) {
+          this.notRead(e, path, 'unreadable', err.message);
+          return;
+        }
         const code = errCode(err);
-        if (code !== 'ENOENT') {
+        // ELOOP: the name became a symlink after it was listed, like a file that went away meanwhile.
+        if (code !== 'ENOENT' && code !== 'ELOOP') {
           this.notRead(e, path, 'unreadable', code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot read: ${code ?? String(err)}`);
           return;
         }
@@ -797,7 +806,7 @@ export class Walker {
 
   /** The LFS pointer for a file, streaming its content through SHA-256. */
   private lfsContent(fsPath: FsPath): Buffer {
-    const fd = openSync(fsPath, 'r');
+    const fd = openInside(fsPath, this.rootPrefix);
     try {
       const size = fstatSync(fd).size;
       if (size < 1024) {
@@ -815,6 +824,16 @@ export class Walker {
         total += n;
       }
       return lfsPointer(h.digest('hex'), total);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** A file's whole content, read only if it lies inside the walked root (see `openInside`). */
+  private readInside(fsPath: FsPath): Buffer {
+    const fd = openInside(fsPath, this.rootPrefix);
+    try {
+      return readFileSync(fd);
     } finally {
       closeSync(fd);
     }
