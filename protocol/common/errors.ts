@@ -1,5 +1,5 @@
 /**
- * JSON-RPC and AHP error codes (`../shared/ahp/schema/errors.schema.json`,
+ * JSON-RPC and AHP error codes (AHP's `errors.schema.json`, pinned in `test/fixtures/ahp/schema/`,
  * `JsonRpcErrorCode` and `AhpErrorCode`).
  */
 

@@ -1,6 +1,6 @@
 /**
  * Cross-channel value types shared by every AHP channel (AHP 0.6,
- * `../shared/ahp/schema/state.schema.json`).
+ * AHP's `state.schema.json`, pinned in `test/fixtures/ahp/schema/`).
  */
 
 import type { ChannelState } from './channel-state.js';
