@@ -137,15 +137,17 @@ describe('every tree entry from a mirror is checked as git fsck checks it', () =
   it('refuses each bad entry over smart HTTP, naming the path and what is wrong, and imports nothing', async () => {
     const mirror = await servedMirror();
     const checkout = makeRepo(temp.make('checkout-'), { 'a.txt': 'one\n' });
-    for (const [name, entries, says, opts] of cases) {
-      const { url } = variant(mirror, name.replace(/[^a-z0-9]+/gi, '-'), (b) => intoTurnStart(b, entries, opts));
-      const state = temp.make('state-');
-      const attempt = importMirror({ url, stateDir: state, workspaceDir: checkout, env: ENV });
-      await expect(attempt, name).rejects.toThrow(ImportError);
-      await expect(attempt, name).rejects.toThrow(says);
-      await expect(attempt, name).rejects.toThrow(/refused, nothing was imported: in session crafted-session, (its start|turn 1 \(its start\))/);
-      expect(leftBehind(state), name).toEqual({ refs: [], packs: [], scratch: [] });
-    }
+    const attacks = cases.map(([name, entries, says, opts]) => ({ name, says, url: variant(mirror, name.replace(/[^a-z0-9]+/gi, '-'), (b) => intoTurnStart(b, entries, opts)).url }));
+    await Promise.all(
+      attacks.map(async ({ name, says, url }) => {
+        const state = temp.make('state-');
+        const attempt = importMirror({ url, stateDir: state, workspaceDir: checkout, env: ENV });
+        await expect(attempt, name).rejects.toThrow(ImportError);
+        await expect(attempt, name).rejects.toThrow(says);
+        await expect(attempt, name).rejects.toThrow(/refused, nothing was imported: in session crafted-session, (its start|turn 1 \(its start\))/);
+        expect(leftBehind(state), name).toEqual({ refs: [], packs: [], scratch: [] });
+      }),
+    );
   }, 90_000);
 });
 
