@@ -1,7 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from './serve-args.js';
+
 import { nearest } from './suggest.js';
-import type { TargetOptions } from './target.js';
+import type { TargetOptions } from '../client/target.js';
+import { UsageError } from '../client/errors.js';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 

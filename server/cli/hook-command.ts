@@ -4,10 +4,10 @@ import { claudeAgent } from '../hook/claude-event.js';
 import { cursorAgent } from '../hook/cursor-event.js';
 import { geminiAgent } from '../hook/gemini-event.js';
 import { peekHookEventName, type HookAgent } from '../hook/hook-event.js';
-import { hookLog } from '../hook/hook-log.js';
+import { hookLog } from '../client/hook-log.js';
 import { defaultStateDir } from '../store/index.js';
-import { DEFAULT_HOOK_IDLE_MS } from './idle-exit.js';
-import { cliCommand } from './package-root.js';
+import { DEFAULT_HOOK_IDLE_MS } from '../client/ensure-server.js';
+import { cliCommand } from '../client/package-root.js';
 
 export const HOOK_USAGE = [
   'Usage: changeset-server hook claude|cursor|gemini [--state-dir DIR] [--timeout MS] [--idle-timeout MS]',

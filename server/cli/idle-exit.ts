@@ -1,8 +1,5 @@
 import type { ChangesetService } from '../service.js';
 
-/** Default idle time after which a server started by the hook goes away (10 minutes). */
-export const DEFAULT_HOOK_IDLE_MS = 10 * 60 * 1000;
-
 /**
  * Calls `onIdle` once no session has a turn being recorded and no client is
  * connected, continuously for `idleMs`. Sessions stay resumable: stopping

@@ -4,9 +4,10 @@ import { importMirror, ImportError, type ImportResult } from '../mirror/import.j
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from '../mirror/import-limits.js';
 import { describeRemoteError, MirrorSettingsError } from '../mirror/mirror-remote.js';
 import { defaultStateDir, StoreBusyError } from '../store/index.js';
-import { Output } from './output.js';
-import { UsageError } from './serve-args.js';
+import { Output } from '../client/output.js';
+
 import { parseByteSize, STORE_BUDGET_ENV } from './store-settings.js';
+import { UsageError } from '../client/errors.js';
 
 export const IMPORT_USAGE = [
   'Usage: changeset-server import URL [--workspace DIR] [options]',

@@ -64,7 +64,7 @@ export async function main(argv: string[]): Promise<number | void> {
   try {
     return await run(rest);
   } catch (error) {
-    const [{ describeError }, { UsageError }] = await Promise.all([import('./output.js'), import('./serve-args.js')]);
+    const [{ describeError }, { UsageError }] = await Promise.all([import('../client/output.js'), import('../client/errors.js')]);
     const described = describeError(error);
     const code = error instanceof UsageError ? 2 : 1;
     if (json) {
@@ -78,7 +78,7 @@ export async function main(argv: string[]): Promise<number | void> {
 }
 
 async function printVersion(): Promise<number> {
-  const { packageVersion } = await import('./package-root.js');
+  const { packageVersion } = await import('../client/package-root.js');
   const version = packageVersion();
   if (!version) {
     process.stderr.write('changeset-server version: cannot find the package to read its version\n');

@@ -1,6 +1,6 @@
 import { serveMcpOverStdio } from '../mcp/mcp-server.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
-import { realDir } from './target.js';
+import { realDir } from '../client/target.js';
 
 export const MCP_USAGE = [
   'Usage: changeset-server mcp [options]',

@@ -1,11 +1,12 @@
 import { parseClientArgs, TARGET_USAGE, targetOf, type ClientValues } from './client-args.js';
-import { Output } from './output.js';
-import { UsageError } from './serve-args.js';
-import { parseLineRange, runOperation, type OperationCommand } from './operation-request.js';
-import { connect, pickSession, sessionNote } from './target.js';
-import { plural } from './turn-ref.js';
+import { Output } from '../client/output.js';
 
-export type { OperationCommand } from './operation-request.js';
+import { parseLineRange, runOperation, type OperationCommand } from '../client/operation-request.js';
+import { connect, pickSession, sessionNote } from '../client/target.js';
+import { plural } from '../client/turn-ref.js';
+import { UsageError } from '../client/errors.js';
+
+export type { OperationCommand } from '../client/operation-request.js';
 
 const TURN_HELP = '  --turn T             the turn: the number "status" shows, "last", -1 (the last), -2, …, or its id';
 const DRY_RUN_HELP = '  --dry-run            show the files it would change and any conflicts; write nothing';

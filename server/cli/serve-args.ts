@@ -1,3 +1,4 @@
+import { UsageError } from '../client/errors.js';
 import { resolve } from 'node:path';
 import { parseByteSize, parseRetainDays, RETAIN_DAYS_ENV, STORE_BUDGET_ENV } from './store-settings.js';
 import { nearest } from './suggest.js';
@@ -39,9 +40,6 @@ export interface ServeArgs {
   /** Print usage and exit. */
   help: boolean;
 }
-
-/** A command-line mistake; exits with code 2 after printing the usage. */
-export class UsageError extends Error {}
 
 /** Default quiet period for `--auto-turns` without a value. */
 export const DEFAULT_AUTO_TURNS_MS = 3000;

@@ -5,15 +5,16 @@ import { removeServerEntry, removeServerEntrySync, writeServerEntry, type Server
 import { createEndpointSecurity, endpointOfUrl, TOKEN_ENV, type EndpointSecurity } from '../security/index.js';
 import { ChangesetService } from '../service.js';
 import { defaultStateDir } from '../store/index.js';
-import { defaultViewerDir } from './package-root.js';
+import { defaultViewerDir } from '../client/package-root.js';
 import { readEndpoint, writeEndpoint } from './endpoint-memory.js';
 import { watchIdle } from './idle-exit.js';
 import { progressLine } from './progress.js';
-import { parseServeArgs, SERVE_USAGE, UsageError, type ServeArgs } from './serve-args.js';
+import { parseServeArgs, SERVE_USAGE, type ServeArgs } from './serve-args.js';
 import { mirrorSetting, MirrorSettingsError, startMirror } from '../mirror/serve-mirror.js';
 import { limitHeapGrowth } from './heap-growth.js';
+import { UsageError } from '../client/errors.js';
 
-export { DEFAULT_AUTO_TURNS_MS, parseServeArgs, SERVE_USAGE, UsageError, type ServeArgs } from './serve-args.js';
+export { DEFAULT_AUTO_TURNS_MS, parseServeArgs, SERVE_USAGE, type ServeArgs } from './serve-args.js';
 
 /** The facts `serve` prints once it is ready (`--json` prints exactly this object). */
 export interface ReadyInfo {

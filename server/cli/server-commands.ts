@@ -3,9 +3,10 @@ import { ROOT_CHANNEL, SessionStatus, type ListSessionsResult, type SessionSumma
 import { findServerFor, isProcessAlive, removeServerEntry } from '../registry/index.js';
 import { defaultStateDir } from '../store/index.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
-import { Output } from './output.js';
-import { UsageError } from './serve-args.js';
-import { CommandError, connect, realDir } from './target.js';
+import { Output } from '../client/output.js';
+
+import { connect, realDir } from '../client/target.js';
+import { CommandError, UsageError } from '../client/errors.js';
 
 export const SESSIONS_USAGE = ['Usage: changeset-server sessions [options]', '', 'Lists the sessions recording now and the past ones kept for review.', '', TARGET_USAGE, ''].join('\n');
 export const FORGET_USAGE = [

@@ -5,7 +5,7 @@ import { displayPathBytes } from '../path-bytes.js';
 import { WorkspaceRoot } from '../session/workspace-root.js';
 import { defaultStateDir } from '../store/index.js';
 import { progressLine } from './progress.js';
-import { UsageError } from './serve-args.js';
+import { UsageError } from '../client/errors.js';
 
 export const SNAPSHOT_USAGE = [
   'Usage: changeset-server snapshot <dir> [--state-dir DIR] [--json]',

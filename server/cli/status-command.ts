@@ -1,9 +1,10 @@
 import type { RetentionStatus, SnapshotTrackingStatus, StatusResult, TurnStatus } from '../harness/status.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { formatMirrorStatus, requestMirrorStatus } from '../mirror/mirror-status-text.js';
-import { Output } from './output.js';
-import { UsageError } from './serve-args.js';
-import { connect } from './target.js';
+import { Output } from '../client/output.js';
+
+import { connect } from '../client/target.js';
+import { UsageError } from '../client/errors.js';
 
 export const STATUS_USAGE = [
   'Usage: changeset-server status [--turns N] [options]',

@@ -1,8 +1,9 @@
 import type { TurnEndedResult, TurnStartedResult } from '../harness/methods.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
-import { Output } from './output.js';
-import { UsageError } from './serve-args.js';
-import { CommandError, connect, pickSession, sessionNote } from './target.js';
+import { Output } from '../client/output.js';
+
+import { connect, pickSession, sessionNote } from '../client/target.js';
+import { CommandError, UsageError } from '../client/errors.js';
 
 export const TURN_USAGE = [
   'Usage: changeset-server turn start [--message TEXT] [--id ID] [options]',

@@ -1,9 +1,9 @@
 import { pathToFileURL } from 'node:url';
 import { sessionUri } from '../../protocol/index.js';
 import type { StatusResult } from '../harness/status.js';
-import { RemoteError, RpcClient } from '../cli/rpc-client.js';
+import { RemoteError, RpcClient } from '../client/rpc-client.js';
 import { ulid } from '../ulid.js';
-import { ensureServer } from './ensure-server.js';
+import { ensureServer } from '../client/ensure-server.js';
 import { parseHookEvent, type AgentHookEvent, type HookAction, type HookAgent, type HookTurnState } from './hook-event.js';
 import { readSessionState, removeSessionState, writeSessionState } from './hook-state.js';
 

@@ -1,9 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { describeError } from '../cli/output.js';
-import { packageVersion } from '../cli/package-root.js';
-import { connect, type TargetOptions } from '../cli/target.js';
+import { describeError } from '../client/output.js';
+import { packageVersion } from '../client/package-root.js';
+import { connect, type TargetOptions } from '../client/target.js';
 import { argumentProblem, CHANGESET_TOOLS, type ToolArguments } from './tools.js';
 
 /**

@@ -1,11 +1,12 @@
 import { formatChangesetUri, parseChannel, type ChangesetState } from '../../protocol/index.js';
-import { readyChangeset } from '../cli/changeset-state.js';
-import { findFile, parseLineRange, runOperation, type OperationReport, type OperationRequest } from '../cli/operation-request.js';
-import type { RpcClient } from '../cli/rpc-client.js';
-import { CommandError, pickSession, type Picked } from '../cli/target.js';
-import { resolveTurn } from '../cli/turn-ref.js';
+import { readyChangeset } from '../client/changeset-state.js';
+import { findFile, parseLineRange, runOperation, type OperationReport, type OperationRequest } from '../client/operation-request.js';
+import type { RpcClient } from '../client/rpc-client.js';
+import { pickSession, type Picked } from '../client/target.js';
+import { resolveTurn } from '../client/turn-ref.js';
 import type { WorkspaceFileDiff } from '../diff/file-diff.js';
 import type { SessionStatusInfo, StatusResult, TurnStatus } from '../harness/status.js';
+import { CommandError } from '../client/errors.js';
 
 /** A JSON Schema for a tool's arguments (MCP sends them as a plain object). */
 export interface ArgumentSchema {

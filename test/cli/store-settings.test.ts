@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseServeArgs, UsageError } from '../../server/cli/serve-args.js';
+import { parseServeArgs } from '../../server/cli/serve-args.js';
 import { formatStatus } from '../../server/cli/status-command.js';
 import type { StatusResult } from '../../server/harness/status.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { run, startServe, type ServeProcess } from './serve-process.js';
+import { UsageError } from '../../server/client/errors.js';
 
 describe('store budget and retention settings', () => {
   it('reads sizes with decimal and binary units, and days', () => {

@@ -1,6 +1,6 @@
 import { AhpErrorCodes } from '../../protocol/index.js';
 import { RemoteError } from './rpc-client.js';
-import { UsageError } from './serve-args.js';
+import { UsageError } from './errors.js';
 
 /** An error as `--json` prints it: `{"error": {"code", "message", "data"?}}`. */
 export interface ErrorOutput {

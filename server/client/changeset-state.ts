@@ -1,7 +1,7 @@
 import type { ActionEnvelope, ChangesetState, SubscribeResult } from '../../protocol/index.js';
 import { reduce } from '../../reducers/index.js';
 import type { RpcClient } from './rpc-client.js';
-import { CommandError } from './target.js';
+import { CommandError } from './errors.js';
 
 /**
  * Subscribes to a changeset channel and resolves with its state once it is

@@ -1,5 +1,5 @@
 import type { SessionStatusInfo, TurnStatus } from '../harness/status.js';
-import { CommandError } from './target.js';
+import { CommandError } from './errors.js';
 
 /**
  * The turn a `--turn` value names, the way people name turns: the number

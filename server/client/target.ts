@@ -1,14 +1,14 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { SessionStatusInfo, StatusResult } from '../harness/status.js';
-import { ensureServer } from '../hook/ensure-server.js';
+import { DEFAULT_HOOK_IDLE_MS, ensureServer } from './ensure-server.js';
 import { isInsideDir } from '../paths.js';
 import { findServerFor, type ServerEntry } from '../registry/index.js';
 import { TOKEN_ENV } from '../security/index.js';
 import { defaultStateDir, workspaceLayout } from '../store/index.js';
-import { DEFAULT_HOOK_IDLE_MS } from './idle-exit.js';
 import { cliCommand } from './package-root.js';
 import { RpcClient } from './rpc-client.js';
+import { CommandError } from './errors.js';
 
 /** How a client command finds its server and session. */
 export interface TargetOptions {
@@ -33,9 +33,6 @@ export interface TargetOptions {
   /** When no server runs for the directory, start one over it in the background (as the hook does; it stops when idle). */
   startServer?: boolean;
 }
-
-/** A command's failure to print (exit code 1). */
-export class CommandError extends Error {}
 
 /** A connection to the server, with what the registry says about it. */
 export interface Connected {

@@ -10,8 +10,9 @@ import {
 import type { SessionStatusInfo, TurnStatus } from '../harness/status.js';
 import { readyChangeset } from './changeset-state.js';
 import { RemoteError, type RpcClient } from './rpc-client.js';
-import { CommandError } from './target.js';
+
 import { resolveTurn, turnLabel } from './turn-ref.js';
+import { CommandError } from './errors.js';
 
 /** The client commands that change files through `invokeChangesetOperation`. */
 export type OperationCommand = 'revert' | 'restore' | 'discard' | 'undo';

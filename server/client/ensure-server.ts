@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { findServerFor, type ServerEntry } from '../registry/index.js';
 import { logDir } from './hook-log.js';
 
+/** Default idle time after which a server started by the hook goes away (10 minutes). */
+export const DEFAULT_HOOK_IDLE_MS = 10 * 60 * 1000;
+
 /** Options of {@link ensureServer}. */
 export interface EnsureServerOptions {
   /** The state directory the server registers in (passed to the server it starts). */
