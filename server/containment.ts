@@ -6,6 +6,8 @@
  */
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { AhpErrorCodes } from '../protocol/index.js';
+import { DomainError } from './domain-error.js';
 import { decodePathBytes, fsPath } from './path-bytes.js';
 import { isInsideDir } from './paths.js';
 
@@ -15,8 +17,12 @@ const MAX_LINKS = 40;
 /** A path whose symlinks lead round in circles or too deep. */
 export class UnresolvablePathError extends Error {}
 
-/** A client named a path that leads (after symlinks) outside the session's working directories. */
-export class OutsideWorkingDirectoriesError extends Error {}
+/** A client named a path that leads (after symlinks) outside the session's working directories: PermissionDenied. */
+export class OutsideWorkingDirectoriesError extends DomainError {
+  constructor(message: string) {
+    super(AhpErrorCodes.PermissionDenied, message);
+  }
+}
 
 /**
  * The real path `absPath` (absolute) leads to: its own real path when it

@@ -13,7 +13,7 @@ import { channel as channelCheck } from '../../protocol/validate/checks.js';
 import type { ChangesetServer } from '../app.js';
 import type { ChannelResolveError } from '../channels/index.js';
 import { diffChange } from '../changes/file-stats.js';
-import { invalidParams, notFound, RpcError } from '../connection/errors.js';
+import { invalidParams, notFound, DomainError } from '../domain-error.js';
 import { isBinary, type WorkspaceFileDiff } from '../diff/file-diff.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
@@ -124,7 +124,7 @@ export class Changesets {
   /** The channel for a changeset URI, computed (for commands that need its files). */
   async channel(uri: string): Promise<{ owner: SessionChangesets; channel: ChangesetChannel }> {
     const error = await this.server.store.ensureChannel(uri);
-    if (error) throw new RpcError(error.code, error.message);
+    if (error) throw new DomainError(error.code, error.message);
     const owner = this.ownerOf(uri);
     const channel = owner?.channels.get(uri);
     if (!owner || !channel) throw notFound(`no changeset ${uri}`);
@@ -235,10 +235,10 @@ export class Changesets {
     const sc = address && this.perSession.get(sessionUri(address.sessionId));
     // Only content a changeset of a live session has handed out is served: a forged id gets nothing.
     if (!address || !sc || !sc.builder.issued.has(`${address.root}:${address.oid}`)) {
-      throw new RpcError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}`);
+      throw new DomainError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}`);
     }
     const root = sc.session.roots[address.root];
-    if (!root) throw new RpcError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}`);
+    if (!root) throw new DomainError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}`);
     const { content } = await root.store.readObject(address.oid);
     const text = isUtf8(content) && !isBinary(content);
     const encoding = params.encoding === 'base64' || !text ? 'base64' : 'utf-8';

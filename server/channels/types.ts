@@ -1,4 +1,4 @@
-import type { ActionEnvelope, ChannelKind, ChannelState, URI } from '../../protocol/index.js';
+import type { ActionEnvelope, ChannelKind, ChannelState, ErrorCode, URI } from '../../protocol/index.js';
 import type { OutboundFrame } from '../transport/frames.js';
 
 /**
@@ -46,7 +46,7 @@ export interface ChannelInfo {
 /** A failure to produce a channel on demand. */
 export interface ChannelResolveError {
   /** JSON-RPC / AHP error code to return to the client (e.g. -32008 NotFound). */
-  code: number;
+  code: ErrorCode;
   /** Precise human-readable reason. */
   message: string;
 }

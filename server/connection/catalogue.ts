@@ -4,7 +4,8 @@ import type {
   ListSessionsParams,
   ListSessionsResult,
 } from '../../protocol/index.js';
-import { invalidParams, methodNotFound } from './errors.js';
+import { invalidParams } from '../domain-error.js';
+import { methodNotFound } from './errors.js';
 import type { MethodContext } from './method-registry.js';
 import type { ProviderRegistry } from './provider-registry.js';
 

@@ -1,10 +1,11 @@
-import { createMessageConnection, NullLogger, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { createMessageConnection, NullLogger, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { Snapshot, URI } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/channel-store.js';
 import type { ChannelSubscriber } from '../channels/types.js';
 import { notificationFrame, type OutboundFrame } from '../transport/frames.js';
 import type { PeerCloseInfo, WsPeer } from '../transport/ws-peer.js';
-import { internalError, invalidParams, invalidRequest, methodNotFound } from './errors.js';
+import { DomainError, invalidParams, invalidRequest } from '../domain-error.js';
+import { methodNotFound, toResponseError } from './errors.js';
 import type { MethodContext, MethodRegistry } from './method-registry.js';
 
 /** Checks params against the protocol's validator for a method; a message naming the field, or undefined. */
@@ -122,6 +123,15 @@ export class ClientConnection implements ChannelSubscriber {
   }
 
   private async handleRequest(method: string, params: unknown): Promise<unknown> {
+    try {
+      return await this.answer(method, params);
+    } catch (err) {
+      if (!(err instanceof DomainError)) this.deps.onInternalError?.(method, err);
+      throw toResponseError(method, err);
+    }
+  }
+
+  private async answer(method: string, params: unknown): Promise<unknown> {
     const entry = this.deps.registry.get(method);
     if (!entry || entry.kind !== 'request') throw methodNotFound(method);
     if (!this.handshake && !entry.options.allowBeforeInitialize) {
@@ -129,13 +139,7 @@ export class ClientConnection implements ChannelSubscriber {
     }
     const problem = entry.options.check ? entry.options.check(params) : this.deps.checkParams(method, params);
     if (problem !== undefined) throw invalidParams(problem);
-    try {
-      return await entry.handler(params as never, this.ctx);
-    } catch (err) {
-      if (err instanceof ResponseError) throw err;
-      this.deps.onInternalError?.(method, err);
-      throw internalError(`"${method}" failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    return entry.handler(params as never, this.ctx);
   }
 
   private async handleNotification(method: string, params: unknown): Promise<void> {

@@ -11,7 +11,7 @@ import {
   type UnsupportedProtocolVersionErrorData,
   type URI,
 } from '../../protocol/index.js';
-import { RpcError, invalidRequest } from './errors.js';
+import { DomainError, invalidRequest } from '../domain-error.js';
 import type { MethodContext } from './method-registry.js';
 
 /** Protocol versions this server speaks, most preferred first. */
@@ -46,7 +46,7 @@ export async function initialize(
   if (!version) {
     const data: UnsupportedProtocolVersionErrorData = { supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS] };
     connection.closeSoon(CLOSE_AFTER_VERSION_REFUSAL, 'unsupported protocol version');
-    throw new RpcError(
+    throw new DomainError(
       AhpErrorCodes.UnsupportedProtocolVersion,
       `none of the offered protocol versions (${params.protocolVersions.join(', ') || 'none'}) is supported; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
       data,

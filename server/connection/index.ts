@@ -3,7 +3,7 @@ export type { ConnectionDeps, ProtocolParamsCheck } from './client-connection.js
 export { registerCoreMethods } from './core-methods.js';
 export type { CoreMethodDeps } from './core-methods.js';
 export { CLIENT_DISPATCHABLE_ACTIONS } from './dispatch-action.js';
-export { RpcError, internalError, invalidParams, invalidRequest, methodNotFound, notFound } from './errors.js';
+export { methodNotFound, toResponseError } from './errors.js';
 export { negotiateVersion, SUPPORTED_PROTOCOL_VERSIONS } from './handshake.js';
 export { MethodRegistry } from './method-registry.js';
 export type {

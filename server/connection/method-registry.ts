@@ -12,7 +12,7 @@ export interface MethodContext {
 /** Checks a method's params; returns a message naming the offending field, or undefined when valid. */
 export type ParamsCheck = (params: unknown) => string | undefined;
 
-/** Answers one request; throw an `RpcError` to answer with an error. */
+/** Answers one request; throw an `DomainError` to answer with an error. */
 export type RequestHandler<P = never, R = unknown> = (params: P, ctx: MethodContext) => R | Promise<R>;
 
 /** Handles one notification; its return value and errors are never sent back. */

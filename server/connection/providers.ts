@@ -27,6 +27,6 @@ export interface SessionProvider {
  * a changeset's `FileEdit`s point at).
  */
 export interface ContentProvider {
-  /** Reads one URI; throw an `RpcError` (e.g. -32006 ContentNotFound) when it cannot. */
+  /** Reads one URI; throw an `DomainError` (e.g. -32006 ContentNotFound) when it cannot. */
   read(params: ResourceReadParams, ctx: MethodContext): Promise<ResourceReadResult> | ResourceReadResult;
 }

@@ -1,5 +1,5 @@
 import { AhpErrorCodes, type ResourceReadParams, type ResourceReadResult } from '../../protocol/index.js';
-import { RpcError } from './errors.js';
+import { DomainError } from '../domain-error.js';
 import type { MethodContext } from './method-registry.js';
 import type { ProviderRegistry } from './provider-registry.js';
 
@@ -10,6 +10,6 @@ export async function resourceRead(
   providers: ProviderRegistry,
 ): Promise<ResourceReadResult> {
   const provider = providers.contentProviderFor(params.uri);
-  if (!provider) throw new RpcError(AhpErrorCodes.ContentNotFound, `no content at ${params.uri}`);
+  if (!provider) throw new DomainError(AhpErrorCodes.ContentNotFound, `no content at ${params.uri}`);
   return provider.read(params, ctx);
 }

@@ -5,7 +5,7 @@ import {
   type SubscribeResult,
   type UnsubscribeParams,
 } from '../../protocol/index.js';
-import { RpcError, invalidParams } from './errors.js';
+import { DomainError, invalidParams } from '../domain-error.js';
 import type { MethodContext } from './method-registry.js';
 
 const SERVED_URIS = 'ahp-root://, ahp-session:/<id>, ahp-chat:/<id> or ahp-changeset:/<id>';
@@ -22,8 +22,8 @@ export async function subscribe(params: SubscribeParams, ctx: MethodContext): Pr
   const error = await ctx.store.ensureChannel(uri);
   const snapshot = error ? undefined : ctx.connection.subscribeTo(uri);
   if (!snapshot) {
-    if (parsed.kind === 'session') throw new RpcError(AhpErrorCodes.SessionNotFound, `session not found: ${uri}`);
-    throw new RpcError(error?.code ?? AhpErrorCodes.NotFound, error?.message ?? `channel not found: ${uri}`);
+    if (parsed.kind === 'session') throw new DomainError(AhpErrorCodes.SessionNotFound, `session not found: ${uri}`);
+    throw new DomainError(error?.code ?? AhpErrorCodes.NotFound, error?.message ?? `channel not found: ${uri}`);
   }
   return { snapshot };
 }

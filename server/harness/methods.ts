@@ -1,8 +1,4 @@
-import { AhpErrorCodes } from '../../protocol/index.js';
 import type { ChangesetServer } from '../app.js';
-import { invalidParams, RpcError } from '../connection/errors.js';
-import { OutsideWorkingDirectoriesError } from '../containment.js';
-import { SessionError } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import type { TurnSummary } from '../session/turn-summary.js';
 import { harnessEvents } from './events.js';
@@ -61,12 +57,10 @@ export function registerHarnessMethods(
     async (params) => {
       const session = sessions.require(params.channel);
       harnessEvents(sessions).emit('turnStarting', session);
-      const turn = await mapErrors(() =>
-        session.startTurn({
-          ...(params.turnId !== undefined ? { id: params.turnId } : {}),
-          ...(params.message !== undefined ? { message: params.message } : {}),
-        }),
-      );
+      const turn = await session.startTurn({
+        ...(params.turnId !== undefined ? { id: params.turnId } : {}),
+        ...(params.message !== undefined ? { message: params.message } : {}),
+      });
       return { turnId: turn.id, chat: session.chatUri };
     },
     { check: checkTurnStarted },
@@ -76,9 +70,7 @@ export function registerHarnessMethods(
     'harness/beforeEdit',
     async (params) => {
       const session = sessions.require(params.channel);
-      const captured = await mapErrors(() =>
-        session.beforeEdit(params.turnId, params.paths, params.tool !== undefined ? { tool: params.tool } : {}),
-      );
+      const captured = await session.beforeEdit(params.turnId, params.paths, params.tool !== undefined ? { tool: params.tool } : {});
       return { captured };
     },
     { check: checkBeforeEdit },
@@ -88,7 +80,7 @@ export function registerHarnessMethods(
     'harness/turnEnded',
     async (params) => {
       const session = sessions.require(params.channel);
-      const summary = await mapErrors(() => session.endTurn(params.turnId, params.state !== undefined ? { state: params.state } : {}));
+      const summary = await session.endTurn(params.turnId, params.state !== undefined ? { state: params.state } : {});
       await afterTurnEnded?.()?.(session.uri, params.turnId);
       return { summary };
     },
@@ -106,17 +98,4 @@ export function registerHarnessMethods(
     },
     { check: checkStatus },
   );
-}
-
-async function mapErrors<T>(task: () => Promise<T>): Promise<T> {
-  try {
-    return await task();
-  } catch (error) {
-    if (error instanceof OutsideWorkingDirectoriesError) throw new RpcError(AhpErrorCodes.PermissionDenied, error.message);
-    if (error instanceof SessionError) {
-      if (error.code === 'not-found') throw new RpcError(AhpErrorCodes.SessionNotFound, error.message);
-      throw invalidParams(error.message);
-    }
-    throw error;
-  }
 }

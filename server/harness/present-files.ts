@@ -1,11 +1,11 @@
 import { isUtf8 } from 'node:buffer';
 import { AhpErrorCodes, type ResourceReadParams, type ResourceReadResult } from '../../protocol/index.js';
 import type { ChangesetServer } from '../app.js';
-import { invalidParams, RpcError } from '../connection/errors.js';
+import { invalidParams, DomainError } from '../domain-error.js';
 import { isBinary } from '../diff/file-diff.js';
 import { fileUri } from '../file-uri.js';
 import { presentFiles, PresentedFileError } from '../session/presented-files.js';
-import { SessionError, type RecordingSession } from '../session/recording-session.js';
+import type { RecordingSession } from '../session/recording-session.js';
 import type { PresentedFile } from '../session/turn-record.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { checkPresentFiles, type PresentFilesParams } from './params.js';
@@ -33,10 +33,6 @@ export function registerPresentFiles(server: ChangesetServer, sessions: SessionM
         return { presented: files.map((f) => ({ path: f.path, uri: fileUri(f.path) })) };
       } catch (error) {
         if (error instanceof PresentedFileError) throw invalidParams(`params.files[${error.index}].path: ${error.message}`);
-        if (error instanceof SessionError) {
-          if (error.code === 'not-found') throw new RpcError(AhpErrorCodes.SessionNotFound, error.message);
-          throw invalidParams(error.message);
-        }
         throw error;
       }
     },
@@ -47,14 +43,14 @@ export function registerPresentFiles(server: ChangesetServer, sessions: SessionM
     read: async (params) => {
       const found = presentedFileOf(sessions, params.uri);
       if (found === undefined) {
-        throw new RpcError(AhpErrorCodes.ContentNotFound, 'no such content: only files a turn presented are served', { reason: 'not-presented' });
+        throw new DomainError(AhpErrorCodes.ContentNotFound, 'no such content: only files a turn presented are served', { reason: 'not-presented' });
       }
       try {
         return contentResult(await readPresentedContent(found.session, found.file, opts), params);
       } catch (error) {
         if (error instanceof PresentedReadError) {
           const code = error.isContainment ? AhpErrorCodes.PermissionDenied : AhpErrorCodes.ContentNotFound;
-          throw new RpcError(code, error.message, { reason: error.reason });
+          throw new DomainError(code, error.message, { reason: error.reason });
         }
         throw error;
       }

@@ -1,7 +1,7 @@
 import { rmdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { AhpErrorCodes, JsonRpcErrorCodes } from '../../protocol/index.js';
-import { RpcError } from '../connection/errors.js';
+import { DomainError } from '../domain-error.js';
 import { encodePathBytes } from '../path-bytes.js';
 import { isInsideDir } from '../paths.js';
 import type { RecordingSession } from '../session/recording-session.js';
@@ -100,7 +100,7 @@ async function refuseFilesHeldOpen(plan: Plan): Promise<void> {
     return writer ? [{ path: w.display, reason: describeWriter(writer) }] : [];
   });
   const list = conflicts.map((c) => `${c.path} (${c.reason})`).join(', ');
-  throw new RpcError(CHANGED_WHILE_RUNNING, `Nothing was written: ${plural(conflicts.length, 'conflict')}: ${list}`, { conflicts });
+  throw new DomainError(CHANGED_WHILE_RUNNING, `Nothing was written: ${plural(conflicts.length, 'conflict')}: ${list}`, { conflicts });
 }
 
 function stepFor(write: PlannedWrite): Step {
@@ -170,19 +170,19 @@ function failure(session: RecordingSession, write: PlannedWrite, error: unknown,
         ? `the ${plural(written, 'file')} already written ${written === 1 ? 'was' : 'were'} put back`
         : `${plural(written - notPutBack.length, 'file')} put back; ${notPutBack.join(', ')} ${notPutBack.length === 1 ? 'was' : 'were'} edited again since and kept (undo has the version before the operation)`) +
     (rolledBack.kept.length > 0 ? `; versions written to meanwhile are kept as ${rolledBack.kept.join(', ')}` : '');
-  if (error instanceof OutsideWorkspaceError) return new RpcError(AhpErrorCodes.PermissionDenied, `${error.message}; ${putBack}`);
+  if (error instanceof OutsideWorkspaceError) return new DomainError(AhpErrorCodes.PermissionDenied, `${error.message}; ${putBack}`);
   if (error instanceof HeldOpenError) {
     const reason = describeWriter(error.writer);
-    return new RpcError(CHANGED_WHILE_RUNNING, `Stopped: ${write.display} was ${reason} while the operation ran; ${putBack}`, { conflicts: [{ path: write.display, reason }] });
+    return new DomainError(CHANGED_WHILE_RUNNING, `Stopped: ${write.display} was ${reason} while the operation ran; ${putBack}`, { conflicts: [{ path: write.display, reason }] });
   }
   if (error instanceof ChangedWhileRunningError || error instanceof DirectoryChangedError) {
     const reason = error instanceof ChangedWhileRunningError ? `changed while the operation ran (${error.detail})` : error.message;
-    return new RpcError(CHANGED_WHILE_RUNNING, `Stopped: ${write.display} ${reason}; ${putBack}`, {
+    return new DomainError(CHANGED_WHILE_RUNNING, `Stopped: ${write.display} ${reason}; ${putBack}`, {
       conflicts: [{ path: write.display, reason: 'changed while the operation ran' }],
     });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new RpcError(JsonRpcErrorCodes.InternalError, `Stopped: writing ${write.display} failed (${message}); ${putBack}`);
+  return new DomainError(JsonRpcErrorCodes.InternalError, `Stopped: writing ${write.display} failed (${message}); ${putBack}`);
 }
 
 function storeOf(session: RecordingSession, root: number) {

@@ -11,7 +11,7 @@ import type { Changesets } from '../changesets/changesets.js';
 import type { ChangesetChannel, SessionChangesets } from '../changesets/session-changesets.js';
 import type { RootTrees } from '../changes/collect-changes.js';
 import type { FileChange } from '../changes/file-change.js';
-import { invalidParams, RpcError } from '../connection/errors.js';
+import { invalidParams, DomainError } from '../domain-error.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import type { SafetyRecord } from '../session/session-journal.js';
@@ -102,12 +102,12 @@ export class ChangesetOperations {
       for (const path of [change.absPath, change.oldAbsPath]) {
         if (path === undefined) continue;
         await assertInside(session, path).catch((error: unknown) => {
-          throw error instanceof OutsideWorkspaceError ? new RpcError(AhpErrorCodes.PermissionDenied, error.message) : error;
+          throw error instanceof OutsideWorkspaceError ? new DomainError(AhpErrorCodes.PermissionDenied, error.message) : error;
         });
       }
     }
     if (session.activeTurnId !== undefined) {
-      throw new RpcError(AhpErrorCodes.TurnInProgress, `turn "${session.activeTurnId}" is being recorded; operations wait until it ends`);
+      throw new DomainError(AhpErrorCodes.TurnInProgress, `turn "${session.activeTurnId}" is being recorded; operations wait until it ends`);
     }
 
     const key = JSON.stringify([params.channel, params.operationId, params.target ?? null, dryRun, step ?? null, meta?.allowOutsideSymlinks === true]);
@@ -131,12 +131,12 @@ export class ChangesetOperations {
     try {
       const result = await session.exclusive(async () => {
         if (session.activeTurnId !== undefined) {
-          throw new RpcError(AhpErrorCodes.TurnInProgress, `turn "${session.activeTurnId}" is being recorded; operations wait until it ends`);
+          throw new DomainError(AhpErrorCodes.TurnInProgress, `turn "${session.activeTurnId}" is being recorded; operations wait until it ends`);
         }
         const { plan, undoes, truncateAfter, describe } = await this.plan(session, channel.parsed, opId, params, selected);
         if (plan.conflicts.length > 0) {
           const list = plan.conflicts.map((c) => `${c.path} (${c.reason})`).join(', ');
-          throw new RpcError(OPERATION_CONFLICT, `Nothing was written: ${plural(plan.conflicts.length, 'conflict')}: ${list}`, {
+          throw new DomainError(OPERATION_CONFLICT, `Nothing was written: ${plural(plan.conflicts.length, 'conflict')}: ${list}`, {
             conflicts: plan.conflicts,
           });
         }
@@ -172,10 +172,10 @@ export class ChangesetOperations {
         // A stopped operation that put everything back has cancelled its own safety checkpoint.
         await this.refreshUndo(session);
         const message = error instanceof Error ? error.message : String(error);
-        this.setStatus(owner, channel, opId, { status: 'error', error: { errorType: error instanceof RpcError && error.code === OPERATION_CONFLICT ? 'Conflict' : 'OperationFailed', message } });
+        this.setStatus(owner, channel, opId, { status: 'error', error: { errorType: error instanceof DomainError && error.code === OPERATION_CONFLICT ? 'Conflict' : 'OperationFailed', message } });
       }
       if (error instanceof RangeError) throw invalidParams(`target.range: ${error.message}`);
-      if (error instanceof OutsideWorkspaceError) throw new RpcError(AhpErrorCodes.PermissionDenied, error.message);
+      if (error instanceof OutsideWorkspaceError) throw new DomainError(AhpErrorCodes.PermissionDenied, error.message);
       throw error;
     }
   }

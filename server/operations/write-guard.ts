@@ -10,7 +10,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { AhpErrorCodes } from '../../protocol/index.js';
-import { RpcError } from '../connection/errors.js';
+import { DomainError } from '../domain-error.js';
 import { quotedName, refusedPath } from '../git-path.js';
 import { decodePathBytes } from '../path-bytes.js';
 import { isInsideDir, relativeInside } from '../paths.js';
@@ -56,7 +56,7 @@ export function assertNoRefusedPaths(session: RecordingSession, writes: readonly
     for (const dir of session.workingDirectories) {
       const rel = relativeInside(dir, w.absPath);
       const refused = rel === undefined ? undefined : refusedPath(rel);
-      if (refused) throw new RpcError(AhpErrorCodes.PermissionDenied, `Nothing was written: ${w.display}: ${quotedName(refused.component)} ${refused.problem}; no operation writes there`);
+      if (refused) throw new DomainError(AhpErrorCodes.PermissionDenied, `Nothing was written: ${w.display}: ${quotedName(refused.component)} ${refused.problem}; no operation writes there`);
     }
   }
 }

@@ -10,7 +10,8 @@ import { extname, relative } from 'node:path';
 import type { ResponsePart } from '../../protocol/index.js';
 import { fileUri } from '../file-uri.js';
 import { toSlashes } from '../paths.js';
-import { SessionError, type RecordingSession } from './recording-session.js';
+import type { RecordingSession } from './recording-session.js';
+import { SessionError } from './session-error.js';
 import type { PresentedFile, TurnRecord } from './turn-record.js';
 
 /** Files one `presentFiles` call may name. */

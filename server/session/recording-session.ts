@@ -28,6 +28,7 @@ import type { CaptureRecord, TurnEndState, TurnRecord } from './turn-record.js';
 import { DEFAULT_MAX_FILES, summarizeTurn, type ChangedFileSummary, type TurnSummary } from './turn-summary.js';
 import { ulid } from '../ulid.js';
 import { WorkspaceRoot } from './workspace-root.js';
+import { SessionError } from './session-error.js';
 
 /** How to create a recording session. */
 export interface RecordingSessionOptions {
@@ -96,16 +97,6 @@ export interface EndTurnOptions {
   error?: string;
   /** When the first and last file change of the turn were seen (automatic turns), ISO 8601. */
   editSpan?: { from: string; to: string };
-}
-
-/** Errors a harness can act on; `code` maps onto JSON-RPC error codes. */
-export class SessionError extends Error {
-  constructor(
-    readonly code: 'invalid' | 'not-found' | 'conflict' | 'ended',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** A handle on the active turn. */

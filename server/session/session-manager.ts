@@ -11,7 +11,7 @@ import {
   type SessionSummary,
 } from '../../protocol/index.js';
 import type { ChangesetServer } from '../app.js';
-import { invalidParams, RpcError } from '../connection/errors.js';
+import { invalidParams, DomainError } from '../domain-error.js';
 import type { MethodContext } from '../connection/method-registry.js';
 import { progressReporter } from '../connection/progress.js';
 import type { SessionProvider } from '../connection/providers.js';
@@ -81,7 +81,7 @@ export class SessionManager implements SessionProvider {
   /** The live session with this URI, or a -32001 SessionNotFound error. */
   require(uri: unknown): RecordingSession {
     const session = typeof uri === 'string' ? this.sessions.get(uri) : undefined;
-    if (!session) throw new RpcError(AhpErrorCodes.SessionNotFound, `no session ${JSON.stringify(uri)}`);
+    if (!session) throw new DomainError(AhpErrorCodes.SessionNotFound, `no session ${JSON.stringify(uri)}`);
     return session;
   }
 
@@ -265,7 +265,7 @@ export class SessionManager implements SessionProvider {
       return null;
     }
     if (existing || this.creating.has(params.channel)) {
-      throw new RpcError(AhpErrorCodes.SessionAlreadyExists, `session ${params.channel} already exists`);
+      throw new DomainError(AhpErrorCodes.SessionAlreadyExists, `session ${params.channel} already exists`);
     }
     const dirs = workingDirectoriesOf(params);
     // Only the client that asked is told: the token is its own.
@@ -283,7 +283,7 @@ export class SessionManager implements SessionProvider {
         ...(progress ? { onStartProgress: (done: number, total?: number) => progress.update(done, total) } : {}),
       });
     } catch (error) {
-      if (error instanceof RpcError) throw error;
+      if (error instanceof DomainError) throw error;
       throw invalidParams(`workingDirectory: ${(error as Error).message}`);
     } finally {
       progress?.finish();
