@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -56,6 +58,28 @@ async function workspace(files: Record<string, string>, turn: Record<string, str
 
 const revert = (turnUri: string) => client.requestError('invokeChangesetOperation', { channel: turnUri, operationId: 'revert' }, { timeoutMs: 30_000 });
 
+/** True when the store's safety checkpoints hold this content: what `undo` brings back. */
+function inSafetyCheckpoints(content: string): boolean {
+  const body = Buffer.from(content);
+  const id = createHash('sha1').update(`blob ${body.length}\0`).update(body).digest('hex');
+  const stores: string[] = [];
+  const find = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory() && e.name === 'shadow.git') stores.push(join(dir, e.name));
+      else if (e.isDirectory()) find(join(dir, e.name));
+    }
+  };
+  find(svc.stateDir);
+  return stores.some((gitDir) => {
+    const refs = spawnSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/changeset-server/'], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((line) => line.includes('/safety/'))
+      .map((line) => line.slice(0, 40));
+    const objects = spawnSync('git', ['--git-dir', gitDir, 'rev-list', '--objects', ...refs], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+    return objects.split('\n').some((line) => line.startsWith(id));
+  });
+}
+
 /** Our temporary files left in a directory. */
 const leftovers = (dir: string) => readdirSync(dir).filter((n) => n.startsWith('.changeset-'));
 
@@ -96,7 +120,10 @@ describe('a save landing between the check and the replace keeps every byte', ()
         await saved;
         expect(error.code).toBe(-32010);
         expect(error.message).toBe('Stopped: a.txt changed while the operation ran (it was saved while being replaced); nothing had been written yet');
-        expect(readFileSync(path, 'utf8') === wouldHave(before, data), `round ${round}: a.txt is not what the save made of it`).toBe(true);
+        const now = readFileSync(path, 'utf8');
+        expect(now === wouldHave(before, data), `round ${round}: a.txt is not what the save made of it`).toBe(true);
+        // The version the save replaced: on disk, or stored by the safety checkpoint taken before the write.
+        expect(now.startsWith(before) || inSafetyCheckpoints(before), `round ${round}: the earlier content is gone`).toBe(true);
         expect(leftovers(repo)).toEqual([]);
       }
     });
