@@ -6,7 +6,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
-import { createSession, recordTurn, type ViewerFixture } from './viewer-harness.js';
+import type { Page } from 'playwright-core';
+import { createSession, openViewer, recordTurn, type ViewerFixture } from './viewer-harness.js';
 
 const BODY = Array.from({ length: 14 }, (_, i) => `  const step${i} = input * ${i + 1};`);
 const APP_BEFORE = [
@@ -77,4 +78,14 @@ export async function recordThemeTurn(fx: ViewerFixture): Promise<void> {
       'README.md': '# Demo\n\nRun it with `npm start`.\n',
     }),
   );
+}
+
+/** Records the theme turn and opens its review page at `src/server.ts`, coloured, with no focus ring on the file's tick. */
+export async function openThemeReview(fx: ViewerFixture): Promise<{ page: Page; errors: string[] }> {
+  await recordThemeTurn(fx);
+  const opened = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=shots&turn=t1&file=src/server.ts`, { width: 1500, height: 820 });
+  const file = opened.page.locator('.rv-file[data-path="src/server.ts"]');
+  await file.locator('.hljs-keyword').first().waitFor();
+  await file.locator('.rv-viewed').evaluate((el) => (el as unknown as { blur(): void }).blur());
+  return opened;
 }

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { recordDemoTurn, recordThemeTurn } from './doc-scenes.js';
+import { openThemeReview, recordDemoTurn } from './doc-scenes.js';
 import { openViewer, useViewerFixture, ROOT } from './viewer-harness.js';
 
 const IMAGES = join(ROOT, 'docs', 'images');
@@ -44,12 +44,8 @@ describe('screenshots in the docs', () => {
   }, 180_000);
 
   it('viewer-review-page-light.png and viewer-review-page-dark.png: every file on one page', async () => {
-    await recordThemeTurn(fx);
-    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=shots&turn=t1&file=src/server.ts`, { width: 1500, height: 820 });
+    const { page, errors } = await openThemeReview(fx);
     const keyword = page.locator('.rv-file[data-path="src/server.ts"] .hljs-keyword').first();
-    await keyword.waitFor();
-    // No focus ring on the linked file's checkbox in the picture.
-    await page.locator('.rv-file[data-path="src/server.ts"] .rv-viewed').evaluate((el) => (el as unknown as { blur(): void }).blur());
     await page.locator('#review').evaluate((el) => {
       el.scrollTop = 0;
     });

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
-import { recordThemeTurn } from './doc-scenes.js';
+import { openThemeReview } from './doc-scenes.js';
 import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals } from './viewer-harness.js';
 
 const fx = useViewerFixture();
@@ -97,11 +97,8 @@ describe('viewer review page', () => {
   }, 180_000);
 
   it('colours code for the theme chosen, light or dark', async () => {
-    await recordThemeTurn(fx);
-    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=shots&turn=t1&file=src/server.ts`, { width: 1500, height: 820 });
+    const { page, errors } = await openThemeReview(fx);
     const keyword = page.locator('.rv-file[data-path="src/server.ts"] .hljs-keyword').first();
-    await keyword.waitFor();
-    await page.locator('.rv-file[data-path="src/server.ts"] .rv-viewed').evaluate((el) => (el as unknown as { blur(): void }).blur());
     // The linked file is at the top, its header where the page starts, with the diffs above it loaded.
     await expect.poll(async () => Math.abs((await page.locator('.rv-file[data-path="src/server.ts"] .rv-header').boundingBox())!.y - (await page.locator('#review').boundingBox())!.y)).toBeLessThan(2);
     // The screenshots show the page from its top.
