@@ -1,8 +1,11 @@
-import { lstat, readFile, readlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readlink } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import type { GitMode } from '../changes/file-change.js';
 import { fsPath } from '../path-bytes.js';
 import { hashObject } from '../snapshot/index.js';
+import { insidePrefixes, liesInside } from '../snapshot/open-inside.js';
+import { OutsideWorkingDirectoriesError } from '../containment.js';
 
 /**
  * What identifies one version of a file on disk without reading it: when
@@ -42,16 +45,27 @@ export class NotAFileError extends Error {}
  */
 const RACY_NS = 20_000_000n;
 
-/** Reads a path without following a final symlink (links are content, as git records them). */
-export async function readDiskFile(absPath: string): Promise<DiskFile> {
+/**
+ * Reads a path without following a final symlink (links are content, as git
+ * records them). With `inside` (the working directories, real paths), a
+ * file's content is read only if the file opened lies inside one of them: a
+ * folder on its path swapped for a link since it was checked throws
+ * `OutsideWorkingDirectoriesError` and nothing is read.
+ */
+export async function readDiskFile(absPath: string, inside?: readonly string[]): Promise<DiskFile> {
   const path = fsPath(absPath);
+  const prefixes = inside ? insidePrefixes(inside) : undefined;
   for (let attempt = 0; ; attempt++) {
     const startedNs = process.hrtime.bigint();
     const wallNs = BigInt(Date.now()) * 1_000_000n;
     const st = await lstatOrUndefined(path);
     if (!st) return undefined;
     if (!st.isFile() && !st.isSymbolicLink()) throw new NotAFileError(`${absPath} is not a regular file`);
-    const content = st.isSymbolicLink() ? Buffer.from(await readlink(path, { encoding: 'buffer' })) : await readFile(path);
+    const content = st.isSymbolicLink() ? Buffer.from(await readlink(path, { encoding: 'buffer' })) : await readContent(path, absPath, prefixes);
+    if (content === undefined) {
+      if (attempt >= 20) throw new Error(`${absPath} keeps changing while it is read`);
+      continue;
+    }
     const again = await lstatOrUndefined(path);
     // A write between the two stats means the content may be neither version: read again.
     if (again && sameStat(st, again) && BigInt(content.length) === st.size) {
@@ -68,6 +82,28 @@ export async function readDiskFile(absPath: string): Promise<DiskFile> {
       };
     }
     if (attempt >= 20) throw new Error(`${absPath} keeps changing while it is read`);
+  }
+}
+
+// O_NONBLOCK: a FIFO put in the file's place must not hang the operation.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** A regular file's content, checked to lie inside `prefixes`; undefined when the name became a symlink meanwhile (read again). */
+async function readContent(path: string | Buffer, absPath: string, prefixes: readonly Buffer[] | undefined): Promise<Buffer | undefined> {
+  let handle;
+  try {
+    handle = await open(path, READ_FLAGS);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
+    throw error;
+  }
+  try {
+    if (prefixes && !liesInside(handle.fd, prefixes)) {
+      throw new OutsideWorkingDirectoriesError(`${absPath} now leads outside the session's working directories (a folder on its path was replaced by a link): nothing was read`);
+    }
+    return await handle.readFile();
+  } finally {
+    await handle.close();
   }
 }
 

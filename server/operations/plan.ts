@@ -48,9 +48,9 @@ export function emptyPlan(): Plan {
 }
 
 /** What is on disk at a path, or 'blocked' (recorded as skipped, with why) when operations cannot read or must not write over it. */
-async function readForPlan(plan: Plan, absPath: string, display: string): Promise<DiskFile | 'blocked'> {
+async function readForPlan(session: RecordingSession, plan: Plan, absPath: string, display: string): Promise<DiskFile | 'blocked'> {
   try {
-    return await readDiskFile(absPath);
+    return await readDiskFile(absPath, session.workingDirectories);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof NotAFileError) plan.skipped.push({ path: display, reason: 'not a regular file now (a directory, FIFO or device is there): left as it is' });
@@ -190,7 +190,7 @@ export async function planRestore(session: RecordingSession, target: readonly Ro
       plan.skipped.push({ path: w.display, reason: refused });
       continue;
     }
-    const disk = await readForPlan(plan, absPath, w.display);
+    const disk = await readForPlan(session, plan, absPath, w.display);
     if (disk === 'blocked') continue;
     if (sameVersion(disk, w.next)) {
       plan.unchanged.push(w.display);
@@ -242,7 +242,7 @@ export async function planUndo(session: RecordingSession, record: SafetyRecord, 
       plan.skipped.push({ path: display, reason: refused });
       continue;
     }
-    const disk = await readForPlan(plan, p.absPath, display);
+    const disk = await readForPlan(session, plan, p.absPath, display);
     if (disk === 'blocked') continue;
     if (sameVersion(disk, next)) {
       plan.unchanged.push(display);
@@ -286,7 +286,7 @@ async function addOutcome(
     plan.skipped.push({ path: display, reason: refused });
     return;
   }
-  const current = await readForPlan(plan, absPath, display);
+  const current = await readForPlan(session, plan, absPath, display);
   if (current === 'blocked') return;
   // With core.fileMode=false the executable bit on disk means nothing: compare as the recorded mode, and leave the bit as it is.
   const ignoresBit = !trustsExecutableBit(session, root) && isPlainFile(current) && isPlainFile(after);
