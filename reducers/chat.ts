@@ -33,9 +33,7 @@ function waitsOnUser(state: ChatState): boolean {
 
 /** Recomputes the activity bits of `status` from the chat's contents, keeping the flag bits. */
 function summaryStatus(state: ChatState, terminal?: number): number {
-  const activity =
-    terminal ??
-    (waitsOnUser(state) ? SessionStatus.InputNeeded : state.activeTurn ? SessionStatus.InProgress : SessionStatus.Idle);
+  const activity = terminal ?? (waitsOnUser(state) ? SessionStatus.InputNeeded : state.activeTurn ? SessionStatus.InProgress : SessionStatus.Idle);
   return (state.status & ~SessionStatusActivityMask) | activity;
 }
 
@@ -55,14 +53,7 @@ function skipToolCall(toolCall: Record<string, unknown>): Record<string, unknown
 }
 
 /** Moves the active turn `turnId` into `turns` with the given end state; other ids are a no-op. */
-function endTurn(
-  draft: Draft<ChatState>,
-  turnId: string,
-  turnState: TurnState,
-  duration: number,
-  options: ReduceOptions | undefined,
-  error?: ErrorInfo,
-): void {
+function endTurn(draft: Draft<ChatState>, turnId: string, turnState: TurnState, duration: number, options: ReduceOptions | undefined, error?: ErrorInfo): void {
   const active = draft.activeTurn;
   if (!active || active.id !== turnId) return;
   const responseParts = active.responseParts.map((part) => {

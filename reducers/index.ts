@@ -27,18 +27,8 @@ export function reduce<K extends ChannelKind>(
   options?: ReduceOptions,
 ): ChannelStateByKind[K];
 /** Applies `action` to the state of a channel of kind `kind`. */
-export function reduce(
-  kind: ChannelKind,
-  state: ChannelState,
-  action: StateAction | UnknownAction,
-  options?: ReduceOptions,
-): ChannelState;
-export function reduce(
-  kind: ChannelKind,
-  state: ChannelState,
-  action: StateAction | UnknownAction,
-  options?: ReduceOptions,
-): ChannelState {
+export function reduce(kind: ChannelKind, state: ChannelState, action: StateAction | UnknownAction, options?: ReduceOptions): ChannelState;
+export function reduce(kind: ChannelKind, state: ChannelState, action: StateAction | UnknownAction, options?: ReduceOptions): ChannelState {
   switch (kind) {
     case 'root':
       return rootReducer(state as ChannelStateByKind['root'], action);

@@ -41,7 +41,12 @@ if (!existsSync(schemaSource)) fail(`no schema/ folder in ${source}`);
 if (!testCaseSource) fail(`no test-cases/reducers/ (or types/test-cases/reducers/) folder in ${source}`);
 if (!existsSync(join(source, 'LICENSE'))) fail(`no LICENSE in ${source}`);
 
-const jsonFiles = (dir) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : []);
+const jsonFiles = (dir) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : [];
 
 /** Reads a JSON file, failing with its name if it does not parse. */
 function readJson(file) {

@@ -26,7 +26,7 @@ export function refusedComponent(name: Uint8Array | string): string | undefined 
   if (bytes.includes(SLASH)) return 'has a "/" in its name';
   if (bytes.byteLength === 1 && bytes[0] === DOT) return 'is named "."';
   if (bytes.byteLength === 2 && bytes[0] === DOT && bytes[1] === DOT) return 'is named ".."';
-  if (bytes.byteLength === 4 && asciiLower(bytes) === '.git') return 'is a .git directory (the repository\'s own files)';
+  if (bytes.byteLength === 4 && asciiLower(bytes) === '.git') return "is a .git directory (the repository's own files)";
   if (isNtfsDotGit(bytes, 0)) return 'is a name Windows reads as .git';
   // git's verify_path also splits a name at backslashes, Windows' separator.
   for (let i = 0; i < bytes.byteLength; i++) {
@@ -47,6 +47,7 @@ export function refusedPath(relPath: string): { component: string; problem: stri
 
 /** A name or path quoted for a message, every invisible or control character written out (`.g\u200cit`), so it shows what the name really is. */
 export function quotedName(name: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this escapes for the message
   const escaped = name.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"\\]/g, (c) =>
     c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
@@ -80,9 +81,7 @@ function isNtfsDotGit(bytes: Uint8Array, start: number): boolean {
 }
 
 /** Code points HFS+ leaves out when it compares names (git's `next_hfs_char`). */
-const HFS_IGNORED = new Set([
-  0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x206a, 0x206b, 0x206c, 0x206d, 0x206e, 0x206f, 0xfeff,
-]);
+const HFS_IGNORED = new Set([0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x206a, 0x206b, 0x206c, 0x206d, 0x206e, 0x206f, 0xfeff]);
 
 /**
  * git's `is_hfs_dotgit`: `.git` in any case once the ignored code points are

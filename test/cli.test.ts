@@ -27,7 +27,11 @@ describe('changeset-server command', () => {
           .filter((url) => url.startsWith('file:'))
           .map((url) => relative(process.cwd(), fileURLToPath(url)))
           .filter((m) => m !== join('test', 'cli', 'module-log.mjs'));
-        expect(loaded.filter((m) => !['bin/changeset-server.js', 'dist/server/cli/main.js', 'dist/server/cli/suggest.js', 'dist/server/client/package-root.js'].includes(m))).toEqual([]);
+        expect(
+          loaded.filter(
+            (m) => !['bin/changeset-server.js', 'dist/server/cli/main.js', 'dist/server/cli/suggest.js', 'dist/server/client/package-root.js'].includes(m),
+          ),
+        ).toEqual([]);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

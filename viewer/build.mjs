@@ -28,7 +28,12 @@ export async function buildViewer({ typecheck = true, minify = true, out = defau
   // The page is one file: nothing to fetch after it before it can connect.
   await build({ ...script, entryPoints: { viewer: join(root, 'viewer', 'src', 'main.ts') } });
   // The worker that runs the syntax highlighter; each grammar is a chunk of its own, loaded on first use.
-  await build({ ...script, entryPoints: { 'highlight-worker': join(root, 'viewer', 'src', 'highlight', 'worker.ts') }, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
+  await build({
+    ...script,
+    entryPoints: { 'highlight-worker': join(root, 'viewer', 'src', 'highlight', 'worker.ts') },
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+  });
   await build({
     entryPoints: { viewer: join(root, 'viewer', 'styles.css') },
     bundle: true,

@@ -26,12 +26,6 @@ const CHANGED = Number(args.get('changed') ?? 100);
 const CLIENTS = Number(args.get('clients') ?? 10);
 const REPS = Number(args.get('reps') ?? 7);
 
-
-
-
-
-
-
 /** Native git's turn-end recipe with its own private index, baselined before each round like a turn start. */
 class GitRecipe {
   private before = '';

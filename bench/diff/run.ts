@@ -99,7 +99,10 @@ function main(): void {
       if (result.kind !== 'text') throw new Error(`${c.name}: expected a text diff, got ${result.kind}`);
       anyCoarse ||= result.coarse;
       // Our counts must equal git's: --histogram's, or plain git diff's when the work allowance switched us to Myers.
-      const counts = (extra: string[]) => git(['diff', '--no-index', ...extra, '--numstat', fa, fb], dir).split('\t').map(Number);
+      const counts = (extra: string[]) =>
+        git(['diff', '--no-index', ...extra, '--numstat', fa, fb], dir)
+          .split('\t')
+          .map(Number);
       const diff = result;
       const same = ([added, removed]: number[]) => added === diff.added && removed === diff.removed;
       const agreement = same(counts(['--histogram'])) ? 'histogram' : same(counts([])) ? 'myers' : 'NO';
@@ -148,7 +151,10 @@ function main(): void {
     console.log(`\n${line(header)}\n| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`);
     for (const r of rows) console.log(line(r));
     console.log(`\ngit spawn baseline (git --version, measured with every case): median ${fmt(median(spawnTimes))} ms`);
-    for (const [label, t] of [['reference corpus', totals.main], ['with stress cases', totals.all]] as const) {
+    for (const [label, t] of [
+      ['reference corpus', totals.main],
+      ['with stress cases', totals.all],
+    ] as const) {
       const ratio = t.ours / t.git;
       console.log(
         `${label} (${t.n} cases): ours ${fmt(t.ours)} ms, git ${fmt(t.git)} ms, git minus spawn ${fmt(t.net)} ms; ` +

@@ -22,7 +22,14 @@ import { GitHttpServer } from '../../test/helpers/git-http-server.js';
 const files = Number(process.argv[2] ?? 5000);
 const rounds = Number(process.argv[3] ?? 3);
 const root = mkdtempSync(join(tmpdir(), 'bench-mirror-'));
-const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+};
 // The remote runs in this process: a push must not block its event loop.
 const gitAsync = (args: string[]) => promisify(execFile)('git', args, { env: gitEnv });
 const sh = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -101,7 +108,9 @@ await server.stop();
 rmSync(root, { recursive: true, force: true });
 
 const line = (what: string, a: number[], b: number[]) =>
-  console.log(`${what.padEnd(44)} ours ${median(a).toFixed(0).padStart(6)} ms   git push ${median(b).toFixed(0).padStart(6)} ms   ratio ${(median(a) / median(b)).toFixed(2)}`);
+  console.log(
+    `${what.padEnd(44)} ours ${median(a).toFixed(0).padStart(6)} ms   git push ${median(b).toFixed(0).padStart(6)} ms   ratio ${(median(a) / median(b)).toFixed(2)}`,
+  );
 console.log(`mirror push, ${files} files (blobs in the workspace repository only), median of ${rounds}`);
 line('first push of a session', ours.first, native.first);
 line('push after a turn changing 10 files', ours.turn, native.turn);

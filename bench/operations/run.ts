@@ -90,7 +90,15 @@ const fresh = () => paths.map(() => randomBytes(SIZE));
 await ours(fresh());
 await naive(fresh());
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, run] of round % 2 === 0 ? ([['ours', ours], ['naive', naive]] as const) : ([['naive', naive], ['ours', ours]] as const)) {
+  for (const [name, run] of round % 2 === 0
+    ? ([
+        ['ours', ours],
+        ['naive', naive],
+      ] as const)
+    : ([
+        ['naive', naive],
+        ['ours', ours],
+      ] as const)) {
     const next = fresh();
     const t = performance.now();
     await run(next);

@@ -30,10 +30,7 @@ const FILES = 100;
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 /** Messages between the server thread and the client thread. */
-type ToWorker =
-  | { type: 'connect'; url: string; clients: number }
-  | { type: 'roundtrip'; iterations: number; warmup: number }
-  | { type: 'close' };
+type ToWorker = { type: 'connect'; url: string; clients: number } | { type: 'roundtrip'; iterations: number; warmup: number } | { type: 'close' };
 type FromWorker =
   | { type: 'ready' }
   | { type: 'arrived'; seq: number; at: number }
@@ -287,7 +284,11 @@ function parseArgs(argv: string[]): { clients: number[]; iterations: number; rou
   let rounds = 5;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--clients') clients = (argv[++i] ?? '').split(',').map(Number).filter((n) => n > 0);
+    if (arg === '--clients')
+      clients = (argv[++i] ?? '')
+        .split(',')
+        .map(Number)
+        .filter((n) => n > 0);
     else if (arg === '--iterations') iterations = Number(argv[++i]);
     else if (arg === '--rounds') rounds = Number(argv[++i]);
     else throw new Error(`unknown argument ${arg}; usage: npm run bench -- protocol [--clients 10,100] [--iterations 300] [--rounds 5]`);

@@ -72,7 +72,9 @@ const shadow = workspaceLayout(stateDir, repo).shadowDir;
 const objects = execFileSync('git', ['--git-dir', shadow, 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 1 << 30 }).toString('latin1');
 const leaked = objects.split(SECRET).length - 1;
 console.log(`read-races: ${ROUNDS} rounds of ${FILES} beforeEdit requests and a turn end, with a directory swapped for a link outside at random moments`);
-console.log(`  requests accepted ${accepted}, refused ${refused}; outside files in the store: ${leaked} (must be 0); ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `  requests accepted ${accepted}, refused ${refused}; outside files in the store: ${leaked} (must be 0); ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);
 client.ws.close();
 await service.stop();
 rmSync(work, { recursive: true, force: true });

@@ -109,7 +109,11 @@ interface Tally {
 }
 
 /** A save style landing after the check, before the replace; `wouldHave` is the file the save alone makes. */
-async function beforeReplace(name: string, cmd: (path: string, round: number) => SaveCommand, wouldHave: (before: string, written: string) => string): Promise<Tally> {
+async function beforeReplace(
+  name: string,
+  cmd: (path: string, round: number) => SaveCommand,
+  wouldHave: (before: string, written: string) => string,
+): Promise<Tally> {
   const before = `${name}: earlier content\n`.repeat(Math.ceil(SIZE / (name.length + 17)));
   const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
   const path = join(repo, 'a.txt');
@@ -207,18 +211,68 @@ async function dirSwap(): Promise<Tally> {
 }
 
 const scenarios: [string, () => Promise<Tally>][] = [
-  ['append', () => beforeReplace('append', (path, r) => ({ style: 'append', path, when: 'replacing', data: `appended ${r}\n` }), (b, w) => b + w)],
-  ['rewrite', () => beforeReplace('rewrite', (path, r) => ({ style: 'rewrite', path, when: 'replacing', data: `rewritten ${r}\n` }), (_, w) => w)],
-  ['rename', () => beforeReplace('rename', (path, r) => ({ style: 'rename', path, when: 'replacing', data: `renamed over ${r}\n` }), (_, w) => w)],
-  ['chunked', () => beforeReplace('chunked', (path, r) => ({ style: 'chunked', path, when: 'replacing', data: `chunk ${r}\n`.repeat(2000), gapMs: 3 }), (_, w) => w)],
-  ['lines', () => beforeReplace('lines', (path, r) => ({ style: 'lines', path, when: 'replacing', count: 20, gapMs: 3, prefix: `round ${r}` }), (b, w) => b + w)],
-  ['held', () => beforeReplace('held', (path, r) => ({ style: 'lines', path, when: 'replacing', after: 'replaced', count: 10, gapMs: 3, prefix: `round ${r}` }), (b, w) => b + w)],
+  [
+    'append',
+    () =>
+      beforeReplace(
+        'append',
+        (path, r) => ({ style: 'append', path, when: 'replacing', data: `appended ${r}\n` }),
+        (b, w) => b + w,
+      ),
+  ],
+  [
+    'rewrite',
+    () =>
+      beforeReplace(
+        'rewrite',
+        (path, r) => ({ style: 'rewrite', path, when: 'replacing', data: `rewritten ${r}\n` }),
+        (_, w) => w,
+      ),
+  ],
+  [
+    'rename',
+    () =>
+      beforeReplace(
+        'rename',
+        (path, r) => ({ style: 'rename', path, when: 'replacing', data: `renamed over ${r}\n` }),
+        (_, w) => w,
+      ),
+  ],
+  [
+    'chunked',
+    () =>
+      beforeReplace(
+        'chunked',
+        (path, r) => ({ style: 'chunked', path, when: 'replacing', data: `chunk ${r}\n`.repeat(2000), gapMs: 3 }),
+        (_, w) => w,
+      ),
+  ],
+  [
+    'lines',
+    () =>
+      beforeReplace(
+        'lines',
+        (path, r) => ({ style: 'lines', path, when: 'replacing', count: 20, gapMs: 3, prefix: `round ${r}` }),
+        (b, w) => b + w,
+      ),
+  ],
+  [
+    'held',
+    () =>
+      beforeReplace(
+        'held',
+        (path, r) => ({ style: 'lines', path, when: 'replacing', after: 'replaced', count: 10, gapMs: 3, prefix: `round ${r}` }),
+        (b, w) => b + w,
+      ),
+  ],
   ['aside-rewrite', () => whileAside('rewrite')],
   ['aside-rename', () => whileAside('rename')],
   ['dirswap', dirSwap],
 ];
 
-console.log(`machine: ${cpus().length} cores, node ${process.version}, load ${loadavg()[0]!.toFixed(2)}; ${ROUNDS} rounds per scenario, files of ${SIZE} bytes`);
+console.log(
+  `machine: ${cpus().length} cores, node ${process.version}, load ${loadavg()[0]!.toFixed(2)}; ${ROUNDS} rounds per scenario, files of ${SIZE} bytes`,
+);
 console.log('scenario        rounds  missed  stopped  bytes lost  temp files left');
 let total = 0;
 try {
@@ -228,7 +282,9 @@ try {
     const tally = await run();
     total += tally.lost;
     const secs = ((performance.now() - t) / 1000).toFixed(0);
-    console.log(`${name.padEnd(15)} ${String(tally.rounds).padStart(6)} ${String(tally.missed).padStart(7)} ${String(tally.stopped).padStart(8)} ${String(tally.lost).padStart(11)} ${String(tally.kept).padStart(16)}  ${secs} s${tally.note ? `  (${tally.note})` : ''}`);
+    console.log(
+      `${name.padEnd(15)} ${String(tally.rounds).padStart(6)} ${String(tally.missed).padStart(7)} ${String(tally.stopped).padStart(8)} ${String(tally.lost).padStart(11)} ${String(tally.kept).padStart(16)}  ${secs} s${tally.note ? `  (${tally.note})` : ''}`,
+    );
   }
 } finally {
   saver.stop();

@@ -119,7 +119,21 @@ function gitSnapshotPlain(plain: string, work: string): string {
 }
 
 function emptyReport(): ChildReport {
-  return { a: [], b: [], c: [], d: [], aNoFlush: [], bNoFlush: [], cNoFlush: [], dNoFlush: [], saveMs: [], storeOpenMs: [], maxRssMb: 0, files: 0, counters: '' };
+  return {
+    a: [],
+    b: [],
+    c: [],
+    d: [],
+    aNoFlush: [],
+    bNoFlush: [],
+    cNoFlush: [],
+    dNoFlush: [],
+    saveMs: [],
+    storeOpenMs: [],
+    maxRssMb: 0,
+    files: 0,
+    counters: '',
+  };
 }
 
 /**
@@ -264,7 +278,9 @@ async function main(): Promise<void> {
         ['(c) first snapshot, not a repository', ours.c, ours.cNoFlush, g.c, '<= 0.5x'],
         ['(d) after 1,000 files change', ours.d, ours.dNoFlush, g.d, '<= 1x'],
       ];
-      console.log(`${'case'.padEnd(62)}${'ours'.padStart(9)}${'git'.padStart(9)}${'ratio'.padStart(7)}${'no-flush'.padStart(10)}${'ratio'.padStart(7)}  target`);
+      console.log(
+        `${'case'.padEnd(62)}${'ours'.padStart(9)}${'git'.padStart(9)}${'ratio'.padStart(7)}${'no-flush'.padStart(10)}${'ratio'.padStart(7)}  target`,
+      );
       for (const [name, o, onf, gg, target] of rows) {
         if (o.length === 0) continue;
         const mo = median(o);

@@ -52,7 +52,18 @@ type FromServer = { type: 'ready'; url: string; session: string; sessionId: stri
 type HeapSpace = { name: string; used: number; committed: number; physical: number };
 /** Garbage collections so far: count and milliseconds spent, full (mark-compact) and young-generation. */
 type GcTotals = { major: number; majorMs: number; minor: number; minorMs: number };
-type ServerMemory = { rss: number; peak: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; spaces: HeapSpace[]; gc: GcTotals; serverSeq: number; heapFile?: string };
+type ServerMemory = {
+  rss: number;
+  peak: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  spaces: HeapSpace[];
+  gc: GcTotals;
+  serverSeq: number;
+  heapFile?: string;
+};
 /** Messages to the server child. */
 type ToServer = { type: 'memory'; id: number; heapSnapshot?: boolean; live?: boolean } | { type: 'stop' };
 
@@ -70,8 +81,8 @@ async function serverMain(): Promise<void> {
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
-      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) (gc.major++, (gc.majorMs += entry.duration));
-      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) (gc.minor++, (gc.minorMs += entry.duration));
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) gc.major++, (gc.majorMs += entry.duration);
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) gc.minor++, (gc.minorMs += entry.duration);
     }
   }).observe({ entryTypes: ['gc'] });
   process.on('message', (m: ToServer) => {
@@ -89,18 +100,31 @@ async function serverMain(): Promise<void> {
     const peak = process.resourceUsage().maxRSS * 1024;
     if (m.live) globalGc?.();
     const usage = process.memoryUsage();
-    const spaces = getHeapSpaceStatistics().map((s) => ({ name: s.space_name.replace(/_space$/, ''), used: s.space_used_size, committed: s.space_size, physical: s.physical_space_size }));
-    send({ type: 'memory', id: m.id, rss: usage.rss, peak, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, arrayBuffers: usage.arrayBuffers, spaces, gc: { ...gc }, serverSeq: service.server.store.serverSeq, ...(heapFile ? { heapFile } : {}) });
+    const spaces = getHeapSpaceStatistics().map((s) => ({
+      name: s.space_name.replace(/_space$/, ''),
+      used: s.space_used_size,
+      committed: s.space_size,
+      physical: s.physical_space_size,
+    }));
+    send({
+      type: 'memory',
+      id: m.id,
+      rss: usage.rss,
+      peak,
+      heapUsed: usage.heapUsed,
+      heapTotal: usage.heapTotal,
+      external: usage.external,
+      arrayBuffers: usage.arrayBuffers,
+      spaces,
+      gc: { ...gc },
+      serverSeq: service.server.store.serverSeq,
+      ...(heapFile ? { heapFile } : {}),
+    });
   });
   send({ type: 'ready', url, session: session.uri, sessionId: session.id });
 }
 
 // ---------------------------------------------------------------- harness
-
-
-
-
-
 
 class ServerProcess {
   private nextId = 0;
@@ -155,7 +179,6 @@ class ServerProcess {
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
-
 async function soakTurns(work: string): Promise<void> {
   const files = num('files', 100_000);
   const turns = num('turns', 300);
@@ -183,11 +206,15 @@ async function soakTurns(work: string): Promise<void> {
       peaks[turn] = m.peak;
       if (m.heapFile) console.log(`  heap snapshot after turn ${turn}: ${m.heapFile}`);
       if (report) {
-        console.log(`  turn ${String(turn).padStart(4)}: rss ${mb(m.rss)}, peak ${mb(m.peak)} (heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, external ${mb(m.external)} of which array buffers ${mb(m.arrayBuffers)}, ${m.serverSeq} envelopes), turn median so far ${median(durations).toFixed(0)} ms`);
+        console.log(
+          `  turn ${String(turn).padStart(4)}: rss ${mb(m.rss)}, peak ${mb(m.peak)} (heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, external ${mb(m.external)} of which array buffers ${mb(m.arrayBuffers)}, ${m.serverSeq} envelopes), turn median so far ${median(durations).toFixed(0)} ms`,
+        );
         // --spaces: where the committed heap is, space by space (used / committed MB).
         if (args.has('spaces')) {
           const spaces = m.spaces.filter((s) => s.committed > 0).map((s) => `${s.name} ${(s.used / 2 ** 20).toFixed(1)}/${(s.committed / 2 ** 20).toFixed(1)}`);
-          console.log(`             ${spaces.join(', ')}; gc ${m.gc.major} full (${m.gc.majorMs.toFixed(0)} ms), ${m.gc.minor} young (${m.gc.minorMs.toFixed(0)} ms)`);
+          console.log(
+            `             ${spaces.join(', ')}; gc ${m.gc.major} full (${m.gc.majorMs.toFixed(0)} ms), ${m.gc.minor} young (${m.gc.minorMs.toFixed(0)} ms)`,
+          );
         }
       }
     }
@@ -198,7 +225,9 @@ async function soakTurns(work: string): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
       const m = await server.memory();
       const old = m.spaces.find((s) => s.name === 'old');
-      console.log(`  after ${idleSeconds} s idle: rss ${mb(m.rss)} (heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, old space ${mb(old?.used ?? 0)} of ${mb(old?.committed ?? 0)}; gc ${m.gc.major} full, ${m.gc.minor} young)`);
+      console.log(
+        `  after ${idleSeconds} s idle: rss ${mb(m.rss)} (heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, old space ${mb(old?.used ?? 0)} of ${mb(old?.committed ?? 0)}; gc ${m.gc.major} full, ${m.gc.minor} young)`,
+      );
     }
     // Full walks and verification walks allocate like a first snapshot: say how many there were.
     const status = await harness.request('harness/status', { channel: server.session, turns: 0 });
@@ -249,7 +278,9 @@ async function soakFanout(work: string): Promise<void> {
   await server.stop();
   console.log(`\nfanout: ${clientCount} clients on a ${files}-file turn changeset, 3 rounds (median)`);
   console.log(`  turnEnded answered after ${median(answered).toFixed(0)} ms; ready at every client after ${median(readyAll).toFixed(0)} ms`);
-  console.log(`  server peak RSS ${mb(after.peak)} (before the turns ${mb(before.peak)}) — target under 400 MB ${after.peak < 400 * 1024 * 1024 ? 'met' : 'NOT met'}`);
+  console.log(
+    `  server peak RSS ${mb(after.peak)} (before the turns ${mb(before.peak)}) — target under 400 MB ${after.peak < 400 * 1024 * 1024 ? 'met' : 'NOT met'}`,
+  );
 }
 
 async function main(): Promise<void> {

@@ -34,10 +34,6 @@ if (flag('no-watch')) process.env['CHANGESET_SERVER_WATCH'] = 'off';
 // No verification walk in the middle of the measured rounds.
 process.env['CHANGESET_SERVER_VERIFY_IDLE_MS'] ??= '600000';
 
-
-
-
-
 let editRound = 0;
 /** Rewrites `count` files spread over the tree, with content no round wrote before. */
 function edit(root: string, files: number, count: number): void {
@@ -159,7 +155,10 @@ async function turns(work: string, repo: string, gitRepo: string, files: number)
       );
     }
     const tracking = root.changeTracking;
-    if (tracking) console.log(`  change tracking: ${tracking.incremental} incremental, ${tracking.reused} reused, ${tracking.fullWalks} full walks (last: ${tracking.lastFullWalkReason ?? '-'})`);
+    if (tracking)
+      console.log(
+        `  change tracking: ${tracking.incremental} incremental, ${tracking.reused} reused, ${tracking.fullWalks} full walks (last: ${tracking.lastFullWalkReason ?? '-'})`,
+      );
   } finally {
     harness.close();
     await service.stop();
@@ -196,8 +195,12 @@ async function firstSnapshot(work: string, repo: string): Promise<{ ours: number
 
 async function main(): Promise<void> {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  console.log(`turns bench: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${git(tmpdir(), ['--version']).trim()}`);
-  console.log(`watching: ${process.env['CHANGESET_SERVER_WATCH'] === 'off' ? 'off' : 'on'}; ${ROUNDS} measured rounds per case (after one warm-up), medians; load average at start ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `turns bench: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${git(tmpdir(), ['--version']).trim()}`,
+  );
+  console.log(
+    `watching: ${process.env['CHANGESET_SERVER_WATCH'] === 'off' ? 'off' : 'on'}; ${ROUNDS} measured rounds per case (after one warm-up), medians; load average at start ${loadavg()[0]!.toFixed(1)}`,
+  );
   const all: Row[] = [];
   const firsts: { files: number; ours: number; git: number }[] = [];
   for (const files of SIZES) {

@@ -31,7 +31,14 @@ const SETTLE_MS = 700;
 /** Targets on the reference machine (see docs/performance.md). */
 const TARGETS = { files: 300, lines: 500 };
 
-const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+};
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -99,7 +106,13 @@ async function cdpConnect(url: string, onEvent: (method: string, params: Record<
   ws.on('message', (data: Buffer) => {
     // Events carrying a copy of a large WebSocket frame are dropped unread: parsing them would load this process, the server's.
     if (data.length > 65_536 && data.subarray(0, 64).toString().startsWith('{"method":')) return;
-    const message = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string }; method?: string; params?: Record<string, unknown> };
+    const message = JSON.parse(String(data)) as {
+      id?: number;
+      result?: unknown;
+      error?: { message: string };
+      method?: string;
+      params?: Record<string, unknown>;
+    };
     if (message.method) return onEvent(message.method, message.params ?? {});
     const w = waiting.get(message.id!);
     if (!w) return;
@@ -127,7 +140,19 @@ async function cdpConnect(url: string, onEvent: (method: string, params: Record<
  */
 /** Starts Chromium with remote debugging and connects to it. */
 async function launchBrowser(profile: string): Promise<{ cdp: Cdp; close(): Promise<void> }> {
-  const chrome = spawn('/usr/bin/chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+  const chrome = spawn(
+    '/usr/bin/chromium',
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--remote-debugging-port=0',
+      `--user-data-dir=${profile}`,
+      'about:blank',
+    ],
+    { stdio: 'ignore' },
+  );
   const portFile = join(profile, 'DevToolsActivePort');
   const deadline = Date.now() + 60_000;
   while (!existsSync(portFile) || readFileSync(portFile, 'utf8').split('\n').length < 2) {
@@ -136,7 +161,8 @@ async function launchBrowser(profile: string): Promise<{ cdp: Cdp; close(): Prom
   }
   const [port, path] = readFileSync(portFile, 'utf8').split('\n');
   const cdp = await cdpConnect(`ws://127.0.0.1:${port}${path}`, (method, params) => {
-    if (method === 'Runtime.exceptionThrown') console.error(`page error: ${JSON.stringify((params['exceptionDetails'] as { exception?: { description?: string } }).exception?.description ?? params)}`);
+    if (method === 'Runtime.exceptionThrown')
+      console.error(`page error: ${JSON.stringify((params['exceptionDetails'] as { exception?: { description?: string } }).exception?.description ?? params)}`);
   });
   return {
     cdp,
@@ -224,12 +250,14 @@ async function main(): Promise<void> {
 
   const many: Record<string, string> = {};
   for (let i = 0; i < FILES; i++) {
-    many[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.ts`] = Array.from({ length: 20 }, (_, k) => `export const v${i}_${k} = ${k};`).join('\n') + '\n';
+    many[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.ts`] =
+      Array.from({ length: 20 }, (_, k) => `export const v${i}_${k} = ${k};`).join('\n') + '\n';
   }
   await client.request('harness/turnStarted', { channel: session, turnId: 'files', message: `${FILES} files` });
   writeTree(repo, many);
   await client.request('harness/turnEnded', { channel: session, turnId: 'files' });
-  const long = Array.from({ length: LINES }, (_, k) => `export function f${k}(x: number): number { return x * ${k} + ${k % 7}; } // line ${k + 1}`).join('\n') + '\n';
+  const long =
+    Array.from({ length: LINES }, (_, k) => `export function f${k}(x: number): number { return x * ${k} + ${k % 7}; } // line ${k + 1}`).join('\n') + '\n';
   await client.request('harness/turnStarted', { channel: session, turnId: 'long', message: `one ${LINES}-line file` });
   writeTree(repo, { 'src/long.ts': long });
   await client.request('harness/turnEnded', { channel: session, turnId: 'long' });
@@ -257,8 +285,11 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
   }
   const row = (name: string, xs: number[], target?: number): string =>
-    `${name.padEnd(44)} median ${median(xs).toFixed(0).padStart(5)} ms   min ${Math.min(...xs).toFixed(0).padStart(5)}   max ${Math.max(...xs).toFixed(0).padStart(5)}` +
-    (target === undefined ? '' : `   target < ${target} ms ${median(xs) < target ? 'met' : 'MISSED'}`);
+    `${name.padEnd(44)} median ${median(xs).toFixed(0).padStart(5)} ms   min ${Math.min(...xs)
+      .toFixed(0)
+      .padStart(5)}   max ${Math.max(...xs)
+      .toFixed(0)
+      .padStart(5)}` + (target === undefined ? '' : `   target < ${target} ms ${median(xs) < target ? 'met' : 'MISSED'}`);
   console.log(`viewer: time to first diff paint (navigation → first frame with changed lines), ${ROUNDS} rounds`);
   console.log(row(`${FILES}-file changeset`, times.files, TARGETS.files));
   console.log(row(`${LINES}-line file`, times.lines, TARGETS.lines));

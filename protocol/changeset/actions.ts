@@ -1,12 +1,7 @@
 /** Changeset channel actions (`changeset/*`). The schema defines exactly these eight. */
 
 import type { ErrorInfo, Meta } from '../common/state.js';
-import type {
-  ChangesetFile,
-  ChangesetOperation,
-  ChangesetOperationStatus,
-  ChangesetStatus,
-} from './state.js';
+import type { ChangesetFile, ChangesetOperation, ChangesetOperationStatus, ChangesetStatus } from './state.js';
 
 /** `status` transitioned; `error` accompanies a transition to `error` and is dropped otherwise. */
 export interface ChangesetStatusChangedAction {

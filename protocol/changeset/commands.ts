@@ -10,8 +10,7 @@ export const ChangesetOperationTargetKind = {
   Range: 'range',
 } as const;
 /** One of the {@link ChangesetOperationTargetKind} values. */
-export type ChangesetOperationTargetKind =
-  (typeof ChangesetOperationTargetKind)[keyof typeof ChangesetOperationTargetKind];
+export type ChangesetOperationTargetKind = (typeof ChangesetOperationTargetKind)[keyof typeof ChangesetOperationTargetKind];
 
 /** Which side of a file edit a target refers to. */
 export type ChangesetOperationSide = 'before' | 'after';

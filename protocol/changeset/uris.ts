@@ -101,7 +101,9 @@ export function parseChangesetUri(uri: string): ParsedChangesetUri | ChangesetUr
   if (!kind) return { message: `unknown changeset kind ${JSON.stringify(segment ?? '')}` };
   const variables = KIND_SEGMENTS[kind].variables;
   if (values.length !== variables.length) {
-    return { message: `a ${kind} changeset URI takes ${variables.length === 0 ? 'no' : variables.join(' and ')} segment${variables.length === 1 ? '' : 's'} after "${segment}"` };
+    return {
+      message: `a ${kind} changeset URI takes ${variables.length === 0 ? 'no' : variables.join(' and ')} segment${variables.length === 1 ? '' : 's'} after "${segment}"`,
+    };
   }
   const parsed: ParsedChangesetUri = { sessionId, kind };
   if (dir !== undefined) parsed.dir = dir;

@@ -7,16 +7,8 @@ import type { RootChannelUri } from './channels.js';
 import type { ActionEnvelope, StateAction } from './actions.js';
 import type { Snapshot, URI } from './state.js';
 import type { ListSessionsParams, ListSessionsResult } from '../root/commands.js';
-import type {
-  CreateSessionParams,
-  CreateSessionResult,
-  DisposeSessionParams,
-  DisposeSessionResult,
-} from '../session/commands.js';
-import type {
-  InvokeChangesetOperationParams,
-  InvokeChangesetOperationResult,
-} from '../changeset/commands.js';
+import type { CreateSessionParams, CreateSessionResult, DisposeSessionParams, DisposeSessionResult } from '../session/commands.js';
+import type { InvokeChangesetOperationParams, InvokeChangesetOperationResult } from '../changeset/commands.js';
 
 /** The shape every command's params extends: `channel` is the routing key. */
 export interface BaseParams {
@@ -200,21 +192,21 @@ export interface ResourceReadResult {
 /** Client-to-server request methods we serve, mapped to params and result. */
 export interface CommandMap {
   /** Handshake. */
-  initialize: { /** Params. */ params: InitializeParams; /** Result. */ result: InitializeResult };
+  initialize: { /** Params. */ params: InitializeParams /** Result. */; result: InitializeResult };
   /** Resume after a dropped transport. */
-  reconnect: { /** Params. */ params: ReconnectParams; /** Result. */ result: ReconnectResult };
+  reconnect: { /** Params. */ params: ReconnectParams /** Result. */; result: ReconnectResult };
   /** Liveness check. */
-  ping: { /** Params. */ params: PingParams; /** Result. */ result: PingResult };
+  ping: { /** Params. */ params: PingParams /** Result. */; result: PingResult };
   /** Subscribe to a channel. */
-  subscribe: { /** Params. */ params: SubscribeParams; /** Result. */ result: SubscribeResult };
+  subscribe: { /** Params. */ params: SubscribeParams /** Result. */; result: SubscribeResult };
   /** Page through the session catalogue. */
-  listSessions: { /** Params. */ params: ListSessionsParams; /** Result. */ result: ListSessionsResult };
+  listSessions: { /** Params. */ params: ListSessionsParams /** Result. */; result: ListSessionsResult };
   /** Create a session. */
-  createSession: { /** Params. */ params: CreateSessionParams; /** Result. */ result: CreateSessionResult };
+  createSession: { /** Params. */ params: CreateSessionParams /** Result. */; result: CreateSessionResult };
   /** Dispose a session. */
-  disposeSession: { /** Params. */ params: DisposeSessionParams; /** Result. */ result: DisposeSessionResult };
+  disposeSession: { /** Params. */ params: DisposeSessionParams /** Result. */; result: DisposeSessionResult };
   /** Read content by URI. */
-  resourceRead: { /** Params. */ params: ResourceReadParams; /** Result. */ result: ResourceReadResult };
+  resourceRead: { /** Params. */ params: ResourceReadParams /** Result. */; result: ResourceReadResult };
   /** Invoke a changeset operation. */
   invokeChangesetOperation: {
     /** Params. */ params: InvokeChangesetOperationParams;

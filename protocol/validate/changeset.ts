@@ -69,10 +69,7 @@ const filesReviewChanged = object({
 });
 
 /** Checks a `changeset/filesReviewChanged` payload. */
-export function validateFilesReviewChangedAction(
-  action: unknown,
-  path = 'action',
-): Validation<ChangesetFilesReviewChangedAction> {
+export function validateFilesReviewChangedAction(action: unknown, path = 'action'): Validation<ChangesetFilesReviewChangedAction> {
   return run(filesReviewChanged, action, path);
 }
 

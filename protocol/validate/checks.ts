@@ -26,8 +26,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A string with at least one character. */
-export const nonEmptyString: Check = (value, path) =>
-  typeof value === 'string' && value.length > 0 ? undefined : `${path} must be a non-empty string`;
+export const nonEmptyString: Check = (value, path) => (typeof value === 'string' && value.length > 0 ? undefined : `${path} must be a non-empty string`);
 
 /** Any string, including the empty one. */
 export const string: Check = (value, path) => (typeof value === 'string' ? undefined : `${path} must be a string`);
@@ -54,11 +53,7 @@ export const anyObject: Check = (value, path) => (isObject(value) ? undefined : 
 export function oneOf(...allowed: readonly string[]): Check {
   const list = allowed.map((a) => JSON.stringify(a)).join(', ');
   return (value, path) =>
-    typeof value === 'string' && allowed.includes(value)
-      ? undefined
-      : allowed.length === 1
-        ? `${path} must be ${list}`
-        : `${path} must be one of ${list}`;
+    typeof value === 'string' && allowed.includes(value) ? undefined : allowed.length === 1 ? `${path} must be ${list}` : `${path} must be one of ${list}`;
 }
 
 /** Longest id (session, turn) accepted, in characters: ids end up in ref names and commit trailers. */
@@ -90,9 +85,7 @@ export function overlongUriComponent(uri: string, path: string): string | undefi
 
 /** A `file:` URI, no path component longer than a file name can be. */
 export const fileUri: Check = (value, path) =>
-  typeof value === 'string' && value.startsWith('file:') && value.length > 'file:'.length
-    ? overlongUriComponent(value, path)
-    : `${path} must be a file: URI`;
+  typeof value === 'string' && value.startsWith('file:') && value.length > 'file:'.length ? overlongUriComponent(value, path) : `${path} must be a file: URI`;
 
 /**
  * The problem with a URI that still holds `{` or `}`, else `undefined`: no

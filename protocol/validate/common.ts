@@ -1,14 +1,7 @@
 /** Validators for connection-level and subscription messages. */
 
 import { ROOT_CHANNEL } from '../common/channels.js';
-import type {
-  InitializeParams,
-  PingParams,
-  ReconnectParams,
-  ResourceReadParams,
-  SubscribeParams,
-  UnsubscribeParams,
-} from '../common/commands.js';
+import type { InitializeParams, PingParams, ReconnectParams, ResourceReadParams, SubscribeParams, UnsubscribeParams } from '../common/commands.js';
 import {
   anyObject,
   arrayOf,

@@ -193,10 +193,13 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
   /** Events come in bursts; one snapshot looks at the burst. */
   private scheduleCheck(): void {
     if (this.checkTimer || this.phase !== 'idle') return;
-    this.checkTimer = setTimeout(() => {
-      this.checkTimer = undefined;
-      if (this.phase === 'idle') this.track(this.check());
-    }, Math.min(200, this.options.quietMs)).unref();
+    this.checkTimer = setTimeout(
+      () => {
+        this.checkTimer = undefined;
+        if (this.phase === 'idle') this.track(this.check());
+      },
+      Math.min(200, this.options.quietMs),
+    ).unref();
   }
 
   private async check(): Promise<void> {
@@ -274,7 +277,8 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
 
   private async endTurn(id: string): Promise<void> {
     const from = this.firstChangeAt;
-    const editSpan = from !== undefined ? { from: new Date(from).toISOString(), to: new Date(Math.max(from, this.lastChangeAt ?? from)).toISOString() } : undefined;
+    const editSpan =
+      from !== undefined ? { from: new Date(from).toISOString(), to: new Date(Math.max(from, this.lastChangeAt ?? from)).toISOString() } : undefined;
     this.firstChangeAt = this.lastChangeAt = undefined;
     try {
       const summary = await this.session.endTurn(id, { state: 'complete', ...(editSpan ? { editSpan } : {}) });

@@ -46,8 +46,7 @@ export async function collectTreeChanges(
     const nestedB = new Map((b?.nested ?? []).map((n) => [n.path, n.tree]));
     const nestedPaths = new Set([...nestedA.keys(), ...nestedB.keys()]);
     const inBoth = [...nestedPaths].filter((p) => nestedA.has(p) && nestedB.has(p));
-    const covered = (path: string): boolean =>
-      nestedPaths.has(path) || inBoth.some((n) => path.startsWith(`${n}/`));
+    const covered = (path: string): boolean => nestedPaths.has(path) || inBoth.some((n) => path.startsWith(`${n}/`));
     const unread = { before: unreadByPath(a), after: unreadByPath(b) };
 
     for (const change of await diffTrees(root.reader, a?.tree, b?.tree)) {

@@ -7,5 +7,7 @@ export async function sha256Of(ref: BlobRef): Promise<string | undefined> {
   // Gitlinks name a commit of another repository, not content we hold.
   if (ref.oversized || ref.mode === '160000') return undefined;
   if (ref.store instanceof CachingReads) return ref.store.sha256Of(ref.oid);
-  return createHash('sha256').update((await ref.store.readObject(ref.oid)).content).digest('hex');
+  return createHash('sha256')
+    .update((await ref.store.readObject(ref.oid)).content)
+    .digest('hex');
 }

@@ -32,7 +32,10 @@ export async function diffChange(change: FileChange, options: { context?: number
     };
   }
   const [before, after] = await Promise.all([readSide(change.before), readSide(change.after)]);
-  return diffFile(before, after, { ...(options.context !== undefined ? { context: options.context } : {}), ...(limit !== undefined ? { maxBytes: limit } : {}) });
+  return diffFile(before, after, {
+    ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(limit !== undefined ? { maxBytes: limit } : {}),
+  });
 }
 
 /** Added and deleted lines of a change (`git diff --numstat` semantics). */

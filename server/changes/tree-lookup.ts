@@ -1,11 +1,7 @@
 import type { TreeReader } from '../store/tree.js';
 
 /** The entry at a `/`-separated path inside a tree, or undefined when there is none. */
-export async function lookupPath(
-  reader: TreeReader,
-  tree: string,
-  path: string,
-): Promise<{ oid: string; mode: string } | undefined> {
+export async function lookupPath(reader: TreeReader, tree: string, path: string): Promise<{ oid: string; mode: string } | undefined> {
   const parts = path.split('/');
   let current = tree;
   for (let i = 0; i < parts.length; i++) {

@@ -31,7 +31,7 @@ export function catalogueFor(session: RecordingSession): Changeset[] {
   add('turn', 'What one turn changed.');
   add('compare-turns', 'The difference between the end states of two turns.');
   add('step', 'What one tool call of a turn changed (step 1 is its first tool call).');
-  add('since', 'A checkpoint (a turn\'s start, or the moment before one of its tool calls) → the working tree now.');
+  add('since', "A checkpoint (a turn's start, or the moment before one of its tool calls) → the working tree now.");
   const gitRoots = session.roots.map((r, i) => ({ root: r, i })).filter(({ root }) => root.repository);
   if (gitRoots.length > 0) {
     add('uncommitted', 'Working tree changes against HEAD (the index is not consulted).');

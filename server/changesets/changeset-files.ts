@@ -92,7 +92,6 @@ export class ChangesetFileBuilder {
     if (size !== undefined) side.sizeHint = size;
     return side;
   }
-
 }
 
 /** The `_meta` of a file this server built. */

@@ -13,7 +13,12 @@ import { ChangesetUnavailable, resolveSides } from './changeset-sides.js';
  * every live changeset recomputed at the same moment; `delta`, when given,
  * follows the whole session's changes from one state to the next.
  */
-export async function produceChanges(session: RecordingSession, parsed: ParsedChangesetUri, current?: RootTrees[], delta?: SessionDelta): Promise<FileChange[]> {
+export async function produceChanges(
+  session: RecordingSession,
+  parsed: ParsedChangesetUri,
+  current?: RootTrees[],
+  delta?: SessionDelta,
+): Promise<FileChange[]> {
   const inScope = (c: FileChange) => parsed.dir === undefined || c.root === parsed.dir;
   if (parsed.kind === 'session' && parsed.dir === undefined && delta) {
     const changes = await detectRenames(await delta.changesAt(current ?? (await session.currentTrees())));

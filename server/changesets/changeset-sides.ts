@@ -96,7 +96,7 @@ function existing(session: RecordingSession, turnId: string): TurnRecord {
   return turn;
 }
 
-function requireStep(session: RecordingSession, turn: TurnRecord, index: number) {
+function requireStep(_session: RecordingSession, turn: TurnRecord, index: number) {
   const step = stepOf(turn, index);
   if (!step) throw new ChangesetUnavailable(missingStepMessage(turn, index), 'missing');
   return step;

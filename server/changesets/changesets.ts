@@ -234,7 +234,7 @@ export class Changesets {
     const address = parseContentUri(params.uri);
     const sc = address && this.perSession.get(sessionUri(address.sessionId));
     // Only content a changeset of a live session has handed out is served: a forged id gets nothing.
-    if (!address || !sc || !sc.builder.issued.has(`${address.root}:${address.oid}`)) {
+    if (!address || !sc?.builder.issued.has(`${address.root}:${address.oid}`)) {
       throw new DomainError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}`);
     }
     const root = sc.session.roots[address.root];

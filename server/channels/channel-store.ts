@@ -12,14 +12,7 @@ import {
 import { reduce } from '../../reducers/index.js';
 import { notificationFrame, sharedFrame, type OutboundFrame } from '../transport/frames.js';
 import { ReplayLog } from './replay-log.js';
-import type {
-  ChannelInfo,
-  ChannelOptions,
-  ChannelResolveError,
-  ChannelResolver,
-  ChannelSubscriber,
-  EnvelopeListener,
-} from './types.js';
+import type { ChannelInfo, ChannelOptions, ChannelResolveError, ChannelResolver, ChannelSubscriber, EnvelopeListener } from './types.js';
 
 /** Options for the channel store. */
 export interface ChannelStoreOptions {

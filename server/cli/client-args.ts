@@ -18,8 +18,8 @@ export const TARGET_OPTIONS = {
 
 export const TARGET_USAGE = [
   'Finding the server:',
-  '  --url URL            the server\'s WebSocket URL (default: the running server recording this directory)',
-  '  --token TOKEN        bearer token (default: $CHANGESET_SERVER_TOKEN, else the registry\'s)',
+  "  --url URL            the server's WebSocket URL (default: the running server recording this directory)",
+  "  --token TOKEN        bearer token (default: $CHANGESET_SERVER_TOKEN, else the registry's)",
   '  --state-dir DIR      where running servers register (default: the state directory)',
   '  --session URI        the session (default: the one recording this directory)',
   '  --json               print everything, errors included, as JSON on stdout',
@@ -51,12 +51,18 @@ type ExtraOption = Exclude<keyof ClientValues, keyof typeof TARGET_OPTIONS>;
 const BOOLEAN_OPTIONS: ReadonlySet<string> = new Set(['dry-run', 'and-turns', 'allow-outside-symlinks']);
 
 /** Parses a client command's arguments (the target options plus `extra` options); throws {@link UsageError}. */
-export function parseClientArgs(argv: readonly string[], extra: readonly ExtraOption[], opts: { positionals?: number } = {}): { values: ClientValues; positionals: string[] } {
+export function parseClientArgs(
+  argv: readonly string[],
+  extra: readonly ExtraOption[],
+  opts: { positionals?: number } = {},
+): { values: ClientValues; positionals: string[] } {
   const options: OptionSpec = { ...TARGET_OPTIONS };
   for (const name of extra) options[name] = { type: BOOLEAN_OPTIONS.has(name) ? 'boolean' : 'string' };
   try {
     // `--turn -1` names the last turn; parseArgs would take `-1` for an option.
-    const args = argv.flatMap((a, i) => (a === '--turn' && /^-\d+$/.test(argv[i + 1] ?? '') ? [] : /^-\d+$/.test(a) && argv[i - 1] === '--turn' ? [`--turn=${a}`] : [a]));
+    const args = argv.flatMap((a, i) =>
+      a === '--turn' && /^-\d+$/.test(argv[i + 1] ?? '') ? [] : /^-\d+$/.test(a) && argv[i - 1] === '--turn' ? [`--turn=${a}`] : [a],
+    );
     const { values, positionals } = parseArgs({ args, options, allowPositionals: (opts.positionals ?? 0) > 0, strict: true });
     if (positionals.length > (opts.positionals ?? 0)) throw new UsageError(`unexpected argument "${positionals[opts.positionals ?? 0]}"`);
     return { values: values as ClientValues, positionals };
@@ -75,7 +81,12 @@ export function parseClientArgs(argv: readonly string[], extra: readonly ExtraOp
 }
 
 /** The {@link TargetOptions} in parsed values. */
-export function targetOf(values: { url?: string | undefined; token?: string | undefined; 'state-dir'?: string | undefined; session?: string | undefined }): TargetOptions {
+export function targetOf(values: {
+  url?: string | undefined;
+  token?: string | undefined;
+  'state-dir'?: string | undefined;
+  session?: string | undefined;
+}): TargetOptions {
   const out: TargetOptions = {};
   if (values.url !== undefined) out.url = values.url;
   if (values.token !== undefined) out.token = values.token;

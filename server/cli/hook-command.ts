@@ -66,7 +66,9 @@ export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEn
   const agent = agentName === undefined ? undefined : AGENTS.get(agentName);
   if (!agent) {
     const supported = [...AGENTS.keys()].join(', ');
-    process.stderr.write(`changeset-server hook: unknown agent ${agentName === undefined ? '(none)' : `"${agentName}"`}; supported: ${supported}\n\n${HOOK_USAGE}`);
+    process.stderr.write(
+      `changeset-server hook: unknown agent ${agentName === undefined ? '(none)' : `"${agentName}"`}; supported: ${supported}\n\n${HOOK_USAGE}`,
+    );
     return 1;
   }
   const stateDir = values['state-dir'] ?? defaultStateDir(env);
@@ -75,7 +77,8 @@ export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEn
   const idleTimeoutMs = values['idle-timeout'] === undefined ? DEFAULT_HOOK_IDLE_MS : Number(values['idle-timeout']);
   let problem: string | undefined;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 100) problem = `--timeout must be an integer of at least 100 ms, got "${values.timeout}"`;
-  else if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1) problem = `--idle-timeout must be a positive integer of milliseconds, got "${values['idle-timeout']}"`;
+  else if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1)
+    problem = `--idle-timeout must be a positive integer of milliseconds, got "${values['idle-timeout']}"`;
   const boundMs = problem ? DEFAULT_HOOK_TIMEOUT_MS : timeoutMs;
 
   // The answer goes out as soon as the event is known, so that giving up later still leaves it on stdout.

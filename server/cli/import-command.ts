@@ -20,7 +20,7 @@ export const IMPORT_USAGE = [
   '  --from NAME          which mirrored workspace, when the remote holds several: its name, id or name-id',
   '  --state-dir DIR      the state directory to import into (default: the state directory)',
   '  --max-file-size SIZE refuse a mirror holding a file larger than SIZE, e.g. 50MiB (default: 50MiB,',
-  '                       the recorder\'s limit for one file outside a repository)',
+  "                       the recorder's limit for one file outside a repository)",
   '  --store-budget SIZE  refuse a mirror holding more than SIZE in all, e.g. 2GiB (default 2GiB,',
   `                       or $${STORE_BUDGET_ENV})`,
   '  --json               print the result as JSON',
@@ -28,7 +28,7 @@ export const IMPORT_USAGE = [
   'The token comes from $CHANGESET_SERVER_MIRROR_TOKEN, as for serve --mirror. Sessions the',
   'store already has are left as they are. Stop the server recording DIR first.',
   '',
-  'A mirror is someone else\'s data: everything is checked as git fsck would before anything',
+  "A mirror is someone else's data: everything is checked as git fsck would before anything",
   'is kept, and one bad entry refuses the whole import. Imported sessions work in DIR,',
   'whatever directory the mirror names; a restore from them creates no symbolic link',
   'pointing outside DIR unless asked to (--allow-outside-symlinks).',
@@ -60,7 +60,8 @@ export async function importCommand(argv: readonly string[], env: NodeJS.Process
     process.stdout.write(IMPORT_USAGE);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'the mirror URL is missing' : `one URL only, got ${positionals.length} arguments`);
+  if (positionals.length !== 1)
+    throw new UsageError(positionals.length === 0 ? 'the mirror URL is missing' : `one URL only, got ${positionals.length} arguments`);
   const workspaceDir = resolve(values.workspace ?? '.');
   const stateDir = values['state-dir'] !== undefined ? resolve(values['state-dir']) : defaultStateDir(env);
   const limits = importLimits(values['max-file-size'], values['store-budget'] ?? (env[STORE_BUDGET_ENV] || undefined), values['store-budget'] !== undefined);

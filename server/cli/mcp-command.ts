@@ -6,7 +6,7 @@ export const MCP_USAGE = [
   'Usage: changeset-server mcp [options]',
   '',
   'An MCP server on stdin/stdout for the agent working in this directory: tools',
-  'to list its sessions and turns, show what a turn changed and one file\'s diff,',
+  "to list its sessions and turns, show what a turn changed and one file's diff,",
   'revert a turn, a file or lines (with a dry run), restore a checkpoint, and undo.',
   'It uses the changeset-server recording this directory, and starts one in the',
   'background when none runs. See docs/mcp.md for agent configuration.',

@@ -39,7 +39,7 @@ export const OPERATION_USAGE: Record<OperationCommand, string> = {
     '("undo" brings them back).',
     '',
     TURN_HELP,
-    '  --step N             back to just before the turn\'s Nth tool call that edited files',
+    "  --step N             back to just before the turn's Nth tool call that edited files",
     '  --and-turns          also remove turn T and every later turn from the session',
     DRY_RUN_HELP,
     OUTSIDE_LINKS_HELP,
@@ -107,15 +107,34 @@ export async function operationCommand(command: OperationCommand, argv: readonly
     if (done.turn) report['turn'] = { index: done.turn.index, turnId: done.turn.turnId };
     if (dryRun) {
       const files = done.files as { path: string; action: string }[];
-      const heading = `Dry run, nothing written: ${command} ${done.turn?.label ?? ''} would ${files.length === 0 ? 'change no file' : `change ${plural(files.length, 'file')}:`}`.replace(/ {2,}/g, ' ');
+      const heading =
+        `Dry run, nothing written: ${command} ${done.turn?.label ?? ''} would ${files.length === 0 ? 'change no file' : `change ${plural(files.length, 'file')}:`}`.replace(
+          / {2,}/g,
+          ' ',
+        );
       const body = files.map((f) => `  ${f.action.padEnd(6)} ${f.path}`);
-      out.result([heading, ...body, ...skipped].join('\n'), { ...report, operation: done.operationId, dryRun: true, files, unchanged: done.unchanged, skipped: done.skipped, message: done.message });
+      out.result([heading, ...body, ...skipped].join('\n'), {
+        ...report,
+        operation: done.operationId,
+        dryRun: true,
+        files,
+        unchanged: done.unchanged,
+        skipped: done.skipped,
+        message: done.message,
+      });
       return 0;
     }
     const files = done.files as string[];
     const heading = done.action ?? done.message;
     const body = files.length > 0 ? files.map((f) => `  ${f}`) : ['  (no file needed a change)'];
-    out.result([heading, ...body, ...skipped].join('\n'), { ...report, operation: done.operationId, action: heading, files, skipped: done.skipped, message: done.message });
+    out.result([heading, ...body, ...skipped].join('\n'), {
+      ...report,
+      operation: done.operationId,
+      action: heading,
+      files,
+      skipped: done.skipped,
+      message: done.message,
+    });
     return 0;
   } finally {
     await client.close();

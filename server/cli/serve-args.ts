@@ -67,7 +67,7 @@ export const SERVE_USAGE = [
   '                        (sessions stay resumable; what the Claude Code hook starts uses 600000)',
   '  --mirror URL          push the checkpoints of every session to this git remote (smart HTTP) after each turn',
   '                        (default $CHANGESET_SERVER_MIRROR; token from $CHANGESET_SERVER_MIRROR_TOKEN)',
-  '  --store-budget SIZE   bytes each workspace\'s store may take, e.g. 500MB or 2GiB (default 2GiB,',
+  "  --store-budget SIZE   bytes each workspace's store may take, e.g. 500MB or 2GiB (default 2GiB,",
   `                        or $${STORE_BUDGET_ENV}); the oldest ended sessions go first`,
   '  --retain-days DAYS    drop ended sessions DAYS after they ended, whatever the budget',
   `                        (default: kept until the budget needs the space, or $${RETAIN_DAYS_ENV})`,
@@ -180,11 +180,13 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
       case '--serve-outside-files':
         args.serveOutsideFiles = flag();
         break;
-      default:
-        {
-          const guess = nearest(name, [...SERVE_USAGE.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!));
-          throw new UsageError(`unknown option ${name}${guess ? `; did you mean ${guess}?` : ''}`);
-        }
+      default: {
+        const guess = nearest(
+          name,
+          [...SERVE_USAGE.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!),
+        );
+        throw new UsageError(`unknown option ${name}${guess ? `; did you mean ${guess}?` : ''}`);
+      }
     }
   }
   const budgetEnv = env[STORE_BUDGET_ENV];

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { AutoTurns, startAutoTurns } from '../auto-turns/index.js';
+import { type AutoTurns, startAutoTurns } from '../auto-turns/index.js';
 import { removeServerEntry, removeServerEntrySync, writeServerEntry, type ServerEntry } from '../registry/index.js';
 import { createEndpointSecurity, endpointOfUrl, TOKEN_ENV, type EndpointSecurity } from '../security/index.js';
 import { ChangesetService } from '../service.js';
@@ -139,8 +139,8 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     }
   }
   const boundPort = Number(new URL(url).port);
-  await writeEndpoint(stateDir, args.directories, { port: boundPort, ...(security.token !== undefined ? { token: security.token } : {}) }).catch((err: unknown) =>
-    process.stderr.write(`changeset-server: cannot remember the endpoint in ${stateDir}: ${(err as Error).message}\n`),
+  await writeEndpoint(stateDir, args.directories, { port: boundPort, ...(security.token !== undefined ? { token: security.token } : {}) }).catch(
+    (err: unknown) => process.stderr.write(`changeset-server: cannot remember the endpoint in ${stateDir}: ${(err as Error).message}\n`),
   );
   const mirror = mirrorRemote ? startMirror(service, mirrorRemote, (line) => process.stderr.write(`changeset-server: ${line}\n`)) : undefined;
   const sessions: string[] = [];

@@ -8,7 +8,14 @@ import { Output } from '../client/output.js';
 import { connect, realDir } from '../client/target.js';
 import { CommandError, UsageError } from '../client/errors.js';
 
-export const SESSIONS_USAGE = ['Usage: changeset-server sessions [options]', '', 'Lists the sessions recording now and the past ones kept for review.', '', TARGET_USAGE, ''].join('\n');
+export const SESSIONS_USAGE = [
+  'Usage: changeset-server sessions [options]',
+  '',
+  'Lists the sessions recording now and the past ones kept for review.',
+  '',
+  TARGET_USAGE,
+  '',
+].join('\n');
 export const FORGET_USAGE = [
   'Usage: changeset-server forget SESSION [options]',
   '',
@@ -18,7 +25,12 @@ export const FORGET_USAGE = [
   TARGET_USAGE,
   '',
 ].join('\n');
-export const STOP_USAGE = ['Usage: changeset-server stop [--state-dir DIR] [--json]', '', 'Stops the server recording this folder. Sessions stay resumable.', ''].join('\n');
+export const STOP_USAGE = [
+  'Usage: changeset-server stop [--state-dir DIR] [--json]',
+  '',
+  'Stops the server recording this folder. Sessions stay resumable.',
+  '',
+].join('\n');
 export const OPEN_USAGE = [
   'Usage: changeset-server open [options]',
   '',
@@ -44,7 +56,10 @@ export async function sessionsCommand(argv: readonly string[]): Promise<number> 
     } while (cursor);
     const past = (s: SessionSummary) => (s.status & SessionStatus.IsArchived) !== 0;
     const lines: string[] = [];
-    for (const [heading, group] of [['Recording', items.filter((s) => !past(s))], ['Past sessions', items.filter(past)]] as const) {
+    for (const [heading, group] of [
+      ['Recording', items.filter((s) => !past(s))],
+      ['Past sessions', items.filter(past)],
+    ] as const) {
       if (group.length === 0) continue;
       lines.push(`${heading}:`);
       for (const s of group) {
@@ -95,7 +110,10 @@ export async function stopCommand(argv: readonly string[], env: NodeJS.ProcessEn
   while (isProcessAlive(entry.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   if (isProcessAlive(entry.pid)) throw new CommandError(`the server (pid ${entry.pid}) did not stop within 15 s`);
   await removeServerEntry(stateDir, entry.pid).catch(() => undefined);
-  out.result(`Stopped the server for ${entry.directories.join(', ')} (pid ${entry.pid}). Its sessions resume when it starts again.`, { stopped: entry.pid, directories: entry.directories });
+  out.result(`Stopped the server for ${entry.directories.join(', ')} (pid ${entry.pid}). Its sessions resume when it starts again.`, {
+    stopped: entry.pid,
+    directories: entry.directories,
+  });
   return 0;
 }
 
@@ -113,10 +131,19 @@ export async function openCommand(argv: readonly string[]): Promise<number> {
 
 /** Opens a URL with the desktop's handler, when there is a desktop. */
 function openInBrowser(url: string): boolean {
-  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : process.env['DISPLAY'] || process.env['WAYLAND_DISPLAY'] ? 'xdg-open' : undefined;
+  const command =
+    process.platform === 'darwin'
+      ? 'open'
+      : process.platform === 'win32'
+        ? 'explorer'
+        : process.env['DISPLAY'] || process.env['WAYLAND_DISPLAY']
+          ? 'xdg-open'
+          : undefined;
   if (!command) return false;
   try {
-    spawn(command, [url], { detached: true, stdio: 'ignore' }).on('error', () => undefined).unref();
+    spawn(command, [url], { detached: true, stdio: 'ignore' })
+      .on('error', () => undefined)
+      .unref();
     return true;
   } catch {
     return false;

@@ -57,7 +57,12 @@ export function formatStatus(status: StatusResult, viewer?: string): string {
       if (store.lastRetention) lines.push(`  retention:   ${formatRetention(store.lastRetention)}`);
     }
     for (const t of s.snapshots ?? []) lines.push(`  snapshots:   ${formatTracking(t)} (${t.dir})`);
-    if (!s.endedAt) lines.push(s.activeTurn ? `  recording:   turn ${s.activeTurn.index} (${s.activeTurn.turnId})${quote(s.activeTurn.message)} since ${s.activeTurn.startedAt}` : '  recording:   no active turn');
+    if (!s.endedAt)
+      lines.push(
+        s.activeTurn
+          ? `  recording:   turn ${s.activeTurn.index} (${s.activeTurn.turnId})${quote(s.activeTurn.message)} since ${s.activeTurn.startedAt}`
+          : '  recording:   no active turn',
+      );
     const ended = s.turns.filter((t) => t.state !== undefined);
     lines.push(`  turns:       ${s.turnCount}${ended.length > 0 ? ' (latest last)' : ''}`);
     for (const t of ended) lines.push(`    ${formatTurn(t)}`);

@@ -37,12 +37,19 @@ export function describeError(error: unknown): ErrorOutput {
         const conflicts = (data as { conflicts?: { path: string; reason: string }[] } | undefined)?.conflicts;
         if (conflicts?.length) {
           const lines = conflicts.map((c) => `  ${c.path}: ${c.reason}`);
-          return { code: error.code, message: `Nothing was written: ${conflicts.length === 1 ? '1 file' : `${conflicts.length} files`} would lose edits:\n${lines.join('\n')}`, data };
+          return {
+            code: error.code,
+            message: `Nothing was written: ${conflicts.length === 1 ? '1 file' : `${conflicts.length} files`} would lose edits:\n${lines.join('\n')}`,
+            data,
+          };
         }
         return { code: error.code, message: error.message, ...(data !== undefined ? { data } : {}) };
       }
       case AhpErrorCodes.TurnInProgress:
-        return { code: error.code, message: `${error.message.replace(/; operations wait until it ends$/, '')}: try again once it ends ("changeset-server turn end" ends it)` };
+        return {
+          code: error.code,
+          message: `${error.message.replace(/; operations wait until it ends$/, '')}: try again once it ends ("changeset-server turn end" ends it)`,
+        };
       case AhpErrorCodes.PermissionDenied:
         return { code: error.code, message: `refused: ${error.message}` };
       default:

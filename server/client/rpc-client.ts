@@ -52,7 +52,15 @@ export class RpcClient {
       socket.once('unexpected-response', (_req, res) => {
         socket.terminate();
         const status = res.statusCode ?? 0;
-        reject(new Error(status === 401 ? `${url} refused the token (HTTP 401)` : status === 403 ? `${url} refused this origin (HTTP 403)` : `${url} answered HTTP ${status}`));
+        reject(
+          new Error(
+            status === 401
+              ? `${url} refused the token (HTTP 401)`
+              : status === 403
+                ? `${url} refused this origin (HTTP 403)`
+                : `${url} answered HTTP ${status}`,
+          ),
+        );
       });
       socket.once('error', (err) => reject(new Error(`cannot connect to ${url}: ${err.message}`)));
     });

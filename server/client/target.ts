@@ -61,7 +61,14 @@ export async function connect(options: TargetOptions, env: NodeJS.ProcessEnv = p
       const recorded = recordedRoot(stateDir, cwd) ?? (options.startServer ? cwd : undefined);
       const command = cliCommand();
       if (recorded && command) {
-        entry = await ensureServer({ stateDir, cwd: recorded, deadline: Date.now() + 20_000, command, idleTimeoutMs: DEFAULT_HOOK_IDLE_MS, log: () => undefined });
+        entry = await ensureServer({
+          stateDir,
+          cwd: recorded,
+          deadline: Date.now() + 20_000,
+          command,
+          idleTimeoutMs: DEFAULT_HOOK_IDLE_MS,
+          log: () => undefined,
+        });
       }
     }
     if (!entry) {

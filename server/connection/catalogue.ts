@@ -1,20 +1,11 @@
-import type {
-  CreateSessionParams,
-  DisposeSessionParams,
-  ListSessionsParams,
-  ListSessionsResult,
-} from '../../protocol/index.js';
+import type { CreateSessionParams, DisposeSessionParams, ListSessionsParams, ListSessionsResult } from '../../protocol/index.js';
 import { invalidParams } from '../domain-error.js';
 import { methodNotFound } from './errors.js';
 import type { MethodContext } from './method-registry.js';
 import type { ProviderRegistry } from './provider-registry.js';
 
 /** `listSessions`: delegated to the session provider; an empty catalogue without one. */
-export async function listSessions(
-  params: ListSessionsParams,
-  ctx: MethodContext,
-  providers: ProviderRegistry,
-): Promise<ListSessionsResult> {
+export async function listSessions(params: ListSessionsParams, ctx: MethodContext, providers: ProviderRegistry): Promise<ListSessionsResult> {
   if (params.limit !== undefined && (!Number.isInteger(params.limit) || params.limit < 1)) {
     throw invalidParams('limit: must be a positive integer');
   }

@@ -40,7 +40,10 @@ export class ClientConnection implements ChannelSubscriber {
   private handshake: { clientId: string; protocolVersion: string } | undefined;
   private handshakeClaimed = false;
 
-  constructor(private readonly peer: WsPeer, private readonly deps: ConnectionDeps) {
+  constructor(
+    private readonly peer: WsPeer,
+    private readonly deps: ConnectionDeps,
+  ) {
     this.ctx = { connection: this, store: deps.store };
     this.rpc = createMessageConnection(peer.reader, peer.writer, NullLogger);
     this.rpc.onRequest((method, params) => this.handleRequest(method, params));
@@ -133,7 +136,7 @@ export class ClientConnection implements ChannelSubscriber {
 
   private async answer(method: string, params: unknown): Promise<unknown> {
     const entry = this.deps.registry.get(method);
-    if (!entry || entry.kind !== 'request') throw methodNotFound(method);
+    if (entry?.kind !== 'request') throw methodNotFound(method);
     if (!this.handshake && !entry.options.allowBeforeInitialize) {
       throw invalidRequest(`"${method}" is not allowed before "initialize"`);
     }
@@ -145,7 +148,7 @@ export class ClientConnection implements ChannelSubscriber {
   private async handleNotification(method: string, params: unknown): Promise<void> {
     const entry = this.deps.registry.get(method);
     // Notifications cannot be answered: unknown, premature or malformed ones are dropped.
-    if (!entry || entry.kind !== 'notification' || !this.handshake) return;
+    if (entry?.kind !== 'notification' || !this.handshake) return;
     const problem = entry.options.check ? entry.options.check(params) : this.deps.checkParams(method, params);
     if (problem !== undefined) return;
     try {

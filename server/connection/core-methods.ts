@@ -38,4 +38,3 @@ export function registerCoreMethods(registry: MethodRegistry, deps: CoreMethodDe
   registry.registerRequest('disposeSession', (params: Parameters<typeof disposeSession>[0], ctx) => disposeSession(params, ctx, deps.providers));
   registry.registerRequest('resourceRead', (params: Parameters<typeof resourceRead>[0], ctx) => resourceRead(params, ctx, deps.providers));
 }
-

@@ -1,10 +1,4 @@
-import {
-  CLIENT_DISPATCHABLE_ACTIONS,
-  validateClientAction,
-  type ActionEnvelope,
-  type StateAction,
-  type URI,
-} from '../../protocol/index.js';
+import { CLIENT_DISPATCHABLE_ACTIONS, validateClientAction, type ActionEnvelope, type StateAction, type URI } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/channel-store.js';
 import { notificationFrame } from '../transport/frames.js';
 import type { MethodContext } from './method-registry.js';

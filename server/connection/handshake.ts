@@ -35,11 +35,7 @@ export function negotiateVersion(offered: readonly string[]): string | undefined
 }
 
 /** `initialize`: version negotiation, client id, initial subscriptions. */
-export async function initialize(
-  params: InitializeParams,
-  ctx: MethodContext,
-  serverInfo: Implementation,
-): Promise<InitializeResult> {
+export async function initialize(params: InitializeParams, ctx: MethodContext, serverInfo: Implementation): Promise<InitializeResult> {
   const { connection } = ctx;
   if (!connection.claimInitialize()) throw invalidRequest('"initialize" was already sent on this connection');
   const version = negotiateVersion(params.protocolVersions);

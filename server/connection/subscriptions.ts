@@ -1,10 +1,4 @@
-import {
-  AhpErrorCodes,
-  parseChannel,
-  type SubscribeParams,
-  type SubscribeResult,
-  type UnsubscribeParams,
-} from '../../protocol/index.js';
+import { AhpErrorCodes, parseChannel, type SubscribeParams, type SubscribeResult, type UnsubscribeParams } from '../../protocol/index.js';
 import { DomainError, invalidParams } from '../domain-error.js';
 import type { MethodContext } from './method-registry.js';
 

@@ -145,9 +145,7 @@ export function compactChanges(side: CompactSide, other: CompactSide, indentHeur
           const score = { indent: 0, penalty: 0 };
           addSplitScore(measureSplit(w.n, indentOf, shift), score);
           addSplitScore(measureSplit(w.n, indentOf, shift - groupSize), score);
-          const cmp =
-            INDENT_WEIGHT * (Number(score.indent > bestIndent) - Number(score.indent < bestIndent)) +
-            (score.penalty - bestPenalty);
+          const cmp = INDENT_WEIGHT * (Number(score.indent > bestIndent) - Number(score.indent < bestIndent)) + (score.penalty - bestPenalty);
           if (bestShift === -1 || cmp <= 0) {
             bestIndent = score.indent;
             bestPenalty = score.penalty;

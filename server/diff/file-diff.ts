@@ -84,11 +84,7 @@ export interface FileDiffOptions {
 }
 
 /** Diffs one file between two versions; `undefined` means the file does not exist on that side. */
-export function diffFile(
-  before: Uint8Array | undefined,
-  after: Uint8Array | undefined,
-  options: FileDiffOptions = {},
-): WorkspaceFileDiff {
+export function diffFile(before: Uint8Array | undefined, after: Uint8Array | undefined, options: FileDiffOptions = {}): WorkspaceFileDiff {
   checkSide('before', before);
   checkSide('after', after);
   if (before === undefined && after === undefined) throw new TypeError('diffFile: the file must exist on at least one side');

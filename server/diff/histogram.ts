@@ -98,15 +98,7 @@ interface Lcs {
 }
 
 /** find_lcs + try_lcs: the anchor run for one region (inclusive ends), or why there is none. */
-function findLcs(
-  ctx: DiffContext,
-  s: HistogramScratch,
-  a0: number,
-  a1: number,
-  b0: number,
-  b1: number,
-  lcs: Lcs,
-): 'lcs' | 'none' | 'fallback' {
+function findLcs(ctx: DiffContext, s: HistogramScratch, a0: number, a1: number, b0: number, b1: number, lcs: Lcs): 'lcs' | 'none' | 'fallback' {
   const { a, b } = ctx;
   const { recordOf, recordFirst, recordCount, nextSame, lineRecord } = s;
 
@@ -134,7 +126,7 @@ function findLcs(
   let hasCommon = false;
   const last1 = a1 - 1;
   const last2 = b1 - 1;
-  let work = (a1 - a0) + (b1 - b0);
+  let work = a1 - a0 + (b1 - b0);
 
   for (let bPtr = b0; bPtr < b1; ) {
     let bNext = bPtr + 1;

@@ -28,12 +28,7 @@ export interface DiffHunk {
 }
 
 /** Builds the hunks of an edit script with `context` lines of context (default 3, as git). */
-export function buildHunks(
-  oldLines: LineSource,
-  newLines: LineSource,
-  changes: readonly LineChange[],
-  context = 3,
-): DiffHunk[] {
+export function buildHunks(oldLines: LineSource, newLines: LineSource, changes: readonly LineChange[], context = 3): DiffHunk[] {
   if (!Number.isInteger(context) || context < 0) throw new RangeError(`context must be a non-negative integer, got ${context}`);
   const hunks: DiffHunk[] = [];
   const maxGap = 2 * context;

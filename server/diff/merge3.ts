@@ -50,7 +50,11 @@ const MERGE_DIFF = { algorithm: 'myers', indentHeuristic: false } as const;
 
 /** Merges the changes `base → ours` and `base → theirs`. */
 export function merge3(base: string, ours: string, theirs: string): Merge3Result {
-  for (const [name, value] of [['base', base], ['ours', ours], ['theirs', theirs]] as const) {
+  for (const [name, value] of [
+    ['base', base],
+    ['ours', ours],
+    ['theirs', theirs],
+  ] as const) {
     if (typeof value !== 'string') throw new TypeError(`merge3: ${name} must be a string`);
   }
   const b = splitLines(base);
@@ -174,16 +178,18 @@ function refineConflicts(merges: MergeEntry[], o: readonly string[], t: readonly
     }
     const i1 = m.i1;
     const i2 = m.i2;
-    const parts = script.map((x): MergeEntry => ({
-      mode: 0,
-      // The base range is only meaningful for diff3-style output, which we do not produce.
-      i0: m.i0,
-      chg0: m.chg0,
-      i1: x.oldStart + i1,
-      chg1: x.oldEnd - x.oldStart,
-      i2: x.newStart + i2,
-      chg2: x.newEnd - x.newStart,
-    }));
+    const parts = script.map(
+      (x): MergeEntry => ({
+        mode: 0,
+        // The base range is only meaningful for diff3-style output, which we do not produce.
+        i0: m.i0,
+        chg0: m.chg0,
+        i1: x.oldStart + i1,
+        chg1: x.oldEnd - x.oldStart,
+        i2: x.newStart + i2,
+        chg2: x.newEnd - x.newStart,
+      }),
+    );
     merges.splice(k, 1, ...parts);
     k += parts.length - 1;
   }

@@ -67,14 +67,7 @@ interface KeptLines {
  * sure; lines that occur very often on the other side are set aside when they
  * sit inside runs of such lines. Set-aside lines are marked changed directly.
  */
-function keepMatchable(
-  lines: Int32Array,
-  start: number,
-  end: number,
-  otherCount: Int32Array,
-  eqLimit: number,
-  changed: Uint8Array,
-): KeptLines {
+function keepMatchable(lines: Int32Array, start: number, end: number, otherCount: Int32Array, eqLimit: number, changed: Uint8Array): KeptLines {
   const n = end - start;
   const kind = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
@@ -266,14 +259,7 @@ function findSplit(
         const i1 = kv[F + d] as number;
         const i2 = i1 - d;
         const v = i1 - off1 + (i2 - off2) - dd;
-        if (
-          v > K_HEURISTIC * ec &&
-          v > best &&
-          off1 + SNAKE_COUNT <= i1 &&
-          i1 < lim1 &&
-          off2 + SNAKE_COUNT <= i2 &&
-          i2 < lim2
-        ) {
+        if (v > K_HEURISTIC * ec && v > best && off1 + SNAKE_COUNT <= i1 && i1 < lim1 && off2 + SNAKE_COUNT <= i2 && i2 < lim2) {
           for (let k = 1; ha1[i1 - k] === ha2[i2 - k]; k++) {
             if (k === SNAKE_COUNT) {
               best = v;
@@ -295,14 +281,7 @@ function findSplit(
         const i1 = kv[B + d] as number;
         const i2 = i1 - d;
         const v = lim1 - i1 + (lim2 - i2) - dd;
-        if (
-          v > K_HEURISTIC * ec &&
-          v > best &&
-          off1 < i1 &&
-          i1 <= lim1 - SNAKE_COUNT &&
-          off2 < i2 &&
-          i2 <= lim2 - SNAKE_COUNT
-        ) {
+        if (v > K_HEURISTIC * ec && v > best && off1 < i1 && i1 <= lim1 - SNAKE_COUNT && off2 < i2 && i2 <= lim2 - SNAKE_COUNT) {
           for (let k = 0; ha1[i1 + k] === ha2[i2 + k]; k++) {
             if (k === SNAKE_COUNT - 1) {
               best = v;
@@ -365,4 +344,3 @@ function findSplit(
     }
   }
 }
-

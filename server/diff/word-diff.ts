@@ -28,7 +28,7 @@ export interface WordDiffOptions {
 }
 
 // Words (letters, digits, underscore), whitespace runs, or any other single character.
-const TOKEN = /[\p{L}\p{N}_]+|\s+|[^]/gu;
+const TOKEN = /[\p{L}\p{N}_]+|\s+|[\s\S]/gu;
 
 function tokenize(line: string): { tokens: string[]; offsets: number[] } {
   const tokens: string[] = [];

@@ -99,7 +99,8 @@ export async function swapFile(dir: PinnedDir, name: Buffer, names: SwapNames, e
   let kept = '';
   try {
     const taken = await undoReplacement(dir, name, names, done);
-    if (taken && (await changedSince(dir, taken.name, taken.version)) !== undefined) kept = `; what was written meanwhile to the new version is kept as ${temp(taken.name).label}`;
+    if (taken && (await changedSince(dir, taken.name, taken.version)) !== undefined)
+      kept = `; what was written meanwhile to the new version is kept as ${temp(taken.name).label}`;
     else if (taken) await unlink(dir.entry(Buffer.from(taken.name)));
     await releaseReplaced(dir, names);
   } catch (error) {
@@ -146,12 +147,19 @@ export async function replaceFile(dir: PinnedDir, name: Buffer, names: SwapNames
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
         // Someone created the file in that instant: theirs stays, and so does the version before it.
-        throw new ChangedWhileRunningError(p.label, checked ? `it was saved while being replaced; the version before that is kept as ${p.aside.label}` : 'it was created');
+        throw new ChangedWhileRunningError(
+          p.label,
+          checked ? `it was saved while being replaced; the version before that is kept as ${p.aside.label}` : 'it was created',
+        );
       }
       if (checked) putBackFrom(p.aside, p);
       throw error;
     }
-    const placed: CheckedVersion = { oid: hashObject('blob', next.content), mode: next.mode, identity: identityOf(lstatSync(p.tmp.path, { bigint: true }), nowNs()) };
+    const placed: CheckedVersion = {
+      oid: hashObject('blob', next.content),
+      mode: next.mode,
+      identity: identityOf(lstatSync(p.tmp.path, { bigint: true }), nowNs()),
+    };
     return checked ? { replaced: checked, placed } : { placed };
   } finally {
     if (next) await unlink(p.tmp.path).catch(() => undefined);

@@ -34,7 +34,8 @@ export async function finishInterruptedOperation(
 /** True when the operation's safety checkpoint is in the store and no rollback record says it put everything back. */
 async function hadBegunWriting(store: FinishingStore, operation: IntentOperation): Promise<boolean> {
   const chain = await store.listSessionCheckpoints(operation.sessionId).catch(() => []);
-  const detailsOf = (c: (typeof chain)[number]) => (c.kind === 'safety' ? (c.details as { intent?: unknown; operation?: unknown; undoes?: unknown } | undefined) : undefined);
+  const detailsOf = (c: (typeof chain)[number]) =>
+    c.kind === 'safety' ? (c.details as { intent?: unknown; operation?: unknown; undoes?: unknown } | undefined) : undefined;
   const record = chain.find((c) => detailsOf(c)?.intent === operation.id);
   if (!record) return false;
   return !chain.some((c) => detailsOf(c)?.operation === 'rollback' && detailsOf(c)?.undoes === record.safetyIndex);
@@ -60,7 +61,9 @@ async function finishOne(dirs: ContainedDirs, store: FinishingStore, w: Intended
     }
     const expected: ExpectedVersion = w.expectedOid !== undefined && now && now !== 'other' ? { oid: w.expectedOid, mode: now.mode } : undefined;
     const next: NewVersion =
-      w.writtenOid !== undefined && w.written ? { content: (await store.readObject(w.writtenOid)).content, ...ownerOf(w.written), mode: w.written.mode } : undefined;
+      w.writtenOid !== undefined && w.written
+        ? { content: (await store.readObject(w.writtenOid)).content, ...ownerOf(w.written), mode: w.written.mode }
+        : undefined;
     await swapFile(dir, name, newSwapNames(), expected, next);
     report.finished.push(w.absPath);
   } catch {

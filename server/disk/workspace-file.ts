@@ -99,7 +99,9 @@ async function readContent(path: string | Buffer, absPath: string, prefixes: rea
   }
   try {
     if (prefixes && !liesInside(handle.fd, prefixes)) {
-      throw new OutsideWorkingDirectoriesError(`${absPath} now leads outside the session's working directories (a folder on its path was replaced by a link): nothing was read`);
+      throw new OutsideWorkingDirectoriesError(
+        `${absPath} now leads outside the session's working directories (a folder on its path was replaced by a link): nothing was read`,
+      );
     }
     return await handle.readFile();
   } finally {

@@ -164,7 +164,11 @@ function parseIntent(text: string): { writes: IntendedWrite[]; operation?: Inten
     if (!Array.isArray(parsed.writes)) return { writes: [] };
     const writes = parsed.writes.filter(
       (w): w is IntendedWrite =>
-        typeof w === 'object' && w !== null && typeof (w as IntendedWrite).absPath === 'string' && typeof (w as IntendedWrite).names?.tmp === 'string' && typeof (w as IntendedWrite).names?.aside === 'string',
+        typeof w === 'object' &&
+        w !== null &&
+        typeof (w as IntendedWrite).absPath === 'string' &&
+        typeof (w as IntendedWrite).names?.tmp === 'string' &&
+        typeof (w as IntendedWrite).names?.aside === 'string',
     );
     const op = parsed.operation as Partial<IntentOperation> | undefined;
     const operation = op && typeof op.sessionId === 'string' && typeof op.id === 'string' ? (op as IntentOperation) : undefined;

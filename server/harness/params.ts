@@ -130,7 +130,8 @@ export const checkPresentFiles: Check = (params) => {
     const long = overlongPath(path, `${field}.path`);
     if (long) return long;
     if (description !== undefined && typeof description !== 'string') return `${field}.description must be a string`;
-    if (typeof description === 'string' && description.length > MAX_DESCRIPTION_LENGTH) return `${field}.description must be at most ${MAX_DESCRIPTION_LENGTH} characters`;
+    if (typeof description === 'string' && description.length > MAX_DESCRIPTION_LENGTH)
+      return `${field}.description must be at most ${MAX_DESCRIPTION_LENGTH} characters`;
   }
   return undefined;
 };

@@ -34,11 +34,19 @@ export class PresentedReadError extends Error {
 }
 
 /** The current content of a presented file, or a {@link PresentedReadError} saying why not. */
-export async function readPresentedContent(session: RecordingSession, file: PresentedFile, opts: PresentedReadOptions, maxBytes = PRESENTED_READ_MAX_BYTES): Promise<Buffer> {
+export async function readPresentedContent(
+  session: RecordingSession,
+  file: PresentedFile,
+  opts: PresentedReadOptions,
+  maxBytes = PRESENTED_READ_MAX_BYTES,
+): Promise<Buffer> {
   const name = file.display;
   if (session.rootIndexOf(file.path) < 0) {
     if (!opts.serveOutsideFiles) {
-      throw new PresentedReadError('outside', `${name} lies outside the working directories; its content is shown only when the server is started with --serve-outside-files`);
+      throw new PresentedReadError(
+        'outside',
+        `${name} lies outside the working directories; its content is shown only when the server is started with --serve-outside-files`,
+      );
     }
     try {
       return await readPresented(file.path, name, maxBytes);
@@ -48,7 +56,10 @@ export async function readPresentedContent(session: RecordingSession, file: Pres
     }
   }
   const found = await readContained(session.workingDirectories, file.path, maxBytes).catch((error: NodeJS.ErrnoException) => {
-    throw new PresentedReadError('unreadable', `${name} cannot be read (${error.code === 'EACCES' || error.code === 'EPERM' ? 'permission denied' : error.message})`);
+    throw new PresentedReadError(
+      'unreadable',
+      `${name} cannot be read (${error.code === 'EACCES' || error.code === 'EPERM' ? 'permission denied' : error.message})`,
+    );
   });
   switch (found.kind) {
     case 'file':
@@ -62,6 +73,9 @@ export async function readPresentedContent(session: RecordingSession, file: Pres
     case 'oversized':
       throw new PresentedReadError('oversized', `${name} is ${found.stat.size} bytes, over the ${maxBytes}-byte limit for presented files`);
     case 'left-working-directory':
-      throw new PresentedReadError('left-working-directory', `${name} was presented but now leads outside the working directories (a folder on its way links elsewhere); it is not read`);
+      throw new PresentedReadError(
+        'left-working-directory',
+        `${name} was presented but now leads outside the working directories (a folder on its way links elsewhere); it is not read`,
+      );
   }
 }

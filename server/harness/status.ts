@@ -89,9 +89,7 @@ export async function sessionStatusOf(session: RecordingSession, limit: number):
     createdAt: session.createdAt,
     turnCount: session.turns.length,
     turns: session.turns.slice(Math.max(0, session.turns.length - limit)).map(turnStatusOf),
-    stores: await Promise.all(
-      session.roots.map(async (r) => storeStatusOf(r.dir, await r.storeSize(), r.store.budgetBytes, r.lastRetentionRun)),
-    ),
+    stores: await Promise.all(session.roots.map(async (r) => storeStatusOf(r.dir, await r.storeSize(), r.store.budgetBytes, r.lastRetentionRun))),
   };
   if (active) out.activeTurn = turnStatusOf(active);
   const tracking = session.roots.flatMap((r) => (r.changeTracking ? [{ dir: r.dir, ...r.changeTracking, lastMissed: [...r.changeTracking.lastMissed] }] : []));

@@ -29,7 +29,13 @@ export function createMcpServer(target: TargetOptions & { cwd: string }): Server
       title: tool.title,
       description: tool.description,
       inputSchema: tool.inputSchema,
-      annotations: { title: tool.title, readOnlyHint: !tool.destructive, destructiveHint: tool.destructive, idempotentHint: !tool.destructive, openWorldHint: false },
+      annotations: {
+        title: tool.title,
+        readOnlyHint: !tool.destructive,
+        destructiveHint: tool.destructive,
+        idempotentHint: !tool.destructive,
+        openWorldHint: false,
+      },
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {

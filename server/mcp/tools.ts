@@ -46,7 +46,8 @@ const TURN_ARG = {
 const DRY_RUN_ARG = { type: 'boolean', description: 'Report what would change and any conflicts, writing nothing. Use it first when unsure.' } as const;
 const OUTSIDE_LINKS_ARG = {
   type: 'boolean',
-  description: 'Only for a session imported from a mirror: also create symbolic links that point outside the working directory (otherwise listed as skipped). Set it only when the user asked for it.',
+  description:
+    'Only for a session imported from a mirror: also create symbolic links that point outside the working directory (otherwise listed as skipped). Set it only when the user asked for it.',
 } as const;
 
 export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
@@ -164,7 +165,11 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
       type: 'object',
       properties: {
         turn: { ...TURN_ARG, description: 'The turn whose start to go back to: its number as list_turns shows it, "last", -1, or its id.' },
-        step: { type: 'number', description: 'Go back to just before this tool call of the turn (its number among the turn\'s file edits, from show_changes steps) instead of the turn\'s start.' },
+        step: {
+          type: 'number',
+          description:
+            "Go back to just before this tool call of the turn (its number among the turn's file edits, from show_changes steps) instead of the turn's start.",
+        },
         and_later_turns: { type: 'boolean', description: 'Also remove this turn and every later turn from the session.' },
         dry_run: DRY_RUN_ARG,
         allow_outside_symlinks: OUTSIDE_LINKS_ARG,
@@ -175,14 +180,22 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
     },
     destructive: true,
     run: (args, context) =>
-      operate({ command: 'restore', andTurns: args['and_later_turns'] === true, ...(typeof args['step'] === 'number' ? { step: args['step'] } : {}) }, args, context),
+      operate(
+        { command: 'restore', andTurns: args['and_later_turns'] === true, ...(typeof args['step'] === 'number' ? { step: args['step'] } : {}) },
+        args,
+        context,
+      ),
   },
   {
     name: 'undo',
     title: 'Undo the last revert or restore',
     description:
       'Puts back, byte for byte, every file the last revert, restore or discard wrote. Refuses (writing nothing) when one of those files was edited since. Writes files.',
-    inputSchema: { type: 'object', properties: { dry_run: DRY_RUN_ARG, allow_outside_symlinks: OUTSIDE_LINKS_ARG, session: SESSION_ARG }, additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { dry_run: DRY_RUN_ARG, allow_outside_symlinks: OUTSIDE_LINKS_ARG, session: SESSION_ARG },
+      additionalProperties: false,
+    },
     destructive: true,
     run: (args, context) => operate({ command: 'undo' }, args, context),
   },
@@ -258,7 +271,7 @@ function turnSummary(turn: TurnStatus): Record<string, unknown> {
   return {
     number: turn.index,
     id: turn.turnId,
-    ...(turn.title ?? turn.message ? { title: turn.title ?? turn.message } : {}),
+    ...((turn.title ?? turn.message) ? { title: turn.title ?? turn.message } : {}),
     state: turn.state ?? 'recording',
     startedAt: turn.startedAt,
     ...(turn.changes ? { files: turn.changes.files, added: turn.changes.added, deleted: turn.changes.deleted } : {}),

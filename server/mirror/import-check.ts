@@ -142,7 +142,8 @@ class MirrorChecker {
   private async checkpoint(oid: string, where: string): Promise<CheckpointTrailer> {
     this.expect(oid, 'commit', where, 'a checkpoint');
     const commit = parseCommit((await this.objects.read(oid)).content, oid);
-    if (!isOid(commit.tree) || commit.parents.length > 1 || !commit.parents.every(isOid)) throw refused(where, `has a checkpoint that is not one this version writes (${oid})`);
+    if (!isOid(commit.tree) || commit.parents.length > 1 || !commit.parents.every(isOid))
+      throw refused(where, `has a checkpoint that is not one this version writes (${oid})`);
     try {
       return parseCheckpointMessage(commit.message, oid);
     } catch (error) {
@@ -154,7 +155,8 @@ class MirrorChecker {
   /** The roots a checkpoint names, and where the session says it was recorded. */
   private details(trailer: CheckpointTrailer, where: string): string | undefined {
     for (const root of trailer.roots) {
-      if (typeof root?.name !== 'string' || refusedPath(root.name) || root.name.includes('/')) throw refused(where, `names a root ${JSON.stringify(root?.name)} no store writes`);
+      if (typeof root?.name !== 'string' || refusedPath(root.name) || root.name.includes('/'))
+        throw refused(where, `names a root ${JSON.stringify(root?.name)} no store writes`);
       if (root.name.startsWith('nested-')) {
         const path = root.path;
         if (typeof path !== 'string' || isAbsolute(path) || path.split('/').some((c) => c === '..') || refusedPath(path)) {

@@ -88,7 +88,14 @@ export async function importMirror(options: ImportOptions): Promise<ImportResult
           async (head) => (await readRef(store.layout.shadowDir, head)) !== undefined,
         );
         const copier = new SessionCopier(reader, store, { from: manifest.workspace.path, to: store.workspaceDir });
-        const result: ImportResult = { source: source.name, mirrored: manifest.workspace, workspaceDir: store.workspaceDir, imported: [], skipped: checked.present, leftOut: checked.leftOut };
+        const result: ImportResult = {
+          source: source.name,
+          mirrored: manifest.workspace,
+          workspaceDir: store.workspaceDir,
+          imported: [],
+          skipped: checked.present,
+          leftOut: checked.leftOut,
+        };
         const importedAt = new Date().toISOString();
         for (const session of checked.sessions) {
           await copier.copySession(session, { url: remote.url, source: source.name, importedAt });
@@ -108,11 +115,20 @@ export async function importMirror(options: ImportOptions): Promise<ImportResult
 
 /** Picks the mirrored store to import; resolves with its name and its manifest commit. */
 async function chooseSource(remote: MirrorRemote, workspaceDir: string, from: string | undefined): Promise<{ name: string; manifest: string }> {
-  const refs = await git.listServerRefs({ http: remote.http, url: remote.url, prefix: MIRROR_PREFIX, protocolVersion: 1, onAuth: remote.onAuth, onAuthFailure: remote.onAuthFailure });
-  const manifests = new Map(refs.flatMap((r) => {
-    const name = manifestSource(r.ref);
-    return name === undefined ? [] : [[name, r.oid] as const];
-  }));
+  const refs = await git.listServerRefs({
+    http: remote.http,
+    url: remote.url,
+    prefix: MIRROR_PREFIX,
+    protocolVersion: 1,
+    onAuth: remote.onAuth,
+    onAuthFailure: remote.onAuthFailure,
+  });
+  const manifests = new Map(
+    refs.flatMap((r) => {
+      const name = manifestSource(r.ref);
+      return name === undefined ? [] : [[name, r.oid] as const];
+    }),
+  );
   const sources = [...manifests.keys()];
   if (sources.length === 0) throw new ImportError(`${remote.url} holds no mirrored sessions (no ${MIRROR_PREFIX}*/manifest ref)`);
   const nameOf = (s: string) => s.replace(/-[0-9a-f]{16}$/, '');
@@ -124,7 +140,10 @@ async function chooseSource(remote: MirrorRemote, workspaceDir: string, from: st
   } else if (sources.length === 1) {
     candidates = sources;
   } else {
-    const local = basename(workspaceDir).toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+    const local = basename(workspaceDir)
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '');
     candidates = sources.filter((s) => nameOf(s) === local);
     if (candidates.length === 0) throw new ImportError(`${remote.url} mirrors several workspaces; name one with --from: ${sources.join(', ')}`);
   }
@@ -195,7 +214,8 @@ class SessionCopier {
     const known = this.blobs.get(oid);
     if (known) return known;
     let content = (await this.reader.readObject(oid)).content;
-    if (entries && this.move.from !== this.move.to) content = Buffer.from(`${JSON.stringify(relocateJson(JSON.parse(Buffer.from(content).toString('utf8')), this.move))}\n`);
+    if (entries && this.move.from !== this.move.to)
+      content = Buffer.from(`${JSON.stringify(relocateJson(JSON.parse(Buffer.from(content).toString('utf8')), this.move))}\n`);
     const copied = await this.store.writeObject('blob', content);
     this.blobs.set(oid, copied);
     return copied;

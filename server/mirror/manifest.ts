@@ -32,7 +32,11 @@ export interface MirroredWorkspace {
 
 /** The ref-name component naming a mirrored store: a readable directory name and the store's id. */
 export function sourceName(workspaceDir: string, workspaceId: string): string {
-  const readable = basename(workspaceDir).toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  const readable = basename(workspaceDir)
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
   return `${readable || 'workspace'}-${workspaceId}`;
 }
 

@@ -52,7 +52,8 @@ export class MirrorService {
   /** Serves `mirror/status` on every connection. */
   register(server: ChangesetServer): void {
     server.registerRequest<unknown, MirrorStatus>('mirror/status', () => this.status(), {
-      check: (params) => (params === undefined || params === null || (typeof params === 'object' && !Array.isArray(params)) ? undefined : 'params must be an object'),
+      check: (params) =>
+        params === undefined || params === null || (typeof params === 'object' && !Array.isArray(params)) ? undefined : 'params must be an object',
     });
   }
 

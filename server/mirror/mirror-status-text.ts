@@ -19,7 +19,11 @@ export async function requestMirrorStatus(client: StatusRequester): Promise<Mirr
 export function formatMirrorStatus(status: MirrorStatus): string {
   const lines = ['', `mirror: ${status.url}`];
   for (const w of status.workspaces) {
-    const state = w.pushing ? 'pushing' : w.pendingRefs === 0 ? 'up to date' : `${w.pendingRefs} ref${w.pendingRefs === 1 ? '' : 's'} of ${w.pendingSessions.length} session${w.pendingSessions.length === 1 ? '' : 's'} not pushed yet`;
+    const state = w.pushing
+      ? 'pushing'
+      : w.pendingRefs === 0
+        ? 'up to date'
+        : `${w.pendingRefs} ref${w.pendingRefs === 1 ? '' : 's'} of ${w.pendingSessions.length} session${w.pendingSessions.length === 1 ? '' : 's'} not pushed yet`;
     lines.push(`  ${w.dir}: ${state}${w.lastSuccessAt ? `; last pushed ${w.lastSuccessAt}` : ''}`);
     for (const s of w.pendingSessions.slice(0, 10)) lines.push(`    pending: ${s.session} (${s.refs} ref${s.refs === 1 ? '' : 's'})`);
     if (w.lastError !== undefined) {

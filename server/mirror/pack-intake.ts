@@ -227,12 +227,17 @@ class Intake {
     for (;;) {
       const input = (await this.pack.bytes(at, want)).subarray(0, Math.min(want, end - at));
       try {
-        const { buffer, engine } = inflateSync(input, { info: true, maxOutputLength: Math.max(1, size) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-        if (buffer.byteLength !== size) throw refusedImport(`the pack the mirror sent has an object that inflates to ${buffer.byteLength} bytes instead of the ${size} it declares`);
+        const { buffer, engine } = inflateSync(input, { info: true, maxOutputLength: Math.max(1, size) }) as unknown as {
+          buffer: Buffer;
+          engine: { bytesWritten: number };
+        };
+        if (buffer.byteLength !== size)
+          throw refusedImport(`the pack the mirror sent has an object that inflates to ${buffer.byteLength} bytes instead of the ${size} it declares`);
         return { data: buffer, consumed: engine.bytesWritten };
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ERR_BUFFER_TOO_LARGE') throw refusedImport(`the pack the mirror sent has an object that inflates to more than the ${size} bytes it declares`);
+        if (code === 'ERR_BUFFER_TOO_LARGE')
+          throw refusedImport(`the pack the mirror sent has an object that inflates to more than the ${size} bytes it declares`);
         if (code === 'Z_BUF_ERROR' && want < end - at) {
           want = Math.min(end - at, want * 4);
           continue;
@@ -246,12 +251,16 @@ class Intake {
   private count(bytes: number): void {
     this.total += bytes;
     if (this.total > this.limits.maxTotalBytes) {
-      throw refusedImport(`the mirror holds more than ${describeBytes(this.limits.maxTotalBytes)} of files and checkpoints, the most one import takes in (--store-budget)`);
+      throw refusedImport(
+        `the mirror holds more than ${describeBytes(this.limits.maxTotalBytes)} of files and checkpoints, the most one import takes in (--store-budget)`,
+      );
     }
   }
 
   private tooLarge(bytes: number): ImportError {
-    return refusedImport(`the mirror holds a file of ${describeBytes(bytes)}, over the ${describeBytes(this.limits.maxObjectBytes)} limit for one file (--max-file-size)`);
+    return refusedImport(
+      `the mirror holds a file of ${describeBytes(bytes)}, over the ${describeBytes(this.limits.maxObjectBytes)} limit for one file (--max-file-size)`,
+    );
   }
 }
 

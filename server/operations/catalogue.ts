@@ -21,7 +21,8 @@ type Definition = Omit<ChangesetOperation, 'status' | 'error'>;
 const REVERT_TURN: Definition = {
   id: OperationId.Revert,
   label: 'Revert',
-  description: "Undo this turn's changes in the working tree. Later edits to other lines are kept; a file edited since on the same lines is a conflict and nothing is written.",
+  description:
+    "Undo this turn's changes in the working tree. Later edits to other lines are kept; a file edited since on the same lines is a conflict and nothing is written.",
   scopes: ['changeset', 'resource', 'range'],
   icon: 'discard',
   group: 'revert',
@@ -31,11 +32,13 @@ const REVERT_TURN: Definition = {
 const RESTORE: Definition = {
   id: OperationId.RestoreCheckpoint,
   label: 'Restore checkpoint',
-  description: 'Bring every file of the workspace back to its state at the start of this turn, or with `_meta.step: n` to its state just before the turn\'s n-th tool call.',
+  description:
+    "Bring every file of the workspace back to its state at the start of this turn, or with `_meta.step: n` to its state just before the turn's n-th tool call.",
   scopes: ['changeset'],
   icon: 'history',
   group: 'checkpoint',
-  confirmation: 'Restore all files to the start of this turn? Edits made since, by the agent or by you, are overwritten; `undo` on the session changeset brings them back.',
+  confirmation:
+    'Restore all files to the start of this turn? Edits made since, by the agent or by you, are overwritten; `undo` on the session changeset brings them back.',
 };
 
 const RESTORE_AND_TURNS: Definition = {
@@ -45,7 +48,8 @@ const RESTORE_AND_TURNS: Definition = {
   scopes: ['changeset'],
   icon: 'history',
   group: 'checkpoint',
-  confirmation: 'Restore all files to the start of this turn and remove this turn and all later turns from the chat? `undo` brings the files back; the turns stay removed.',
+  confirmation:
+    'Restore all files to the start of this turn and remove this turn and all later turns from the chat? `undo` brings the files back; the turns stay removed.',
 };
 
 const REVERT_SESSION: Definition = {
@@ -60,14 +64,16 @@ const REVERT_SESSION: Definition = {
 
 const REVERT_STEP: Definition = {
   ...REVERT_TURN,
-  description: "Undo this tool call's changes in the working tree. Later edits to other lines are kept; a file edited since on the same lines is a conflict and nothing is written.",
+  description:
+    "Undo this tool call's changes in the working tree. Later edits to other lines are kept; a file edited since on the same lines is a conflict and nothing is written.",
   confirmation: "Revert this tool call's changes? Edits made since are kept where they do not overlap. `undo` on the session changeset brings the files back.",
 };
 
 const RESTORE_STEP: Definition = {
   ...RESTORE,
   description: 'Bring every file of the workspace back to its state just before this tool call.',
-  confirmation: 'Restore all files to their state just before this tool call? Edits made since, by the agent or by you, are overwritten; `undo` on the session changeset brings them back.',
+  confirmation:
+    'Restore all files to their state just before this tool call? Edits made since, by the agent or by you, are overwritten; `undo` on the session changeset brings them back.',
 };
 
 const REVERT_SINCE: Definition = {

@@ -62,7 +62,13 @@ export async function executePlan(session: RecordingSession, plan: Plan, details
     const written = batch.count;
     const putBack = await batch.rollBack();
     if (putBack.failed.length === 0) {
-      await session.journal.writeSafety({ operation: 'rollback', changeset: details.changeset, paths: [], undoes: index, message: `${details.operation} stopped` });
+      await session.journal.writeSafety({
+        operation: 'rollback',
+        changeset: details.changeset,
+        paths: [],
+        undoes: index,
+        message: `${details.operation} stopped`,
+      });
     }
     throw failure(session, write, error, written, putBack);
   };
@@ -138,13 +144,25 @@ async function beginIntents(session: RecordingSession, steps: readonly Step[], i
       absPath: w.absPath,
       names,
       ...(w.current ? { expectedOid: w.current.oid, expectedMode: w.current.mode } : {}),
-      ...(next ? { writtenOid: hashObject('blob', next.content), written: { mode: next.mode, ...(next.perm !== undefined ? { perm: next.perm } : {}), ...(next.uid !== undefined ? { uid: next.uid } : {}), ...(next.gid !== undefined ? { gid: next.gid } : {}) } } : {}),
+      ...(next
+        ? {
+            writtenOid: hashObject('blob', next.content),
+            written: {
+              mode: next.mode,
+              ...(next.perm !== undefined ? { perm: next.perm } : {}),
+              ...(next.uid !== undefined ? { uid: next.uid } : {}),
+              ...(next.gid !== undefined ? { gid: next.gid } : {}),
+            },
+          }
+        : {}),
     };
     byRoot.set(root, [...(byRoot.get(root) ?? []), entry]);
   }
   const dirsOf = (root: number) => removeDirs.filter((d) => isInsideDir(session.roots[root]!.dir, d));
   return Promise.all(
-    [...byRoot].map(([root, writes]) => WriteIntent.begin(session.roots[root]!.store.layout.root, writes, { sessionId: session.id, id, removeDirs: dirsOf(root) })),
+    [...byRoot].map(([root, writes]) =>
+      WriteIntent.begin(session.roots[root]!.store.layout.root, writes, { sessionId: session.id, id, removeDirs: dirsOf(root) }),
+    ),
   );
 }
 
@@ -153,15 +171,18 @@ async function removeEmptiedDirs(dirs: ContainedDirs, candidates: readonly strin
   for (const dir of [...candidates].sort((a, b) => b.length - a.length)) {
     const parent = await dirs.parentOf(dir, false).catch(() => undefined);
     if (!parent) continue;
-    await parent.verify().then(
-      () => rmdir(parent.entry(encodePathBytes(basename(dir)))),
-      () => undefined,
-    ).catch(() => undefined);
+    await parent
+      .verify()
+      .then(
+        () => rmdir(parent.entry(encodePathBytes(basename(dir)))),
+        () => undefined,
+      )
+      .catch(() => undefined);
   }
 }
 
 /** The error an operation stopped part-way answers with, saying what was put back. */
-function failure(session: RecordingSession, write: PlannedWrite, error: unknown, written: number, rolledBack: RollBackResult): Error {
+function failure(_session: RecordingSession, write: PlannedWrite, error: unknown, written: number, rolledBack: RollBackResult): Error {
   const notPutBack = rolledBack.failed;
   const putBack =
     (written === 0
@@ -173,7 +194,9 @@ function failure(session: RecordingSession, write: PlannedWrite, error: unknown,
   if (error instanceof OutsideWorkspaceError) return new DomainError(AhpErrorCodes.PermissionDenied, `${error.message}; ${putBack}`);
   if (error instanceof HeldOpenError) {
     const reason = describeWriter(error.writer);
-    return new DomainError(CHANGED_WHILE_RUNNING, `Stopped: ${write.display} was ${reason} while the operation ran; ${putBack}`, { conflicts: [{ path: write.display, reason }] });
+    return new DomainError(CHANGED_WHILE_RUNNING, `Stopped: ${write.display} was ${reason} while the operation ran; ${putBack}`, {
+      conflicts: [{ path: write.display, reason }],
+    });
   }
   if (error instanceof ChangedWhileRunningError || error instanceof DirectoryChangedError) {
     const reason = error instanceof ChangedWhileRunningError ? `changed while the operation ran (${error.detail})` : error.message;

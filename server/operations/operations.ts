@@ -87,7 +87,8 @@ export class ChangesetOperations {
     if (!op) throw invalidParams(`operationId: "${params.operationId}" is not an operation of ${params.channel}`);
     // Undo's published status may lag the journal (a restart, an operation just ended): the journal decides.
     const undoable = op.id === OperationId.Undo && (await this.lastUndoable(session)) !== undefined;
-    if (op.status === 'disabled' && !undoable) throw invalidParams(`operationId: "${op.id}" is disabled${op.id === OperationId.Undo ? ': there is nothing to undo' : ''}`);
+    if (op.status === 'disabled' && !undoable)
+      throw invalidParams(`operationId: "${op.id}" is disabled${op.id === OperationId.Undo ? ': there is nothing to undo' : ''}`);
     if (step !== undefined) {
       if (op.id !== OperationId.RestoreCheckpoint || channel.parsed.kind !== 'turn') {
         throw invalidParams('params._meta.step: only restore-checkpoint on a turn changeset takes a step');
@@ -172,7 +173,10 @@ export class ChangesetOperations {
         // A stopped operation that put everything back has cancelled its own safety checkpoint.
         await this.refreshUndo(session);
         const message = error instanceof Error ? error.message : String(error);
-        this.setStatus(owner, channel, opId, { status: 'error', error: { errorType: error instanceof DomainError && error.code === OPERATION_CONFLICT ? 'Conflict' : 'OperationFailed', message } });
+        this.setStatus(owner, channel, opId, {
+          status: 'error',
+          error: { errorType: error instanceof DomainError && error.code === OPERATION_CONFLICT ? 'Conflict' : 'OperationFailed', message },
+        });
       }
       if (error instanceof RangeError) throw invalidParams(`target.range: ${error.message}`);
       if (error instanceof OutsideWorkspaceError) throw new DomainError(AhpErrorCodes.PermissionDenied, error.message);
@@ -194,7 +198,13 @@ export class ChangesetOperations {
     switch (opId) {
       case OperationId.Revert:
       case OperationId.Discard: {
-        const plan = await planReverse(session, selected, selection, this.restoredTrees(session, parsed), opId === OperationId.Discard ? { ...guard, imported: false } : guard);
+        const plan = await planReverse(
+          session,
+          selected,
+          selection,
+          this.restoredTrees(session, parsed),
+          opId === OperationId.Discard ? { ...guard, imported: false } : guard,
+        );
         const verb = opId === OperationId.Discard ? 'Discarded changes to' : 'Reverted';
         return { plan, describe: (p) => summary(`${verb} ${plural(p.writes.length, 'file')}`, p) };
       }

@@ -53,7 +53,8 @@ async function readForPlan(session: RecordingSession, plan: Plan, absPath: strin
     return await readDiskFile(absPath, session.workingDirectories);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (error instanceof NotAFileError) plan.skipped.push({ path: display, reason: 'not a regular file now (a directory, FIFO or device is there): left as it is' });
+    if (error instanceof NotAFileError)
+      plan.skipped.push({ path: display, reason: 'not a regular file now (a directory, FIFO or device is there): left as it is' });
     else if (code === 'EACCES' || code === 'EPERM') plan.skipped.push({ path: display, reason: 'cannot be read (permission denied): left as it is' });
     else throw error;
     return 'blocked';
@@ -135,7 +136,13 @@ async function dirsToRemove(session: RecordingSession, plan: Plan, trees: readon
  * by design. `fromStep`: the state is the one before that tool call of
  * `from`, not the turn's start.
  */
-export async function planRestore(session: RecordingSession, target: readonly RootTrees[], from: TurnRecord, fromStep?: number, guard?: WriteGuard): Promise<Plan> {
+export async function planRestore(
+  session: RecordingSession,
+  target: readonly RootTrees[],
+  from: TurnRecord,
+  fromStep?: number,
+  guard?: WriteGuard,
+): Promise<Plan> {
   const plan = emptyPlan();
   const current = await session.snapshotInQueue();
   const changes = await session.changesBetween(current, target);
@@ -168,7 +175,10 @@ export async function planRestore(session: RecordingSession, target: readonly Ro
       const capturedAt = turn === from && fromStep !== undefined ? turn.steps?.find((s) => s.paths.includes(capture.absPath))?.index : undefined;
       if (capturedAt !== undefined && capturedAt < fromStep!) {
         // Its content was captured before an earlier tool call only: what it held at the step is not known.
-        plan.skipped.push({ path: session.display(change), reason: `captured before step ${capturedAt}; its content just before step ${fromStep} was not recorded: left as it is` });
+        plan.skipped.push({
+          path: session.display(change),
+          reason: `captured before step ${capturedAt}; its content just before step ${fromStep} was not recorded: left as it is`,
+        });
         continue;
       }
       if (capture.before?.oversized) {

@@ -13,10 +13,7 @@ export type CurrentFile = Pick<NonNullable<DiskFile>, 'content' | 'mode' | 'oid'
 export type Version = { content: Uint8Array; mode: GitMode } | undefined;
 
 /** What to write to one path, or why it cannot be done. */
-export type PathOutcome =
-  | { kind: 'write'; next: Version }
-  | { kind: 'unchanged' }
-  | { kind: 'conflict'; reason: string };
+export type PathOutcome = { kind: 'write'; next: Version } | { kind: 'unchanged' } | { kind: 'conflict'; reason: string };
 
 /** Lines of a file a range target selects, and which side they count on. */
 export interface RangeSelection {
@@ -79,8 +76,7 @@ function partialTarget(before: Version, after: Version, selection: RangeSelectio
     const count = selection.side === 'before' ? hunk.oldLines : hunk.newLines;
     if (end.line < first || start.line > first + Math.max(count, 1) - 1) continue;
     for (const c of diff.changes) {
-      const inside =
-        c.oldStart >= oldFirst && c.oldEnd <= oldFirst + hunk.oldLines && c.newStart >= newFirst && c.newEnd <= newFirst + hunk.newLines;
+      const inside = c.oldStart >= oldFirst && c.oldEnd <= oldFirst + hunk.oldLines && c.newStart >= newFirst && c.newEnd <= newFirst + hunk.newLines;
       if (inside) selected.add(c);
     }
   }

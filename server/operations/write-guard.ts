@@ -56,7 +56,11 @@ export function assertNoRefusedPaths(session: RecordingSession, writes: readonly
     for (const dir of session.workingDirectories) {
       const rel = relativeInside(dir, w.absPath);
       const refused = rel === undefined ? undefined : refusedPath(rel);
-      if (refused) throw new DomainError(AhpErrorCodes.PermissionDenied, `Nothing was written: ${w.display}: ${quotedName(refused.component)} ${refused.problem}; no operation writes there`);
+      if (refused)
+        throw new DomainError(
+          AhpErrorCodes.PermissionDenied,
+          `Nothing was written: ${w.display}: ${quotedName(refused.component)} ${refused.problem}; no operation writes there`,
+        );
     }
   }
 }

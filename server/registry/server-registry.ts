@@ -111,7 +111,6 @@ export async function findServerFor(stateDir: string, dir: string): Promise<Serv
   return best?.entry;
 }
 
-
 function parseEntry(text: string): ServerEntry | undefined {
   let value: unknown;
   try {

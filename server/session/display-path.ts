@@ -39,4 +39,3 @@ function locatePath(absolutePath: string, ctx: DisplayContext): string {
 export function compareDisplay(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-

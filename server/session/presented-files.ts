@@ -78,7 +78,10 @@ async function resolvePresented(session: RecordingSession, input: PresentFileInp
     path = await realpath(given);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new PresentedFileError(index, code === 'ENOENT' || code === 'ENOTDIR' ? `${input.path} does not exist` : `${input.path} cannot be resolved (${code ?? (error as Error).message})`);
+    throw new PresentedFileError(
+      index,
+      code === 'ENOENT' || code === 'ENOTDIR' ? `${input.path} does not exist` : `${input.path} cannot be resolved (${code ?? (error as Error).message})`,
+    );
   }
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
     throw new PresentedFileError(index, `${input.path} cannot be read (${error.code ?? error.message})`);
@@ -114,7 +117,12 @@ export function presentedPartsOf(turn: TurnRecord): ResponsePart[] {
 
 /** A turn changeset's `_meta.presentedFiles`. */
 export function presentedMeta(turn: TurnRecord): { path: string; uri: string; description?: string; at: string }[] {
-  return (turn.presented ?? []).map((f) => ({ path: f.display, uri: fileUri(f.path), ...(f.description !== undefined ? { description: f.description } : {}), at: f.at }));
+  return (turn.presented ?? []).map((f) => ({
+    path: f.display,
+    uri: fileUri(f.path),
+    ...(f.description !== undefined ? { description: f.description } : {}),
+    at: f.at,
+  }));
 }
 
 /** Why a presented file's content cannot be served. */

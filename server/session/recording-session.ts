@@ -322,7 +322,12 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       // Every path is checked before anything is copied: one outside path refuses the whole request.
       const targets = [];
       for (const p of paths) targets.push(await this.editTarget(p));
-      await recordStep(turn, targets.map((t) => t.absPath), opts.tool, { snapshot: () => this.snapshotAll(), journal: this.journal });
+      await recordStep(
+        turn,
+        targets.map((t) => t.absPath),
+        opts.tool,
+        { snapshot: () => this.snapshotAll(), journal: this.journal },
+      );
       const captured: string[] = [];
       const addedNow: string[] = [];
       for (const [i, { absPath, skip }] of targets.entries()) {
@@ -331,12 +336,14 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
         if (!turn.captures.has(absPath)) {
           const root = this.rootIndexOf(absPath);
           const store = this.roots[Math.max(root, 0)]!.store;
-          const before = await captureFile(this.workingDirectories, absPath, store, this.opts.captureMaxBytes ?? DEFAULT_CAPTURE_MAX_BYTES).catch((error: unknown) => {
-            if (!(error instanceof LeftWorkingDirectoryError)) throw error;
-            // Checked above, but a folder on its way was swapped for a link out since: refused whole, as it would have been then.
-            for (const added of addedNow) turn.captures.delete(added);
-            throw new OutsideWorkingDirectoriesError(`${paths[i]} resolves outside the session's working directories`);
-          });
+          const before = await captureFile(this.workingDirectories, absPath, store, this.opts.captureMaxBytes ?? DEFAULT_CAPTURE_MAX_BYTES).catch(
+            (error: unknown) => {
+              if (!(error instanceof LeftWorkingDirectoryError)) throw error;
+              // Checked above, but a folder on its way was swapped for a link out since: refused whole, as it would have been then.
+              for (const added of addedNow) turn.captures.delete(added);
+              throw new OutsideWorkingDirectoriesError(`${paths[i]} resolves outside the session's working directories`);
+            },
+          );
           turn.captures.set(absPath, { absPath, root, before });
           addedNow.push(absPath);
         }
@@ -471,7 +478,11 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
   /** User actions read back from the safety checkpoints of a stored session. */
   async userActionsOf(): Promise<UserAction[]> {
     const records = await this.journal.listSafety().catch(() => []);
-    return records.map((r) => userActionOf(r.details, r.createdAt, (p) => this.display({ absPath: p.absPath, root: p.root, path: relative(this.roots[Math.max(p.root, 0)]!.dir, p.absPath) })));
+    return records.map((r) =>
+      userActionOf(r.details, r.createdAt, (p) =>
+        this.display({ absPath: p.absPath, root: p.root, path: relative(this.roots[Math.max(p.root, 0)]!.dir, p.absPath) }),
+      ),
+    );
   }
 
   /**
@@ -528,7 +539,10 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
           capture.after = undefined;
           capture.leftWorkingDirectory = true;
           const path = toSlashes(relative(this.roots[Math.max(capture.root, 0)]!.dir, capture.absPath));
-          this.emit('warning', `${this.display({ absPath: capture.absPath, root: capture.root, path })} left the working directory (a folder on its way now links elsewhere): not read at the end of turn ${turn.index}`);
+          this.emit(
+            'warning',
+            `${this.display({ absPath: capture.absPath, root: capture.root, path })} left the working directory (a folder on its way now links elsewhere): not read at the end of turn ${turn.index}`,
+          );
         }
       }
       await Promise.all(this.roots.map((r) => r.store.flush()));
@@ -545,8 +559,14 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
       for (const root of this.roots) {
         const report = await root.maintain();
         if (report.droppedSessions.length > 0) {
-          this.emit('warning', `store over its budget: dropped ${report.droppedSessions.length} ended session(s), ${report.sizeBefore} → ${report.sizeAfter} bytes`);
-          this.emit('retentionDropped', report.droppedSessions.map((s) => s.sessionId));
+          this.emit(
+            'warning',
+            `store over its budget: dropped ${report.droppedSessions.length} ended session(s), ${report.sizeBefore} → ${report.sizeAfter} bytes`,
+          );
+          this.emit(
+            'retentionDropped',
+            report.droppedSessions.map((s) => s.sessionId),
+          );
         }
       }
     } catch (error) {
@@ -630,9 +650,7 @@ export class RecordingSession extends EventEmitter<RecordingSessionEvents> {
     for (const trees of [turn.before[capture.root], turn.after?.[capture.root]]) {
       if (!trees) continue;
       const nested = trees.nested.find((n) => rel.startsWith(`${n.path}/`));
-      const hit = nested
-        ? await lookupPath(source.reader, nested.tree, rel.slice(nested.path.length + 1))
-        : await lookupPath(source.reader, trees.tree, rel);
+      const hit = nested ? await lookupPath(source.reader, nested.tree, rel.slice(nested.path.length + 1)) : await lookupPath(source.reader, trees.tree, rel);
       if (hit) return true;
     }
     return false;

@@ -170,7 +170,9 @@ export class SessionJournal {
       ...(turn.editSpan ? { editSpan: turn.editSpan } : {}),
       tools: [...turn.tools],
       ...(turn.presented && turn.presented.length > 0 ? { presented: turn.presented } : {}),
-      ...(unread.before || unread.after ? { unread: { ...(unread.before ? { before: unread.before } : {}), ...(unread.after ? { after: unread.after } : {}) } } : {}),
+      ...(unread.before || unread.after
+        ? { unread: { ...(unread.before ? { before: unread.before } : {}), ...(unread.after ? { after: unread.after } : {}) } }
+        : {}),
       captures: captures.map((c) => ({
         absPath: c.absPath,
         root: c.root,
@@ -183,7 +185,10 @@ export class SessionJournal {
       const mine = captures.map((c, n) => ({ c, n })).filter(({ c }) => Math.max(c.root, 0) === i);
       const entries: NewTreeEntry[] = [];
       for (const { c, n } of mine) {
-        for (const [side, ref] of [['before', c.before], ['after', c.after]] as const) {
+        for (const [side, ref] of [
+          ['before', c.before],
+          ['after', c.after],
+        ] as const) {
           if (ref && !ref.oversized && ref.oid) entries.push({ name: `${n}-${side}`, mode: ref.mode, oid: ref.oid });
         }
       }
@@ -234,7 +239,8 @@ export class SessionJournal {
         if (Math.max(p.root, 0) !== i) continue;
         if (p.oid && p.mode) entries.push({ name: String(n), mode: p.mode, oid: p.oid });
         // What the operation writes stays reachable as long as the record: a restart finishes an interrupted operation from it.
-        if (p.result && p.result.mode !== '160000' && (await root.store.hasObject(p.result.oid))) entries.push({ name: `${n}-result`, mode: p.result.mode, oid: p.result.oid });
+        if (p.result && p.result.mode !== '160000' && (await root.store.hasObject(p.result.oid)))
+          entries.push({ name: `${n}-result`, mode: p.result.mode, oid: p.result.oid });
       }
       const tree = await root.store.writeObject('tree', serializeTree(entries));
       const info = await root.store.writeCheckpoint({ sessionId: this.sessionId, kind: 'safety', reason: details.operation, details, tree });
@@ -361,7 +367,9 @@ export class SessionJournal {
 
   private async rootsOf(trees: RootTrees, rootIndex: number, captures: NewTreeEntry[]): Promise<{ roots: CheckpointRootInput[]; layout: 'single' | 'multi' }> {
     const roots: CheckpointRootInput[] = [{ name: 'workspace', path: this.roots[rootIndex]!.dir, tree: trees.tree }];
-    trees.nested.forEach((n, k) => roots.push({ name: `nested-${k}`, path: n.path, tree: n.tree }));
+    trees.nested.forEach((n, k) => {
+      roots.push({ name: `nested-${k}`, path: n.path, tree: n.tree });
+    });
     if (captures.length > 0) {
       roots.push({ name: 'captures', tree: await this.roots[rootIndex]!.store.writeObject('tree', serializeTree(captures)) });
     }

@@ -22,7 +22,10 @@ import { agentName } from './timeline.js';
 import { WorkspaceRoot } from './workspace-root.js';
 
 /** Session defaults applied to every session the manager creates. */
-export type SessionDefaults = Omit<RecordingSessionOptions, 'id' | 'workingDirectories' | 'stateDir' | 'channels' | 'title' | 'agent' | 'ended' | 'onStartProgress'>;
+export type SessionDefaults = Omit<
+  RecordingSessionOptions,
+  'id' | 'workingDirectories' | 'stateDir' | 'channels' | 'title' | 'agent' | 'ended' | 'onStartProgress'
+>;
 
 /** Options of {@link SessionManager}. */
 export interface SessionManagerOptions {
@@ -175,7 +178,12 @@ export class SessionManager implements SessionProvider {
           const start = (await root.store.listSessionCheckpoints(stored.sessionId)).find((c) => c.kind === 'safety' && c.reason === SESSION_START_REASON);
           const details = start?.details as SessionStartDetails | undefined;
           if (details?.workingDirectories?.length) {
-            candidates.push({ id: stored.sessionId, dirs: details.workingDirectories, endedAt: stored.endedAt ?? stored.lastCheckpointAt ?? '', live: stored.live });
+            candidates.push({
+              id: stored.sessionId,
+              dirs: details.workingDirectories,
+              endedAt: stored.endedAt ?? stored.lastCheckpointAt ?? '',
+              live: stored.live,
+            });
           }
         }
       } finally {

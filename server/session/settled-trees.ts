@@ -31,7 +31,11 @@ const TREE_MODE = '040000';
  * never an edit, while anything else that changed still is. Undefined when
  * a write lands in a nested repository (its own tree): take a snapshot then.
  */
-export async function treesWithWrites(sources: readonly TreeSource[], base: readonly RootTrees[], writes: readonly WrittenFile[]): Promise<RootTrees[] | undefined> {
+export async function treesWithWrites(
+  sources: readonly TreeSource[],
+  base: readonly RootTrees[],
+  writes: readonly WrittenFile[],
+): Promise<RootTrees[] | undefined> {
   const out: RootTrees[] = [];
   for (let i = 0; i < sources.length; i++) {
     const source = sources[i]!;

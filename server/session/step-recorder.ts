@@ -27,7 +27,12 @@ export interface StepRecorderDeps {
  * answering, so it survives a crash. Undefined when the turn has reached
  * {@link MAX_STEPS_PER_TURN}.
  */
-export async function recordStep(turn: TurnRecord, paths: readonly string[], tool: string | undefined, deps: StepRecorderDeps): Promise<StepRecord | undefined> {
+export async function recordStep(
+  turn: TurnRecord,
+  paths: readonly string[],
+  tool: string | undefined,
+  deps: StepRecorderDeps,
+): Promise<StepRecord | undefined> {
   const steps = (turn.steps ??= []);
   if (steps.length >= MAX_STEPS_PER_TURN) return undefined;
   const step: StepRecord = { index: steps.length + 1, at: new Date().toISOString(), paths: [...paths], trees: await deps.snapshot() };

@@ -44,4 +44,3 @@ export interface TimelineMeta {
   /** The user's own actions, oldest first. */
   userActions: UserAction[];
 }
-

@@ -75,7 +75,13 @@ export class SessionTimeline {
   }
 
   /** Builds the figures of restored turns and actions, without publishing (channels are created with them). */
-  restore(init: { workingDirectories: readonly string[]; agent?: string | undefined; turns: readonly TurnRecord[]; userActions: readonly UserAction[]; endedAt?: string | undefined }): void {
+  restore(init: {
+    workingDirectories: readonly string[];
+    agent?: string | undefined;
+    turns: readonly TurnRecord[];
+    userActions: readonly UserAction[];
+    endedAt?: string | undefined;
+  }): void {
     this.meta = { turns: turnTable(), userActions: [...init.userActions].slice(-MAX_USER_ACTIONS) };
     if (init.workingDirectories.length > 1) this.meta.workingDirectories = init.workingDirectories.map(fileUri);
     if (init.agent) this.meta.agent = init.agent;
@@ -115,7 +121,8 @@ export class SessionTimeline {
 
   turnEnded(turn: TurnRecord): void {
     const summary = turn.summary;
-    if (summary) this.dispatchChat({ type: 'chat/responsePart', turnId: turn.id, part: { kind: 'markdown', id: 'changes', content: summaryMarkdown(summary) } });
+    if (summary)
+      this.dispatchChat({ type: 'chat/responsePart', turnId: turn.id, part: { kind: 'markdown', id: 'changes', content: summaryMarkdown(summary) } });
     const meta = summary ? { summary: summary as unknown as Record<string, unknown> } : undefined;
     const base = { turnId: turn.id, duration: turn.durationMs ?? 0, ...(meta ? { _meta: meta } : {}) };
     if (turn.state === 'error') {

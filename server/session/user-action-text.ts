@@ -36,7 +36,8 @@ export function userActionText(session: RecordingSession, op: FinishedOperation)
       return `${verb} ${where ? where.slice(2, -1) : 'the changes'}${filesSuffix(op.files)}`;
     }
     case 'restore-checkpoint':
-      if (op.parsed.step !== undefined) return `Restored the files to before step ${op.parsed.step} of ${turnLabel(session, op.parsed.turnId!)}${filesSuffix(op.files)}`;
+      if (op.parsed.step !== undefined)
+        return `Restored the files to before step ${op.parsed.step} of ${turnLabel(session, op.parsed.turnId!)}${filesSuffix(op.files)}`;
       return `Restored the files to the start of ${where.slice(2, -1) || 'the turn'}${filesSuffix(op.files)}`;
     case 'restore-checkpoint-and-turns':
       return `Restored the start of ${where.slice(2, -1) || 'the turn'} and removed it and the turns after it${filesSuffix(op.files)}`;

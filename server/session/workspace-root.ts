@@ -94,7 +94,9 @@ export class WorkspaceRoot {
       const recovery = await recoverInterruptedWrites(store.layout.root, [store.workspaceDir], store);
       if (recovery.kept.length > 0) console.warn(`changeset-server: kept files an interrupted operation set aside: ${recovery.kept.join(', ')}`);
       if (recovery.unfinished.length > 0) {
-        console.warn(`changeset-server: an interrupted operation was finished except for files changed since, left as they are: ${recovery.unfinished.join(', ')}`);
+        console.warn(
+          `changeset-server: an interrupted operation was finished except for files changed since, left as they are: ${recovery.unfinished.join(', ')}`,
+        );
       }
       let root: WorkspaceRoot | undefined;
       const watch = SnapshotWatch.open(store.workspaceDir, opts.stateDir, opts.watching);
@@ -241,7 +243,10 @@ export class WorkspaceRoot {
     for (const dir of list) {
       if (typeof dir !== 'string') continue;
       // A nested repository removed since is simply no longer readable.
-      await this.store.addFallbackGitDir(dir).then(() => this.nestedGitDirs.add(dir), () => undefined);
+      await this.store.addFallbackGitDir(dir).then(
+        () => this.nestedGitDirs.add(dir),
+        () => undefined,
+      );
     }
   }
 

@@ -223,7 +223,11 @@ function narrow(level: AttributeLevel, macros: ReadonlyMap<string, readonly Attr
 }
 
 /** Macro definitions by precedence: info/attributes, then the top `.gitattributes`, the global file, the built-ins. */
-function mergeMacros(dirLevels: readonly AttributeLevel[], first: readonly AttributeLevel[], last: readonly AttributeLevel[]): Map<string, readonly AttrSetting[]> {
+function mergeMacros(
+  dirLevels: readonly AttributeLevel[],
+  first: readonly AttributeLevel[],
+  last: readonly AttributeLevel[],
+): Map<string, readonly AttrSetting[]> {
   const merged = new Map(BUILTIN_MACROS);
   for (const l of [...last, ...dirLevels, ...first]) for (const [k, v] of l.rules.macros) merged.set(k, v);
   return merged;

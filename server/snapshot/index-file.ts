@@ -56,7 +56,18 @@ export class IndexSeed {
   }
 
   /** Records entry number `count`, the index's entry at `position`, whose path is `bytes[start, end)`. */
-  add(position: number, bytes: Buffer, start: number, end: number, mtimeMs: number, ctimeMs: number, ino: number, size: number, mode: number, oidOffset: number): void {
+  add(
+    position: number,
+    bytes: Buffer,
+    start: number,
+    end: number,
+    mtimeMs: number,
+    ctimeMs: number,
+    ino: number,
+    size: number,
+    mode: number,
+    oidOffset: number,
+  ): void {
     const i = this.count++;
     this.mtime[i] = mtimeMs;
     this.ctime[i] = ctimeMs;

@@ -24,7 +24,9 @@ const KEYS = ['version', 'oid', 'size'] as const;
 /** True when the bytes already are an LFS pointer (git-lfs's clean filter passes those through unchanged). */
 export function isLfsPointer(content: Uint8Array): boolean {
   if (content.length >= POINTER_SIZE_CUTOFF || content.length === 0) return false;
-  const text = Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('latin1').replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '');
+  const text = Buffer.from(content.buffer, content.byteOffset, content.byteLength)
+    .toString('latin1')
+    .replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '');
   if (!HEADER_RE.test(text)) return false;
   const values = new Map<string, string>();
   const extensions = new Map<string, string>();

@@ -219,7 +219,12 @@ function decode(buf: Buffer, identity: string): LoadedCache | undefined {
   const refTimeMs = buf.readDoubleLE(off);
   off += 8;
   const [dirCount, entryCount, keyCount, namesLen, oidCount, rawCount] = [0, 1, 2, 3, 4, 5].map((i) => buf.readUInt32LE(off + i * 4)) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   off = align8(off + 24);
   // Typed arrays need aligned offsets: copy the columns into an aligned buffer.

@@ -209,7 +209,21 @@ function sameStat(a: LiteStat, b: LiteStat): boolean {
 }
 
 function newEntry(name: string, raw: Buffer | undefined, kind: number): CachedEntry {
-  return { name, raw, kind, status: STATUS_INCLUDED, mode: 0, size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1, oid: undefined, lfs: false, eol: EOL_KEEP, dir: undefined };
+  return {
+    name,
+    raw,
+    kind,
+    status: STATUS_INCLUDED,
+    mode: 0,
+    size: -1,
+    mtimeMs: -1,
+    ctimeMs: -1,
+    ino: -1,
+    oid: undefined,
+    lfs: false,
+    eol: EOL_KEEP,
+    dir: undefined,
+  };
 }
 
 function treeNameBytes(e: CachedEntry): Buffer {
@@ -406,12 +420,7 @@ export class Walker {
     // A directory new since the last snapshot (or reported created) has no events for what it held on arrival.
     const fresh = sel != null && (prev === undefined || sel.created);
     const listingValid =
-      !force &&
-      prev !== undefined &&
-      prev.mtimeMs === st.mtimeMs &&
-      prev.ctimeMs === st.ctimeMs &&
-      prev.ino === st.ino &&
-      prev.mtimeMs < env.prevRefTimeMs;
+      !force && prev !== undefined && prev.mtimeMs === st.mtimeMs && prev.ctimeMs === st.ctimeMs && prev.ino === st.ino && prev.mtimeMs < env.prevRefTimeMs;
     if (prev && !listingValid && prev.mtimeMs === st.mtimeMs && prev.ino === st.ino && prev.mtimeMs >= env.prevRefTimeMs) this.counters.racy++;
     let entries: CachedEntry[];
     let hasDotGit: boolean;
@@ -452,7 +461,9 @@ export class Walker {
       // Macros count only in the work tree's top file, as in git.
       const macros = rel === '' && env.seedPrefix === '';
       const attrs = ga ? parentRules.attrs.push({ rules: parseAttributes(ga.text, { macros, caseFold }), prepend: '', strip: rel.length }) : parentRules.attrs;
-      const key = createHash('sha1').update(`${parentRules.key}\n${gi?.oid ?? ''}\n${ga?.oid ?? ''}`).digest('hex');
+      const key = createHash('sha1')
+        .update(`${parentRules.key}\n${gi?.oid ?? ''}\n${ga?.oid ?? ''}`)
+        .digest('hex');
       rules = { ignore, attrs, key };
     }
     const decide = !listingValid || prev.rulesKey !== rules.key;
@@ -593,7 +604,14 @@ export class Walker {
     return node || fresh || this.env.visitAll || !seen || this.env.unreadMarks?.entries.has(e) ? NOTHING_TOUCHED : SKIP;
   }
 
-  private async visitDir(e: CachedEntry, fsPath: FsPath, path: string, rules: RuleContext, listingValid: boolean, sel: TouchedNode | null | undefined): Promise<void> {
+  private async visitDir(
+    e: CachedEntry,
+    fsPath: FsPath,
+    path: string,
+    rules: RuleContext,
+    listingValid: boolean,
+    sel: TouchedNode | null | undefined,
+  ): Promise<void> {
     let st: LiteStat | undefined;
     try {
       st = liteLstat(fsPath);
@@ -871,5 +889,4 @@ export class Walker {
     if (oid !== inRepository) this.queueWrite('tree', content, oid);
     return oid;
   }
-
 }

@@ -409,7 +409,7 @@ export class WorkspaceSnapshotter {
     // The walk mutates the cached state in place: the previous state must be on disk first.
     this.pendingSave?.();
     const st = statSync(this.root, { throwIfNoEntry: false });
-    if (!st || !st.isDirectory()) throw new Error(`snapshot root ${this.root} is not a directory`);
+    if (!st?.isDirectory()) throw new Error(`snapshot root ${this.root} is not a directory`);
     // A root reached through a symlink is walked at its real location.
     const rootPath = realpathSync.native(this.root);
     const repo = findGitRepository(rootPath);

@@ -45,7 +45,9 @@ export class CachingReads implements ObjectStore {
   async sha256Of(oid: string): Promise<string> {
     const hit = this.sha256.get(oid);
     if (hit) return hit;
-    const hash = createHash('sha256').update((await this.readObject(oid)).content).digest('hex');
+    const hash = createHash('sha256')
+      .update((await this.readObject(oid)).content)
+      .digest('hex');
     this.sha256.set(oid, hash);
     return hash;
   }

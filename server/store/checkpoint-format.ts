@@ -79,8 +79,7 @@ export function sessionRefs(sessionId: string) {
     turns: `${prefix}turns/`,
     safety: `${prefix}safety/`,
     steps: `${prefix}steps/`,
-    turn: (index: number, turnId: string, leaf: 'start' | 'end' | 'entries') =>
-      `${prefix}turns/${padNumber(index)}-${encodeRefComponent(turnId)}/${leaf}`,
+    turn: (index: number, turnId: string, leaf: 'start' | 'end' | 'entries') => `${prefix}turns/${padNumber(index)}-${encodeRefComponent(turnId)}/${leaf}`,
     safetyRef: (index: number) => `${prefix}safety/${padNumber(index)}`,
     // Beside `turns/`, not inside it: a turn's own refs stay start, end and entries.
     stepRef: (turnIndex: number, turnId: string, step: number) => `${prefix}steps/${padNumber(turnIndex)}-${encodeRefComponent(turnId)}/${padNumber(step)}`,

@@ -183,7 +183,8 @@ function requireString(value: unknown, what: string, max: number, allowEmpty = f
 
 function toIso(value: unknown, what: string): string {
   const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : undefined;
-  if (!date || Number.isNaN(date.getTime())) throw new StoreInputError(`${what} must be an ISO 8601 time, epoch milliseconds or a Date, got ${describeValue(value)}`);
+  if (!date || Number.isNaN(date.getTime()))
+    throw new StoreInputError(`${what} must be an ISO 8601 time, epoch milliseconds or a Date, got ${describeValue(value)}`);
   return date.toISOString();
 }
 

@@ -11,13 +11,7 @@ import { initShadowRepo, lockShadowRepo, shadowTmpDir, type ShadowLock } from '.
 import { ShadowStore } from './shadow-store.js';
 import { defaultStateDir, workspaceLayout, type WorkspaceLayout } from './state-dir.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
-import {
-  Checkpoints,
-  type CheckpointInfo,
-  type CheckpointInput,
-  type StoredSession,
-  type TimeInput,
-} from './checkpoints.js';
+import { Checkpoints, type CheckpointInfo, type CheckpointInput, type StoredSession, type TimeInput } from './checkpoints.js';
 import { enforceBudget, storeSize, type EnforceBudgetOptions, type RetentionReport } from './retention.js';
 import { TreeReader, type TreeEntry } from './tree.js';
 import { diffTrees, type TreeChange } from './tree-diff.js';
@@ -156,8 +150,7 @@ export async function openWorkspaceStore(options: OpenWorkspaceStoreOptions): Pr
   if (options.maxPacks !== undefined && (!Number.isInteger(options.maxPacks) || options.maxPacks < 1)) {
     throw new StoreInputError(`maxPacks must be a positive integer, got ${describeValue(options.maxPacks)}`);
   }
-  const gitDir =
-    options.gitDir !== undefined ? await requireDirectory(options.gitDir, 'gitDir') : await findWorkspaceGitDir(workspaceDir);
+  const gitDir = options.gitDir !== undefined ? await requireDirectory(options.gitDir, 'gitDir') : await findWorkspaceGitDir(workspaceDir);
   const objectsDir = gitDir ? await primaryObjectsDir(gitDir) : undefined;
   const objectDirs = objectsDir ? await objectDirsWithAlternates(objectsDir) : [];
 

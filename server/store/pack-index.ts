@@ -162,6 +162,9 @@ export function writePackIndex(rows: PackIndexRow[], packChecksum: Buffer): Buff
   }
   const trailer = largeBase + large * 8;
   packChecksum.copy(out, trailer);
-  createHash('sha1').update(out.subarray(0, trailer + 20)).digest().copy(out, trailer + 20);
+  createHash('sha1')
+    .update(out.subarray(0, trailer + 20))
+    .digest()
+    .copy(out, trailer + 20);
   return out;
 }

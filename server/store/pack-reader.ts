@@ -198,8 +198,7 @@ export class PackFile {
     // An output chunk of the object's size: zlib's default 16 KiB chunk would stay
     // behind every small object as its backing store, wherever the object is cached.
     const inflateOptions = { chunkSize: Math.max(MIN_INFLATE_CHUNK, header.size) };
-    const data =
-      compressed.byteLength >= ASYNC_INFLATE_BYTES ? await inflateAsync(compressed, inflateOptions) : inflateSync(compressed, inflateOptions);
+    const data = compressed.byteLength >= ASYNC_INFLATE_BYTES ? await inflateAsync(compressed, inflateOptions) : inflateSync(compressed, inflateOptions);
     if (data.byteLength !== header.size) {
       throw new CorruptObjectError(`${this.packPath}: entry at ${offset} inflates to ${data.byteLength} bytes, expected ${header.size}`);
     }

@@ -29,7 +29,11 @@ export async function storeSize(dir: string): Promise<number> {
   for (const entry of entries) {
     const full = join(dir, entry.name);
     if (entry.isDirectory()) total += await storeSize(full);
-    else if (entry.isFile()) total += await stat(full).then((s) => s.size, () => 0);
+    else if (entry.isFile())
+      total += await stat(full).then(
+        (s) => s.size,
+        () => 0,
+      );
   }
   return total;
 }

@@ -10,14 +10,7 @@ import { ObjectNotFoundError, StoreClosedError, StoreInputError } from './errors
 import { writeFileAtomic } from './fs-util.js';
 import { SerialQueue } from '../serial-queue.js';
 import { ObjectDirectory, type PackedLocation } from './object-directory.js';
-import {
-  EMPTY_TREE_OID,
-  assertOid,
-  assertWritableType,
-  hashObject,
-  describeValue,
-  type AnyObjectType,
-} from './object-format.js';
+import { EMPTY_TREE_OID, assertOid, assertWritableType, hashObject, describeValue, type AnyObjectType } from './object-format.js';
 import { createDeltaBaseCache, type DeltaBaseCache, type PackFile } from './pack-reader.js';
 import { writePack, type PackSource } from './pack-writer.js';
 import { RecentIds } from './recent-ids.js';
@@ -100,14 +93,7 @@ export class ShadowStore implements ObjectStore {
     const workspace = options.workspaceObjectDirs.map((dir) => new ObjectDirectory(dir, baseCache));
     await shadow.refresh(true);
     for (const dir of workspace) await dir.refresh(true);
-    const store = new ShadowStore(
-      options.shadowDir,
-      shadow,
-      workspace,
-      baseCache,
-      options.maxPendingBytes ?? 64 * 1024 * 1024,
-      options.maxPacks ?? 50,
-    );
+    const store = new ShadowStore(options.shadowDir, shadow, workspace, baseCache, options.maxPendingBytes ?? 64 * 1024 * 1024, options.maxPacks ?? 50);
     const saved = Number((await readFile(generationFile(options.shadowDir), 'utf8').catch(() => '0')).trim());
     store.generation = Number.isSafeInteger(saved) && saved > 0 ? saved : 0;
     return store;

@@ -30,11 +30,7 @@ export interface TreeChange {
  * commit id; a file replaced by a directory (or the reverse) is a delete plus
  * adds. Pass a {@link TreeReader} to reuse its cache across calls.
  */
-export async function diffTrees(
-  source: ObjectStore | TreeReader,
-  treeA: string | undefined,
-  treeB: string | undefined,
-): Promise<TreeChange[]> {
+export async function diffTrees(source: ObjectStore | TreeReader, treeA: string | undefined, treeB: string | undefined): Promise<TreeChange[]> {
   if (treeA !== undefined) assertOid(treeA, 'treeA');
   if (treeB !== undefined) assertOid(treeB, 'treeB');
   const reader = source instanceof TreeReader ? source : new TreeReader(source);
@@ -45,13 +41,7 @@ export async function diffTrees(
 
 const NO_ENTRIES: readonly TreeEntry[] = [];
 
-async function diffLevel(
-  reader: TreeReader,
-  a: string | undefined,
-  b: string | undefined,
-  prefix: string,
-  out: TreeChange[],
-): Promise<void> {
+async function diffLevel(reader: TreeReader, a: string | undefined, b: string | undefined, prefix: string, out: TreeChange[]): Promise<void> {
   const left = a ? await reader.read(a) : NO_ENTRIES;
   const right = b ? await reader.read(b) : NO_ENTRIES;
   let i = 0;
@@ -75,13 +65,7 @@ async function diffLevel(
 }
 
 /** Reports one name's change; both sides, when given, have the same name and the same tree-ness. */
-async function emit(
-  reader: TreeReader,
-  before: TreeEntry | undefined,
-  after: TreeEntry | undefined,
-  prefix: string,
-  out: TreeChange[],
-): Promise<void> {
+async function emit(reader: TreeReader, before: TreeEntry | undefined, after: TreeEntry | undefined, prefix: string, out: TreeChange[]): Promise<void> {
   const entry = (before ?? after)!;
   const path = prefix + entry.name;
   if (entry.kind === 'tree') {

@@ -46,7 +46,12 @@ export function checkTreeEntries(content: Uint8Array): TreeEntry[] {
     const rawMode = buf.toString('latin1', i, space);
     const known = MODES.get(rawMode);
     if (!known) {
-      throw new BadTreeEntryError(name, rawMode === '040000' ? 'has the mode 040000 written with a leading zero, which git never writes' : `has the mode ${JSON.stringify(rawMode)}, which is not a file, link, directory or submodule mode`);
+      throw new BadTreeEntryError(
+        name,
+        rawMode === '040000'
+          ? 'has the mode 040000 written with a leading zero, which git never writes'
+          : `has the mode ${JSON.stringify(rawMode)}, which is not a file, link, directory or submodule mode`,
+      );
     }
     const problem = refusedComponent(nameBytes);
     if (problem) throw new BadTreeEntryError(name, problem);
@@ -55,7 +60,8 @@ export function checkTreeEntries(content: Uint8Array): TreeEntry[] {
     seen.add(key);
     const entry: TreeEntry = { mode: known.mode, name, nameBytes, oid: buf.toString('hex', nul + 1, nul + 21), kind: known.kind };
     const previous = entries[entries.length - 1];
-    if (previous && compareTreeEntries(previous, entry) >= 0) throw new BadTreeEntryError(name, 'is out of order (git sorts the entries of a directory by name)');
+    if (previous && compareTreeEntries(previous, entry) >= 0)
+      throw new BadTreeEntryError(name, 'is out of order (git sorts the entries of a directory by name)');
     entries.push(entry);
     i = nul + 21;
   }

@@ -61,10 +61,7 @@ export function parseTree(content: Uint8Array, oid = 'tree'): TreeEntry[] {
  * Git's tree order: names compared as bytes, with a directory's name compared
  * as if it ended in `/`.
  */
-export function compareTreeEntries(
-  a: Pick<TreeEntry, 'nameBytes' | 'kind'>,
-  b: Pick<TreeEntry, 'nameBytes' | 'kind'>,
-): number {
+export function compareTreeEntries(a: Pick<TreeEntry, 'nameBytes' | 'kind'>, b: Pick<TreeEntry, 'nameBytes' | 'kind'>): number {
   const an = a.nameBytes;
   const bn = b.nameBytes;
   const len = Math.min(an.byteLength, bn.byteLength);
@@ -103,9 +100,7 @@ export function serializeTree(entries: readonly NewTreeEntry[]): Buffer {
       throw new StoreInputError(`duplicate tree entry name ${JSON.stringify(displayPathBytes(decodePathBytes(prepared[i]!.nameBytes)))}`);
     }
   }
-  return Buffer.concat(
-    prepared.flatMap((e) => [Buffer.from(`${e.mode} `, 'latin1'), e.nameBytes, Buffer.from([0]), Buffer.from(e.oid, 'hex')]),
-  );
+  return Buffer.concat(prepared.flatMap((e) => [Buffer.from(`${e.mode} `, 'latin1'), e.nameBytes, Buffer.from([0]), Buffer.from(e.oid, 'hex')]));
 }
 
 /** Reads and parses trees through an object store, caching parsed trees. */

@@ -19,7 +19,11 @@ export class WsMessageReader extends AbstractMessageReader implements MessageRea
   listen(callback: DataCallback): Disposable {
     this.callback = callback;
     for (const message of this.backlog.splice(0)) callback(message);
-    return { dispose: () => { this.callback = undefined; } };
+    return {
+      dispose: () => {
+        this.callback = undefined;
+      },
+    };
   }
 
   /** Hands one decoded message to the JSON-RPC connection (buffered until it listens). */

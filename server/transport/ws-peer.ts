@@ -46,7 +46,10 @@ export class WsPeer {
   private consecutiveBadFrames = 0;
   private closedInfo: PeerCloseInfo | undefined;
 
-  constructor(private readonly socket: WebSocket, options: WsPeerOptions) {
+  constructor(
+    private readonly socket: WebSocket,
+    options: WsPeerOptions,
+  ) {
     this.limits = options.limits;
     this.isOrdered = options.isOrderedResponseMethod ?? (() => false);
     socket.on('message', (data, isBinary) => this.onFrame(data, isBinary));

@@ -222,21 +222,21 @@ export class DirectoryWatcher {
       subscribing = watcher.subscribe(this.dir, onEvents, this.ignore.length ? { ignore: [...this.ignore] } : {});
     }
     const started = subscribing.then(
-        async (sub) => {
-          if (this.state === 'closed' || this.starting !== starting) {
-            await sub.unsubscribe().catch(() => undefined);
-            return sub;
-          }
-          this.subscription = sub;
-          this.state = 'watching';
-          this.retries = 0;
+      async (sub) => {
+        if (this.state === 'closed' || this.starting !== starting) {
+          await sub.unsubscribe().catch(() => undefined);
           return sub;
-        },
-        (error: unknown) => {
-          if (this.starting === starting) this.fail(error instanceof Error ? error : new Error(String(error)));
-          return undefined;
-        },
-      );
+        }
+        this.subscription = sub;
+        this.state = 'watching';
+        this.retries = 0;
+        return sub;
+      },
+      (error: unknown) => {
+        if (this.starting === starting) this.fail(error instanceof Error ? error : new Error(String(error)));
+        return undefined;
+      },
+    );
     const starting: Promise<void> = started.then(() => {
       if (this.starting === starting) this.starting = undefined;
     });

@@ -104,7 +104,7 @@ export class InotifyTree {
       st = undefined;
     }
     const watched = this.watches.get(path);
-    if (watched && (!st || !st.isDirectory() || st.ino !== watched.ino)) this.unwatchTree(path);
+    if (watched && (!st?.isDirectory() || st.ino !== watched.ino)) this.unwatchTree(path);
     if (st?.isDirectory() && this.watches.get(path)?.ino !== st.ino) {
       this.emit(null, [{ path, type: 'create' }]);
       try {

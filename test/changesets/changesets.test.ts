@@ -2,12 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  changesetUriTemplate,
-  expandChangesetUri,
-  type ChangesetState,
-  type SessionState,
-} from '../../protocol/index.js';
+import { changesetUriTemplate, expandChangesetUri, type ChangesetState, type SessionState } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
 import { serviceForEachTest, type TestService } from '../helpers/service.js';
@@ -19,8 +14,6 @@ serviceForEachTest(temp, (s) => (svc = s));
 
 const SID = 'S1';
 const SESSION = `ahp-session:/${SID}`;
-
-
 
 function paths(state: ChangesetState): string[] {
   return state.files.map((f) => (f._meta as { path: string }).path);

@@ -9,13 +9,20 @@ import { serviceForEachTest, startTestService, type TestService } from '../helpe
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
-let svc: TestService;
+let _svc: TestService;
 let client: TestClient;
-serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
+serviceForEachTest(temp, (s, c) => ((_svc = s), (client = c)));
 
-
-
-type Meta = { path: string; kind: string; oldPath?: string; similarity?: number; oversized?: boolean; beforeMode?: string; afterMode?: string; afterOid?: string };
+type Meta = {
+  path: string;
+  kind: string;
+  oldPath?: string;
+  similarity?: number;
+  oversized?: boolean;
+  beforeMode?: string;
+  afterMode?: string;
+  afterOid?: string;
+};
 const meta = (state: ChangesetState) => state.files.map((f) => f._meta as unknown as Meta);
 
 const ready = (uri: string) => subscribeReady(client, uri);

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  changesetUriTemplate,
-  expandChangesetUri,
-  formatChangesetUri,
-  isChangesetUriError,
-  parseChangesetUri,
-} from '../../protocol/index.js';
+import { changesetUriTemplate, expandChangesetUri, formatChangesetUri, isChangesetUriError, parseChangesetUri } from '../../protocol/index.js';
 
 describe('changeset URIs', () => {
   it('round-trips turn ids with slashes, spaces, ? and non-ASCII', () => {

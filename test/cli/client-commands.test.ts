@@ -71,7 +71,13 @@ describe('turn and status commands', () => {
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toBe('changeset-server turn: turn "dup" already exists in this session\n');
 
-    for (const args of [['turn', 'stop'], ['turn', 'end', '--state', 'done'], ['status', '--bogus'], ['status', '--turns', 'x'], ['revert', '--lines', '1-2']]) {
+    for (const args of [
+      ['turn', 'stop'],
+      ['turn', 'end', '--state', 'done'],
+      ['status', '--bogus'],
+      ['status', '--turns', 'x'],
+      ['revert', '--lines', '1-2'],
+    ]) {
       const result = await run([...args, '--state-dir', state], { cwd: workspace });
       expect(result.code, args.join(' ')).toBe(2);
     }

@@ -56,7 +56,10 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
 }
 
 /** Runs the binary to completion. */
-export function run(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function run(
+  args: string[],
+  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [`${process.cwd()}/${BIN}`, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],

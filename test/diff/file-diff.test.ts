@@ -38,7 +38,12 @@ describe('diffFile', () => {
 
   it('refuses files above the size limit', () => {
     expect(diffFile(enc('small'), new Uint8Array(11).fill(0x61), { maxBytes: 10 })).toEqual({
-      kind: 'oversized', before: true, after: true, beforeSize: 5, afterSize: 11, limit: 10,
+      kind: 'oversized',
+      before: true,
+      after: true,
+      beforeSize: 5,
+      afterSize: 11,
+      limit: 10,
     });
   });
 

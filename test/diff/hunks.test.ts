@@ -26,9 +26,7 @@ describe('buildHunks', () => {
   it('prints a small change with three lines of context', () => {
     const x = 'a\nb\nc\nd\ne\nf\ng\nh\n';
     const y = 'a\nb\nc\nd\nE\nf\ng\nh\n';
-    expect(ourDiff(x, y).hunks).toEqual([
-      { oldStart: 2, oldLines: 7, newStart: 2, newLines: 7, lines: [' b', ' c', ' d', '-e', '+E', ' f', ' g', ' h'] },
-    ]);
+    expect(ourDiff(x, y).hunks).toEqual([{ oldStart: 2, oldLines: 7, newStart: 2, newLines: 7, lines: [' b', ' c', ' d', '-e', '+E', ' f', ' g', ' h'] }]);
   });
 
   it('marks a last line without newline as git does', () => {
@@ -108,7 +106,12 @@ describe('agreement with git diff --histogram', () => {
       const x = randomText(rand, alphabet, 80);
       pairs.push([x, randomEdit(rand, x, alphabet)]);
     }
-    for (const [algorithm, context] of [['myers', 3], ['histogram', 0], ['histogram', 1], ['myers', 5]] as const) {
+    for (const [algorithm, context] of [
+      ['myers', 3],
+      ['histogram', 0],
+      ['histogram', 1],
+      ['myers', 5],
+    ] as const) {
       const git = gitDiffPairs(pairs, { algorithm, context });
       pairs.forEach(([x, y], i) => {
         const ours = ourDiff(x, y, algorithm, context);
@@ -120,7 +123,11 @@ describe('agreement with git diff --histogram', () => {
   it('matches git on large random files where the cost heuristics kick in', () => {
     const rand = prng(3);
     const pairs: [string, string][] = [];
-    for (const [n, k] of [[3000, 4], [5000, 3], [8000, 50]] as const) {
+    for (const [n, k] of [
+      [3000, 4],
+      [5000, 3],
+      [8000, 50],
+    ] as const) {
       const make = () => Array.from({ length: n }, () => `${Math.floor(rand() * k)}\n`).join('');
       pairs.push([make(), make()]);
     }

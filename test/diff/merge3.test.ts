@@ -72,7 +72,9 @@ describe('merge3', () => {
       ['1\n2\n3\n4\n5\n6\n', '1\nX\nY\n4\n5\n6\n', '1\nX\nZ\n4\n5\n6\n'],
       ['1\n2\n3\n4\n5\n6\n7\n8\n9\n', '1\nA\n3\n4\n5\n6\n7\nB\n9\n', '1\nA2\n3\n4\n5\n6\n7\nB2\n9\n'],
     ];
-    cases.forEach(([b, o, t], i) => expectSameAsGit(b, o, t, `case ${i}`));
+    cases.forEach(([b, o, t], i) => {
+      expectSameAsGit(b, o, t, `case ${i}`);
+    });
   });
 
   for (const alphabetSize of [2, 4, 8]) {

@@ -69,8 +69,7 @@ export async function recordThemeTurn(fx: ViewerFixture): Promise<void> {
   const session = await createSession(fx.server.client, 'shots', repo);
   await recordTurn(fx.server.client, session, 't1', 'Greet by name and make the port configurable', () =>
     writeFiles(repo, {
-      'src/server.ts': SERVER_TS
-        .replace('export function start(port: number): void {', "export function start(port: number, name = 'world'): void {")
+      'src/server.ts': SERVER_TS.replace('export function start(port: number): void {', "export function start(port: number, name = 'world'): void {")
         .replace("res.end('Hello');", 'res.end(`Hello, ${name}!`);')
         .replace('server.listen(port);', 'server.listen(port, () => console.log(`listening on ${port}`));'),
       'src/config.json': '{\n  "port": 8080,\n  "name": "reviewer"\n}\n',

@@ -51,7 +51,8 @@ describe('screenshots in the docs', () => {
     });
     await page.locator('.rv-file[data-path="src/names.ts"] .hljs-string').first().waitFor();
     await page.locator('.rv-file[data-path="README.md"] .rl.add').first().waitFor();
-    const colour = (): Promise<string> => keyword.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+    const colour = (): Promise<string> =>
+      keyword.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
     const light = await colour();
     await shoot(page, 'viewer-review-page-light.png');
     await page.locator('#theme').selectOption('dark');

@@ -136,4 +136,3 @@ describe('history in the viewer', () => {
     expect(errors.filter((e) => !e.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
   }, 120_000);
 });
-

@@ -18,10 +18,11 @@ describe('viewer comfort', () => {
     const session = await createSession(fx.server.client, 'comfort', repo);
     await recordTurn(fx.server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n' }));
     const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, { width: 1300, height: 800 }, { colorScheme: 'dark' });
-    const background = (): Promise<string> => page.evaluate(() => {
-      const g = globalThis as unknown as ComfortGlobals;
-      return g.getComputedStyle(g.document.body).backgroundColor;
-    });
+    const background = (): Promise<string> =>
+      page.evaluate(() => {
+        const g = globalThis as unknown as ComfortGlobals;
+        return g.getComputedStyle(g.document.body).backgroundColor;
+      });
     await page.locator('.rv-file[data-path="a.txt"] .rl.add').waitFor();
     expect(await background()).toBe('rgb(13, 17, 23)');
     await page.locator('#theme').selectOption('light');
@@ -68,7 +69,11 @@ describe('viewer comfort', () => {
     const repo = makeRepo(fx.temp.make(), { 'a.txt': numbered(300), 'b.txt': 'b\n', 'c.txt': 'c\n' });
     const session = await createSession(fx.server.client, 'keys', repo);
     await recordTurn(fx.server.client, session, 't1', 'three hunks', () =>
-      writeFiles(repo, { 'a.txt': numbered(300).replace('line 10\n', 'LINE 10\n').replace('line 100\n', 'LINE 100\n').replace('line 200\n', 'LINE 200\n'), 'b.txt': 'B\n', 'c.txt': 'C\n' }),
+      writeFiles(repo, {
+        'a.txt': numbered(300).replace('line 10\n', 'LINE 10\n').replace('line 100\n', 'LINE 100\n').replace('line 200\n', 'LINE 200\n'),
+        'b.txt': 'B\n',
+        'c.txt': 'C\n',
+      }),
     );
     await recordTurn(fx.server.client, session, 't2', 'second', () => writeFiles(repo, { 'c.txt': 'CC\n' }));
     const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=keys&turn=t1`, { width: 1400, height: 700 });
@@ -102,7 +107,9 @@ describe('viewer comfort', () => {
     await page.locator('.row.file[data-path="a.txt"] .file-open').click();
     await page.keyboard.press('j');
     await expect.poll(() => page.locator('.row.file.selected').getAttribute('data-path')).toBe('b.txt');
-    await expect.poll(() => page.evaluate(() => (globalThis as unknown as ComfortGlobals).document.activeElement?.getAttribute('data-focus-key'))).toMatch(/^file:.*b\.txt$/);
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as unknown as ComfortGlobals).document.activeElement?.getAttribute('data-focus-key')))
+      .toMatch(/^file:.*b\.txt$/);
     expect(errors).toEqual([]);
   }, 180_000);
 });

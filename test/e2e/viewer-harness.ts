@@ -147,10 +147,18 @@ export interface ViewerOptions {
 }
 
 /** Opens the viewer in a new page and collects page errors (a CSP violation or an exception fails the test). */
-export async function openViewer(browser: Browser, url: string, viewport = { width: 1400, height: 860 }, options: ViewerOptions = {}): Promise<{ page: Page; errors: string[] }> {
+export async function openViewer(
+  browser: Browser,
+  url: string,
+  viewport = { width: 1400, height: 860 },
+  options: ViewerOptions = {},
+): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport, colorScheme: options.colorScheme ?? 'light' });
   if (options.layout) {
-    await context.addInitScript((layout) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('changeset-server.layout', layout), options.layout);
+    await context.addInitScript(
+      (layout) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('changeset-server.layout', layout),
+      options.layout,
+    );
   }
   if (options.initScript) await context.addInitScript(options.initScript);
   const page = await context.newPage();

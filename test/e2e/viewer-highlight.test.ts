@@ -11,12 +11,15 @@ describe('viewer syntax highlighting', () => {
   it('highlights code in both layouts and the one-file view, keeps changed words marked, and loads grammars on demand', async () => {
     const repo = makeRepo(fx.temp.make(), { 'src/greet.ts': TS_BEFORE, 'notes.txt': 'plain words\n' });
     const session = await createSession(fx.server.client, 'hl', repo);
-    await recordTurn(fx.server.client, session, 't1', 'greet shorter', () => writeFiles(repo, { 'src/greet.ts': TS_AFTER, 'notes.txt': 'plain words, more\n', 'tool.py': 'def run():\n    return 1\n' }));
+    await recordTurn(fx.server.client, session, 't1', 'greet shorter', () =>
+      writeFiles(repo, { 'src/greet.ts': TS_AFTER, 'notes.txt': 'plain words, more\n', 'tool.py': 'def run():\n    return 1\n' }),
+    );
 
     const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=hl&turn=t1`);
     const chunks: { url: string; type: string | undefined; csp: string | undefined }[] = [];
     page.on('response', (response) => {
-      if (response.url().includes('/chunks/')) chunks.push({ url: response.url(), type: response.headers()['content-type'], csp: response.headers()['content-security-policy'] });
+      if (response.url().includes('/chunks/'))
+        chunks.push({ url: response.url(), type: response.headers()['content-type'], csp: response.headers()['content-security-policy'] });
     });
     const ts = page.locator('.rv-file[data-path="src/greet.ts"]');
     await ts.locator('.hljs-keyword', { hasText: 'return' }).first().waitFor();

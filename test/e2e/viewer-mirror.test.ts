@@ -40,7 +40,13 @@ describe('viewer write-ahead mirror', () => {
   it('reverts a rejected action and reports why', () => {
     const m = mirrorWith();
     m.addPending(URI, { clientSeq: 1, action: review(['a'], true) });
-    const outcome = m.apply({ channel: URI, action: review(['a'], true), serverSeq: 11, origin: { clientId: 'me', clientSeq: 1 }, rejectionReason: 'no review here' });
+    const outcome = m.apply({
+      channel: URI,
+      action: review(['a'], true),
+      serverSeq: 11,
+      origin: { clientId: 'me', clientSeq: 1 },
+      rejectionReason: 'no review here',
+    });
     expect(outcome.rejected?.reason).toBe('no review here');
     expect(reviewed(m)).toEqual([false, false]);
   });

@@ -10,7 +10,9 @@ describe('viewer operations say what they will do', () => {
   it('confirms with the dry run (files, edits no turn made, conflicts), names turns and hunks, waits for a recording turn, and clears notices', async () => {
     const repo = makeRepo(fx.temp.make(), { 'a.txt': 'one\ntwo\n', 'b.txt': 'b\n' });
     const session = await createSession(fx.server.client, 'ops', repo);
-    await recordTurn(fx.server.client, session, 't1', 'Shout the words', () => writeFiles(repo, { 'a.txt': 'ONE\ntwo\n', 'b.txt': 'B\n', 'new.txt': 'fresh\n' }));
+    await recordTurn(fx.server.client, session, 't1', 'Shout the words', () =>
+      writeFiles(repo, { 'a.txt': 'ONE\ntwo\n', 'b.txt': 'B\n', 'new.txt': 'fresh\n' }),
+    );
     // The user edits b.txt after the turn, outside any turn.
     writeFileSync(join(repo, 'b.txt'), 'B by hand\n');
 
@@ -57,7 +59,9 @@ describe('viewer operations say what they will do', () => {
     // While a turn is recorded, operations are disabled and say why.
     await fx.server.client.request('harness/turnStarted', { channel: session, turnId: 't2', message: 'Busy agent' }, { timeoutMs: 60_000 });
     const revert = page.locator('.toolbar [data-operation="revert"]');
-    await expect.poll(() => revert.getAttribute('data-disabled-reason'), { timeout: 30_000 }).toBe('Waiting for turn 2 “Busy agent” to finish recording; operations run once it ends.');
+    await expect
+      .poll(() => revert.getAttribute('data-disabled-reason'), { timeout: 30_000 })
+      .toBe('Waiting for turn 2 “Busy agent” to finish recording; operations run once it ends.');
     expect(await revert.isDisabled()).toBe(true);
     await fx.server.client.request('harness/turnEnded', { channel: session, turnId: 't2' }, { timeoutMs: 120_000 });
     await expect.poll(() => revert.isDisabled(), { timeout: 30_000 }).toBe(false);
@@ -76,7 +80,9 @@ describe('viewer operations say what they will do', () => {
     expect(await undo.isDisabled()).toBe(false);
 
     await fx.server.client.request('harness/turnStarted', { channel: session, turnId: 't2', message: 'Busy agent' }, { timeoutMs: 60_000 });
-    await expect.poll(() => undo.getAttribute('data-disabled-reason'), { timeout: 30_000 }).toBe('Waiting for turn 2 “Busy agent” to finish recording; operations run once it ends.');
+    await expect
+      .poll(() => undo.getAttribute('data-disabled-reason'), { timeout: 30_000 })
+      .toBe('Waiting for turn 2 “Busy agent” to finish recording; operations run once it ends.');
     expect(await undo.isDisabled()).toBe(true);
     expect(await undo.getAttribute('title')).toBe('Waiting for turn 2 “Busy agent” to finish recording; operations run once it ends.');
 

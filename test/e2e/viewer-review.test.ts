@@ -100,14 +100,19 @@ describe('viewer review page', () => {
     const { page, errors } = await openThemeReview(fx);
     const keyword = page.locator('.rv-file[data-path="src/server.ts"] .hljs-keyword').first();
     // The linked file is at the top, its header where the page starts, with the diffs above it loaded.
-    await expect.poll(async () => Math.abs((await page.locator('.rv-file[data-path="src/server.ts"] .rv-header').boundingBox())!.y - (await page.locator('#review').boundingBox())!.y)).toBeLessThan(2);
+    await expect
+      .poll(async () =>
+        Math.abs((await page.locator('.rv-file[data-path="src/server.ts"] .rv-header').boundingBox())!.y - (await page.locator('#review').boundingBox())!.y),
+      )
+      .toBeLessThan(2);
     // The screenshots show the page from its top.
     await page.locator('#review').evaluate((el) => {
       el.scrollTop = 0;
     });
     await page.locator('.rv-file[data-path="src/names.ts"] .hljs-string').first().waitFor();
     await page.locator('.rv-file[data-path="README.md"] .rl.add').first().waitFor();
-    const colour = (): Promise<string> => keyword.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+    const colour = (): Promise<string> =>
+      keyword.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
     const light = await colour();
     await page.locator('#theme').selectOption('dark');
     const dark = await colour();
@@ -119,7 +124,8 @@ describe('viewer review page', () => {
     const repo = makeRepo(fx.temp.make(), { 'seed.txt': 'seed\n' });
     const session = await createSession(fx.server.client, 'huge', repo);
     const files: Record<string, string> = {};
-    for (let i = 0; i < 5000; i++) files[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.ts`] = numbered(20, `export const v${i} =`);
+    for (let i = 0; i < 5000; i++)
+      files[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.ts`] = numbered(20, `export const v${i} =`);
     await recordTurn(fx.server.client, session, 'huge', '100,000 lines', () => writeFiles(repo, files));
 
     const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=huge&turn=huge`);
@@ -276,7 +282,13 @@ describe('viewer review page', () => {
     type Late = { asked: number; answered: number; linked: boolean; nudged: boolean };
     const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=late&turn=t1&file=src/z.ts`, undefined, { initScript: late });
     const lateDiffs = (): Promise<Late> => page.evaluate(() => (globalThis as unknown as { lateDiffs: Late }).lateDiffs);
-    const frames = (): Promise<void> => page.evaluate(() => new Promise<void>((r) => (globalThis as unknown as PageGlobals).requestAnimationFrame(() => (globalThis as unknown as PageGlobals).requestAnimationFrame(() => r()))));
+    const frames = (): Promise<void> =>
+      page.evaluate(
+        () =>
+          new Promise<void>((r) =>
+            (globalThis as unknown as PageGlobals).requestAnimationFrame(() => (globalThis as unknown as PageGlobals).requestAnimationFrame(() => r())),
+          ),
+      );
     /** How far the linked file's header is from the top of the page (null when it is not drawn), measured in one go (the page redraws its sections). */
     const offset = (): Promise<number | null> =>
       page.evaluate(() => {
@@ -293,10 +305,12 @@ describe('viewer review page', () => {
     expect(await offset()).toBeLessThan(2);
     await page.locator('.rv-file[data-path="src/z.ts"] .rl.add').first().waitFor();
     // Every diff asked for has arrived (any asked for above the linked file changed its height): the linked file stayed where the link put it.
-    await expect.poll(async () => {
-      const { asked, answered } = await lateDiffs();
-      return asked === answered;
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const { asked, answered } = await lateDiffs();
+        return asked === answered;
+      })
+      .toBe(true);
     await frames();
     expect(await offset()).toBeLessThan(2);
     expect(errors).toEqual([]);

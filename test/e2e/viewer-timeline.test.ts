@@ -17,7 +17,11 @@ describe('viewer timeline', () => {
     writeFiles(repo, { 'a.txt': 'A\n' });
     await client.request('harness/beforeEdit', { channel: session, turnId: 't1', paths: ['b.txt'], tool: 'Write' }, { timeoutMs: 60_000 });
     writeFiles(repo, { 'b.txt': 'b\n' });
-    await client.request('harness/presentFiles', { channel: session, turnId: 't1', files: [{ path: 'report.md', description: 'What the audit found' }] }, { timeoutMs: 60_000 });
+    await client.request(
+      'harness/presentFiles',
+      { channel: session, turnId: 't1', files: [{ path: 'report.md', description: 'What the audit found' }] },
+      { timeoutMs: 60_000 },
+    );
     await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 120_000 });
     // An earlier session that has ended stays browsable.
     const oldRepo = makeRepo(fx.temp.make(), { 'old.txt': 'old\n' });

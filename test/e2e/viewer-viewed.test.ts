@@ -38,7 +38,9 @@ describe('viewer "Viewed" across views', () => {
     expect(await page.locator('#mark-all-viewed').isDisabled()).toBe(true);
     // Now the session view differs for b.txt and c.txt, and says so from its side.
     await page.locator('.chip[data-change-kind="session"]').click();
-    await expect.poll(() => page.locator('.rv-file[data-path="b.txt"] .viewed-elsewhere .badge').textContent(), { timeout: 30_000 }).toMatch(/^Viewed in the view of turn 1 “Touch three”$/);
+    await expect
+      .poll(() => page.locator('.rv-file[data-path="b.txt"] .viewed-elsewhere .badge').textContent(), { timeout: 30_000 })
+      .toMatch(/^Viewed in the view of turn 1 “Touch three”$/);
     expect(errors).toEqual([]);
   }, 180_000);
 });

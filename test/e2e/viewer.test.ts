@@ -19,7 +19,9 @@ describe('web viewer', () => {
     await page.locator('[data-turn="t1"]').click();
     await expect.poll(() => page.locator('#changeset-title').textContent(), { timeout: 30_000 }).toContain('Make greet friendlier');
     await page.locator('.row.file[data-path="src/app.ts"]').waitFor();
-    const listed = await page.locator('#files .row').evaluateAll((rows) => rows.map((r) => (r.classList.contains('dir') ? `[${r.textContent}]` : r.getAttribute('data-path'))));
+    const listed = await page
+      .locator('#files .row')
+      .evaluateAll((rows) => rows.map((r) => (r.classList.contains('dir') ? `[${r.textContent}]` : r.getAttribute('data-path'))));
     expect(listed).toEqual(['[./]', 'logo.bin', 'old.txt', '[docs/]', 'docs/guide.md', '[src/]', 'src/app.ts', '[src/util/]', 'src/util/math.ts']);
     await expect.poll(() => page.locator('.row.file[data-path="logo.bin"] .placeholder').textContent()).toBe('binary');
     // Counts from the turn changeset appear in the turn list once it was opened.
@@ -139,7 +141,9 @@ describe('web viewer', () => {
     fx.server.client.dispatch(uri, { type: 'changeset/filesReviewChanged', files: [fileA], reviewed: true });
     await page.locator('#connection[data-state="open"]').waitFor({ timeout: 30_000 });
     await expect.poll(() => page.locator('.row.file[data-path="a.txt"] .viewed-box').isChecked(), { timeout: 30_000 }).toBe(true);
-    const reconnect = sent.map((f) => JSON.parse(f) as { method?: string; params?: { subscriptions?: string[]; lastSeenServerSeq?: number } }).find((m) => m.method === 'reconnect');
+    const reconnect = sent
+      .map((f) => JSON.parse(f) as { method?: string; params?: { subscriptions?: string[]; lastSeenServerSeq?: number } })
+      .find((m) => m.method === 'reconnect');
     expect(reconnect?.params?.subscriptions).toContain(uri);
     expect(reconnect?.params?.lastSeenServerSeq).toBeGreaterThan(0);
 

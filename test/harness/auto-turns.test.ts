@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AutoTurns, startAutoTurns } from '../../server/auto-turns/index.js';
+import { type AutoTurns, startAutoTurns } from '../../server/auto-turns/index.js';
 import type { RecordingSession } from '../../server/session/recording-session.js';
 import type { TurnSummary } from '../../server/session/turn-summary.js';
 import { TestClient } from '../helpers/client.js';

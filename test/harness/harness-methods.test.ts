@@ -102,9 +102,7 @@ describe('harness methods over a socket', () => {
     await client.request('harness/turnEnded', { channel: SESSION, turnId, state: 'error' });
     status = await client.request<StatusResult>('harness/status');
     expect(status.sessions[0]!.activeTurn).toBeUndefined();
-    expect(status.sessions[0]!.turns).toEqual([
-      expect.objectContaining({ turnId, state: 'error', changes: { files: 1, added: 1, deleted: 0 } }),
-    ]);
+    expect(status.sessions[0]!.turns).toEqual([expect.objectContaining({ turnId, state: 'error', changes: { files: 1, added: 1, deleted: 0 } })]);
   });
 
   it('ends an active turn as cancelled when another starts', async () => {

@@ -24,7 +24,7 @@ describe('presented files outside the working directories', () => {
   async function start(serveOutsideFiles: boolean): Promise<{ client: TestClient; repo: string; outside: string }> {
     const repo = makeRepo(temp.make('cs-present-repo-'), { 'a.txt': 'a\n', 'docs/plan.txt': 'plan\n' });
     const outside = temp.make('cs-present-outside-');
-    writeFiles(outside, { 'shadow': `${SECRET} shadow\n`, 'plan.txt': `${SECRET} plan\n` });
+    writeFiles(outside, { shadow: `${SECRET} shadow\n`, 'plan.txt': `${SECRET} plan\n` });
     t = await startTestService(serveOutsideFiles ? { serveOutsideFiles: true } : {});
     const client = await t.client();
     await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href });
@@ -32,7 +32,8 @@ describe('presented files outside the working directories', () => {
     return { client, repo, outside };
   }
 
-  const read = (client: TestClient, path: string) => client.request<{ data: string }>('resourceRead', { channel: 'ahp-root://', uri: pathToFileURL(path).href });
+  const read = (client: TestClient, path: string) =>
+    client.request<{ data: string }>('resourceRead', { channel: 'ahp-root://', uri: pathToFileURL(path).href });
   const readError = (client: TestClient, path: string) => client.requestError('resourceRead', { channel: 'ahp-root://', uri: pathToFileURL(path).href });
 
   it('lists a presented file from outside but refuses its content without --serve-outside-files', async () => {
@@ -52,7 +53,9 @@ describe('presented files outside the working directories', () => {
 
     const error = await readError(client, secretPath);
     expect(error.code).toBe(PERMISSION_DENIED);
-    expect(error.message).toBe(`${secretPath} lies outside the working directories; its content is shown only when the server is started with --serve-outside-files`);
+    expect(error.message).toBe(
+      `${secretPath} lies outside the working directories; its content is shown only when the server is started with --serve-outside-files`,
+    );
     expect(error.data).toMatchObject({ reason: 'outside' });
     expect(JSON.stringify(error)).not.toContain(SECRET);
   });
@@ -73,7 +76,9 @@ describe('presented files outside the working directories', () => {
     const error = await readError(client, join(repo, 'docs/plan.txt'));
     expect(error.code).toBe(PERMISSION_DENIED);
     expect(error.data).toMatchObject({ reason: 'left-working-directory' });
-    expect(error.message).toBe('docs/plan.txt was presented but now leads outside the working directories (a folder on its way links elsewhere); it is not read');
+    expect(error.message).toBe(
+      'docs/plan.txt was presented but now leads outside the working directories (a folder on its way links elsewhere); it is not read',
+    );
     expect(JSON.stringify(error)).not.toContain(SECRET);
   });
 });

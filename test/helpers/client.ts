@@ -127,7 +127,11 @@ export class TestClient {
   private closeInfo: { code: number; reason: string } | undefined;
   private readonly closeWaiters: ((info: { code: number; reason: string }) => void)[] = [];
 
-  private constructor(readonly socket: WebSocket, private readonly check: InboundMessageCheck | undefined, clientId: string) {
+  private constructor(
+    readonly socket: WebSocket,
+    private readonly check: InboundMessageCheck | undefined,
+    clientId: string,
+  ) {
     this.clientId = clientId;
     socket.on('message', (data, isBinary) => this.onMessage(data.toString(), isBinary));
     socket.on('error', () => undefined);
@@ -266,10 +270,7 @@ export class TestClient {
 
   /** Resolves with the first envelope (past or future) matching `predicate`. */
   async waitForEnvelope(predicate: (envelope: ActionEnvelope) => boolean, timeoutMs = 5000): Promise<ActionEnvelope> {
-    const message = await this.waitForMessage(
-      (m) => m['method'] === 'action' && predicate(m['params'] as ActionEnvelope),
-      timeoutMs,
-    );
+    const message = await this.waitForMessage((m) => m['method'] === 'action' && predicate(m['params'] as ActionEnvelope), timeoutMs);
     return message['params'] as ActionEnvelope;
   }
 

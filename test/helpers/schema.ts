@@ -66,9 +66,7 @@ function patchSchema(schema: JsonSchema): JsonSchema {
   // `StateAction` lists a dangling `{"$ref": "#/$defs/"}` variant that cannot resolve.
   const stateAction = defs['StateAction'];
   if (stateAction && Array.isArray(stateAction['anyOf'])) {
-    stateAction['anyOf'] = stateAction['anyOf'].filter(
-      (v) => !(v !== null && typeof v === 'object' && !Array.isArray(v) && v['$ref'] === '#/$defs/'),
-    );
+    stateAction['anyOf'] = stateAction['anyOf'].filter((v) => !(v !== null && typeof v === 'object' && !Array.isArray(v) && v['$ref'] === '#/$defs/'));
   }
 
   // `SessionStatus` is a bitset (e.g. Idle | IsRead = 33) but is generated as an enum of single values.
@@ -234,8 +232,10 @@ export function assertValidOutbound(message: unknown, requestMethod?: string): v
   const result = message['result'];
   if (requestMethod === 'reconnect') {
     const type = isRecord(result) ? result['type'] : undefined;
-    if (type === 'replay') return assertValid('ReconnectReplayResult', result, 'commands');
-    if (type === 'snapshot') return assertValid('ReconnectSnapshotResult', result, 'commands');
+    if (type === 'replay' || type === 'snapshot') {
+      assertValid(type === 'replay' ? 'ReconnectReplayResult' : 'ReconnectSnapshotResult', result, 'commands');
+      return;
+    }
     fail('reconnect result type must be "replay" or "snapshot"', message);
   }
   if (!(requestMethod in RESULT_DEFS)) fail(`no result schema for ${requestMethod}`, message);

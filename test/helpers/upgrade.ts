@@ -1,7 +1,10 @@
 import WebSocket from 'ws';
 
 /** Attempts a WebSocket upgrade; resolves with 101 (and the chosen subprotocol) when accepted, else the HTTP status of the refusal. */
-export function tryUpgrade(url: string, options: { headers?: Record<string, string>; protocols?: string[] } = {}): Promise<{ status: number; protocol?: string }> {
+export function tryUpgrade(
+  url: string,
+  options: { headers?: Record<string, string>; protocols?: string[] } = {},
+): Promise<{ status: number; protocol?: string }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, options.protocols ?? [], { headers: options.headers ?? {} });
     socket.on('unexpected-response', (_req, res) => {

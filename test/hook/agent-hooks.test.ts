@@ -233,11 +233,30 @@ describe('Cursor and Gemini CLI hooks', () => {
     }
 
     // Events (and tools) the recorder does not act on: answered, and no server is started for them.
-    const thought = JSON.stringify({ conversation_id: SESSION_ID, generation_id: 'g1', hook_event_name: 'afterAgentThought', workspace_roots: [workspace], text: 'Thinking' });
-    const model = JSON.stringify({ session_id: SESSION_ID, cwd: workspace, hook_event_name: 'BeforeModel', timestamp: '2026-01-01T10:00:00.000Z', llm_request: {} });
+    const thought = JSON.stringify({
+      conversation_id: SESSION_ID,
+      generation_id: 'g1',
+      hook_event_name: 'afterAgentThought',
+      workspace_roots: [workspace],
+      text: 'Thinking',
+    });
+    const model = JSON.stringify({
+      session_id: SESSION_ID,
+      cwd: workspace,
+      hook_event_name: 'BeforeModel',
+      timestamp: '2026-01-01T10:00:00.000Z',
+      llm_request: {},
+    });
     // An observer grants nothing: Cursor's events that ask for a permission get no decision, so the user's own approvals apply.
     const asking = ['beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile', 'beforeTabFileRead', 'subagentStart'].map((name) =>
-      JSON.stringify({ conversation_id: SESSION_ID, generation_id: 'g1', hook_event_name: name, workspace_roots: [workspace], command: 'rm -rf build', file_path: join(workspace, 'a.txt') }),
+      JSON.stringify({
+        conversation_id: SESSION_ID,
+        generation_id: 'g1',
+        hook_event_name: name,
+        workspace_roots: [workspace],
+        command: 'rm -rf build',
+        file_path: join(workspace, 'a.txt'),
+      }),
     );
     for (const [agent, input, stdout] of [
       ['cursor', thought, '{}\n'],

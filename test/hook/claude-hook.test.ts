@@ -119,7 +119,10 @@ describe('Claude Code hook', () => {
     const client = await TestClient.connect(second.url, { token: second.token! });
     await client.initialize();
     const status = await client.request<StatusResult>('harness/status', { channel: `ahp-session:/${SESSION_ID}` });
-    expect(status.sessions[0]!.turns.map((t) => [t.state, t.changes?.files])).toEqual([['complete', 1], [undefined, undefined]]);
+    expect(status.sessions[0]!.turns.map((t) => [t.state, t.changes?.files])).toEqual([
+      ['complete', 1],
+      [undefined, undefined],
+    ]);
     await client.close();
   });
 

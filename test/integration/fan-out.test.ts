@@ -7,7 +7,7 @@ import { changesetUriTemplate, expandChangesetUri, type ActionEnvelope, type Cha
 import { ChannelStore } from '../../server/channels/channel-store.js';
 import type { ChannelSubscriber } from '../../server/channels/types.js';
 import { frameText, type OutboundFrame } from '../../server/transport/frames.js';
-import { TestClient } from '../helpers/client.js';
+import type { TestClient } from '../helpers/client.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { createChangeset, file } from './fixtures.js';
@@ -74,7 +74,8 @@ describe('turn end with subscribers', () => {
     const seqAtAnswer = t.service.server.store.serverSeq;
     expect(ended.summary.total).toBe(400);
 
-    const isReady = (e: ActionEnvelope) => e.channel === uri && e.action.type === 'changeset/statusChanged' && (e.action as { status?: string }).status === 'ready';
+    const isReady = (e: ActionEnvelope) =>
+      e.channel === uri && e.action.type === 'changeset/statusChanged' && (e.action as { status?: string }).status === 'ready';
     for (const c of readers) await c.waitForEnvelope(isReady, 30_000);
     const states = readers.map((c) => c.state<ChangesetState>(uri));
     expect(states[0]!.files).toHaveLength(400);

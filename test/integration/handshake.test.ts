@@ -79,7 +79,7 @@ describe('initialize, subscribe and listSessions', () => {
     expect(root.snapshot?.resource).toBe(ROOT);
     const changeset = await c.subscribe(uri);
     expect(changeset.snapshot).toMatchObject({ resource: uri, fromSeq: t.server.store.serverSeq });
-    expect((changeset.snapshot?.state as ChangesetState).files.map((f) => f.id)).toEqual(['file:///w/a.ts']);
+    expect((changeset.snapshot!.state as ChangesetState).files.map((f) => f.id)).toEqual(['file:///w/a.ts']);
     t.server.store.dispatch(uri, { type: 'changeset/fileSet', file: file('b.ts') });
     await c.waitForEnvelope((e) => e.channel === uri);
     expect(c.state<ChangesetState>(uri)?.files.map((f) => f.id)).toEqual(['file:///w/a.ts', 'file:///w/b.ts']);
@@ -103,7 +103,7 @@ describe('initialize, subscribe and listSessions', () => {
     const c = await connect();
     await c.initialize();
     const result = await c.subscribe('ahp-changeset:/s1/lazy');
-    expect((result.snapshot?.state as ChangesetState).files).toHaveLength(1);
+    expect((result.snapshot!.state as ChangesetState).files).toHaveLength(1);
     expect((await c.requestError('subscribe', { channel: 'ahp-changeset:/s1/other' })).code).toBe(-32008);
   });
 

@@ -44,7 +44,10 @@ describe('dispatchAction changeset/filesReviewChanged', () => {
     const seen = await watcher.waitForEnvelope((e) => e.channel === REVIEWABLE);
     expect(seen).toEqual(echo);
     const files = (t.server.store.getState(REVIEWABLE) as ChangesetState).files;
-    expect(files.map((f) => [f.id, f.reviewed])).toEqual([[A, true], [B, undefined]]);
+    expect(files.map((f) => [f.id, f.reviewed])).toEqual([
+      [A, true],
+      [B, undefined],
+    ]);
     expect(sender.state(REVIEWABLE)).toEqual(t.server.store.getState(REVIEWABLE));
     expect(watcher.state(REVIEWABLE)).toEqual(t.server.store.getState(REVIEWABLE));
   });

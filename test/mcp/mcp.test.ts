@@ -34,8 +34,16 @@ async function agent(cwd: string, stateDir: string): Promise<Client> {
   return client;
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ data: Record<string, unknown>; text: string; isError: boolean }> {
-  const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ data: Record<string, unknown>; text: string; isError: boolean }> {
+  const result = (await client.callTool({ name, arguments: args })) as {
+    content: { type: string; text: string }[];
+    structuredContent?: Record<string, unknown>;
+    isError?: boolean;
+  };
   return { data: result.structuredContent ?? {}, text: result.content.map((c) => c.text).join('\n'), isError: result.isError === true };
 }
 

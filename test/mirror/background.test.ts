@@ -115,7 +115,7 @@ describe('mirroring in the background', () => {
     expect(Date.now() - stopping).toBeLessThan(2000);
   });
 
-  it('sends a turn\'s new objects only, not the whole workspace again', async () => {
+  it("sends a turn's new objects only, not the whole workspace again", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 400; i++) files[`src/module-${i}.js`] = `export const value${i} = '${randomBytes(300).toString('base64')}';\n`;
     const { remote, mirror, session, client } = await setup(files);
@@ -151,7 +151,8 @@ describe('what is mirrored', () => {
     await subscribeReady(client, uri);
     await client.request('invokeChangesetOperation', { channel: uri, operationId: 'revert' }, { timeoutMs: 20_000 });
     await waitFor(mirror, (w) => w.pendingRefs === 0 && !w.pushing);
-    const manifestRefs = () => execFileSync('git', ['--git-dir', bare, 'show', `${headIn(bare, 'refs/changeset-server/mirror/*/manifest')}:refs`], { encoding: 'utf8' });
+    const manifestRefs = () =>
+      execFileSync('git', ['--git-dir', bare, 'show', `${headIn(bare, 'refs/changeset-server/mirror/*/manifest')}:refs`], { encoding: 'utf8' });
     expect(manifestRefs()).toMatch(/\/safety\/000002$/m);
     await service.sessions.dispose(session.uri);
     await waitFor(mirror, (w) => w.pendingRefs === 0 && !w.pushing);

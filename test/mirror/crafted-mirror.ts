@@ -23,7 +23,11 @@ export interface RawEntry {
 export type Files = Record<string, string | Buffer | { link: string }>;
 
 function gitBare(bare: string, args: readonly string[], input?: Buffer | string): string {
-  return execFileSync('git', ['--git-dir', bare, ...args], { input, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } })
+  return execFileSync('git', ['--git-dir', bare, ...args], {
+    input,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+  })
     .toString('latin1')
     .trim();
 }
@@ -35,7 +39,9 @@ export function writeBlob(bare: string, content: string | Buffer): string {
 
 /** Writes a tree exactly as given: no sorting, no checks (what `git mktree` would refuse gets in). */
 export function writeRawTree(bare: string, entries: readonly RawEntry[]): string {
-  const content = Buffer.concat(entries.flatMap((e) => [Buffer.from(`${e.mode} `, 'latin1'), Buffer.from(e.name), Buffer.from([0]), Buffer.from(e.oid, 'hex')]));
+  const content = Buffer.concat(
+    entries.flatMap((e) => [Buffer.from(`${e.mode} `, 'latin1'), Buffer.from(e.name), Buffer.from([0]), Buffer.from(e.oid, 'hex')]),
+  );
   return gitBare(bare, ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], content);
 }
 
@@ -88,8 +94,20 @@ export async function mirrorSession(
     const dir = store.workspaceDir;
     const now = new Date().toISOString();
     const roots = (tree: string) => ({ roots: [{ name: 'workspace', path: dir, tree }], layout: 'single' as const });
-    await store.writeCheckpoint({ sessionId: opts.sessionId, kind: 'safety', reason: 'session start', details: { title: 'crafted', createdAt: now, workingDirectories: [dir] }, ...roots(before) });
-    await store.writeCheckpoint({ sessionId: opts.sessionId, kind: 'start', turnId: 't1', turn: { message: 'first prompt', startedAt: now }, ...roots(before) });
+    await store.writeCheckpoint({
+      sessionId: opts.sessionId,
+      kind: 'safety',
+      reason: 'session start',
+      details: { title: 'crafted', createdAt: now, workingDirectories: [dir] },
+      ...roots(before),
+    });
+    await store.writeCheckpoint({
+      sessionId: opts.sessionId,
+      kind: 'start',
+      turnId: 't1',
+      turn: { message: 'first prompt', startedAt: now },
+      ...roots(before),
+    });
     await store.writeCheckpoint({
       sessionId: opts.sessionId,
       kind: 'end',
@@ -163,10 +181,14 @@ export function rewriteMirror(bare: string, rewrite: Rewrite): void {
     return `${mapped(oid!)} ${name}`;
   });
   const refsBlob = writeBlob(bare, `${newRefs.join('\n')}\n`);
-  const tree = readRawTree(bare, gitBare(bare, ['rev-parse', `${manifest}^{tree}`])).map((e) => (Buffer.from(e.name).toString() === 'refs' ? { ...e, oid: refsBlob } : e));
+  const tree = readRawTree(bare, gitBare(bare, ['rev-parse', `${manifest}^{tree}`])).map((e) =>
+    Buffer.from(e.name).toString() === 'refs' ? { ...e, oid: refsBlob } : e,
+  );
   const raw = execFileSync('git', ['--git-dir', bare, 'cat-file', 'commit', manifest]).toString('utf8');
   const [head, ...message] = raw.split('\n\n');
-  const lines = head!.split('\n').map((l) => (l.startsWith('tree ') ? `tree ${writeRawTree(bare, tree)}` : l.startsWith('parent ') ? `parent ${mapped(l.slice(7))}` : l));
+  const lines = head!
+    .split('\n')
+    .map((l) => (l.startsWith('tree ') ? `tree ${writeRawTree(bare, tree)}` : l.startsWith('parent ') ? `parent ${mapped(l.slice(7))}` : l));
   const newManifest = gitBare(bare, ['hash-object', '-t', 'commit', '-w', '--stdin'], `${lines.join('\n')}\n\n${message.join('\n\n')}`);
   gitBare(bare, ['update-ref', manifestRef, newManifest]);
   const base = manifestRef.slice(0, -'manifest'.length);
@@ -187,6 +209,8 @@ function rewriteCommit(bare: string, oid: string, moved: ReadonlyMap<string, str
   const newTree = rewrite.tree?.(tree, trailer) ?? tree;
   rewrite.trailer?.(trailer);
   messageLines[at] = `Changeset-Server: ${JSON.stringify(trailer)}`;
-  const newHeaders = headers.map((l) => (l.startsWith('tree ') ? `tree ${newTree}` : l.startsWith('parent ') ? `parent ${moved.get(l.slice(7)) ?? l.slice(7)}` : l));
+  const newHeaders = headers.map((l) =>
+    l.startsWith('tree ') ? `tree ${newTree}` : l.startsWith('parent ') ? `parent ${moved.get(l.slice(7)) ?? l.slice(7)}` : l,
+  );
   return gitBare(bare, ['hash-object', '-t', 'commit', '-w', '--stdin'], `${newHeaders.join('\n')}\n\n${messageLines.join('\n')}`);
 }

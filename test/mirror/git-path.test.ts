@@ -44,7 +44,23 @@ const REFUSED: [name: string | Buffer, says: RegExp][] = [
 ];
 
 /** Names that only look close: git writes every one of them. */
-const ALLOWED = ['.gitignore', '.gitmodules', '.github', 'git', '.git2', '.git-x', 'a.git', '.git.x', '.git x', 'git~2', 'git~10', '.g\u200bit', '...', '.git\u200c.', Buffer.from([0x2e, 0x67, 0x69, 0xff, 0x74])];
+const ALLOWED = [
+  '.gitignore',
+  '.gitmodules',
+  '.github',
+  'git',
+  '.git2',
+  '.git-x',
+  'a.git',
+  '.git.x',
+  '.git x',
+  'git~2',
+  'git~10',
+  '.g\u200bit',
+  '...',
+  '.git\u200c.',
+  Buffer.from([0x2e, 0x67, 0x69, 0xff, 0x74]),
+];
 
 describe('the path components git refuses', () => {
   it.each(REFUSED.map(([name, says]) => [JSON.stringify(name.toString()), name, says] as const))('refuses %s', (_, name, says) => {
@@ -88,7 +104,8 @@ describe('the path components git refuses', () => {
 });
 
 describe('tree entries from outside, read as git fsck reads them', () => {
-  const tree = (entries: RawEntry[]) => Buffer.concat(entries.flatMap((e) => [Buffer.from(`${e.mode} `), Buffer.from(e.name), Buffer.from([0]), Buffer.from(e.oid, 'hex')]));
+  const tree = (entries: RawEntry[]) =>
+    Buffer.concat(entries.flatMap((e) => [Buffer.from(`${e.mode} `), Buffer.from(e.name), Buffer.from([0]), Buffer.from(e.oid, 'hex')]));
   const problem = (entries: RawEntry[]) => {
     try {
       checkTreeEntries(tree(entries));
@@ -109,7 +126,13 @@ describe('tree entries from outside, read as git fsck reads them', () => {
         { mode: '160000', name: 'e', oid: BLOB },
       ]),
     );
-    expect(entries.map((e) => [e.mode, e.kind])).toEqual([['100644', 'blob'], ['100755', 'blob'], ['120000', 'blob'], ['040000', 'tree'], ['160000', 'commit']]);
+    expect(entries.map((e) => [e.mode, e.kind])).toEqual([
+      ['100644', 'blob'],
+      ['100755', 'blob'],
+      ['120000', 'blob'],
+      ['040000', 'tree'],
+      ['160000', 'commit'],
+    ]);
   });
 
   it.each([
@@ -121,10 +144,39 @@ describe('tree entries from outside, read as git fsck reads them', () => {
     ['a dot', [{ mode: '100644', name: '.', oid: BLOB }], /"\." is named "\."/],
     ['a dot-dot', [{ mode: '40000', name: '..', oid: BLOB }], /"\.\." is named "\.\."/],
     ['a slash', [{ mode: '100644', name: 'a/b', oid: BLOB }], /"a\/b" has a "\/" in its name/],
-    ['a duplicate', [{ mode: '100644', name: 'a', oid: BLOB }, { mode: '100644', name: 'a', oid: BLOB }], /"a" appears twice/],
-    ['a file and a directory of one name', [{ mode: '100644', name: 'a', oid: BLOB }, { mode: '100644', name: 'a-b', oid: BLOB }, { mode: '40000', name: 'a', oid: BLOB }], /"a" appears twice/],
-    ['entries out of order', [{ mode: '100644', name: 'b', oid: BLOB }, { mode: '100644', name: 'a', oid: BLOB }], /"a" is out of order/],
-    ['a directory sorted as a file', [{ mode: '40000', name: 'a', oid: BLOB }, { mode: '100644', name: 'a.txt', oid: BLOB }], /"a\.txt" is out of order/],
+    [
+      'a duplicate',
+      [
+        { mode: '100644', name: 'a', oid: BLOB },
+        { mode: '100644', name: 'a', oid: BLOB },
+      ],
+      /"a" appears twice/,
+    ],
+    [
+      'a file and a directory of one name',
+      [
+        { mode: '100644', name: 'a', oid: BLOB },
+        { mode: '100644', name: 'a-b', oid: BLOB },
+        { mode: '40000', name: 'a', oid: BLOB },
+      ],
+      /"a" appears twice/,
+    ],
+    [
+      'entries out of order',
+      [
+        { mode: '100644', name: 'b', oid: BLOB },
+        { mode: '100644', name: 'a', oid: BLOB },
+      ],
+      /"a" is out of order/,
+    ],
+    [
+      'a directory sorted as a file',
+      [
+        { mode: '40000', name: 'a', oid: BLOB },
+        { mode: '100644', name: 'a.txt', oid: BLOB },
+      ],
+      /"a\.txt" is out of order/,
+    ],
   ] as [string, RawEntry[], RegExp][])('refuses %s', (_, entries, says) => {
     expect(problem(entries)).toMatch(says);
   });

@@ -78,7 +78,7 @@ function leftBehind(stateDir: string): { refs: string[]; packs: string[]; scratc
   return out;
 }
 
-describe('a mirror whose turn writes the workspace repository\'s own files', () => {
+describe("a mirror whose turn writes the workspace repository's own files", () => {
   it('is refused whole by the real CLI, naming the entry; a restore of that turn then has nothing to restore; .git/config stays byte-identical and its fsmonitor never runs', async () => {
     const mirror = await servedMirror();
     const checkout = makeRepo(temp.make('checkout-'), { 'a.txt': 'one\n', 'src/app.js': 'console.log(1);\n' });
@@ -110,7 +110,17 @@ describe('a mirror whose turn writes the workspace repository\'s own files', () 
     await client.initialize();
     const listed = await client.request<ListSessionsResult>('listSessions', { channel: ROOT_CHANNEL });
     expect(listed.items.map((s) => s.resource)).not.toContain(`ahp-session:/${mirror.sessionId}`);
-    const restore = await run(['restore', '--turn', '1', '--session', `ahp-session:/${mirror.sessionId}`, '--url', serve.ready.url, '--token', serve.ready.token!]);
+    const restore = await run([
+      'restore',
+      '--turn',
+      '1',
+      '--session',
+      `ahp-session:/${mirror.sessionId}`,
+      '--url',
+      serve.ready.url,
+      '--token',
+      serve.ready.token!,
+    ]);
     expect(restore.code).not.toBe(0);
 
     expect(readFileSync(join(checkout, '.git', 'config'))).toEqual(configBefore);
@@ -122,13 +132,43 @@ describe('a mirror whose turn writes the workspace repository\'s own files', () 
 describe('every tree entry from a mirror is checked as git fsck checks it', () => {
   // Each case rewrites turn 1's start with one bad entry; each must refuse the whole import and name it.
   const cases: [string, (bare: string) => RawEntry[], RegExp, { unsorted?: boolean }?][] = [
-    ['.GIT in upper case', (b) => [{ mode: '40000', name: '.GIT', oid: writeRawTree(b, [{ mode: '100644', name: 'config', oid: writeBlob(b, 'x') }]) }], /"\.GIT" is a \.git directory/],
-    ['.git. with a trailing dot', (b) => [{ mode: '40000', name: '.git.', oid: writeRawTree(b, [{ mode: '100644', name: 'config', oid: writeBlob(b, 'x') }]) }], /"\.git\." is a name Windows reads as \.git/],
-    ['the NTFS short name GIT~1', (b) => [{ mode: '40000', name: 'GIT~1', oid: writeRawTree(b, [{ mode: '100644', name: 'config', oid: writeBlob(b, 'x') }]) }], /"GIT~1" is a name Windows reads as \.git/],
-    ['.git with an HFS+ ignorable character', (b) => [{ mode: '40000', name: '.g\u200cit', oid: writeRawTree(b, [{ mode: '100644', name: 'config', oid: writeBlob(b, 'x') }]) }], /"\.g\\u200cit" is a name macOS reads as \.git/],
-    ['.git inside a subdirectory', (b) => [{ mode: '40000', name: 'vendor', oid: writeRawTree(b, [{ mode: '40000', name: '.git', oid: writeRawTree(b, [{ mode: '100644', name: 'HEAD', oid: writeBlob(b, 'x') }]) }]) }], /"vendor\/\.git" is a \.git directory/],
+    [
+      '.GIT in upper case',
+      (b) => [{ mode: '40000', name: '.GIT', oid: writeRawTree(b, [{ mode: '100644', name: 'config', oid: writeBlob(b, 'x') }]) }],
+      /"\.GIT" is a \.git directory/,
+    ],
+    [
+      '.git. with a trailing dot',
+      (b) => [{ mode: '40000', name: '.git.', oid: writeRawTree(b, [{ mode: '100644', name: 'config', oid: writeBlob(b, 'x') }]) }],
+      /"\.git\." is a name Windows reads as \.git/,
+    ],
+    [
+      'the NTFS short name GIT~1',
+      (b) => [{ mode: '40000', name: 'GIT~1', oid: writeRawTree(b, [{ mode: '100644', name: 'config', oid: writeBlob(b, 'x') }]) }],
+      /"GIT~1" is a name Windows reads as \.git/,
+    ],
+    [
+      '.git with an HFS+ ignorable character',
+      (b) => [{ mode: '40000', name: '.g\u200cit', oid: writeRawTree(b, [{ mode: '100644', name: 'config', oid: writeBlob(b, 'x') }]) }],
+      /"\.g\\u200cit" is a name macOS reads as \.git/,
+    ],
+    [
+      '.git inside a subdirectory',
+      (b) => [
+        {
+          mode: '40000',
+          name: 'vendor',
+          oid: writeRawTree(b, [{ mode: '40000', name: '.git', oid: writeRawTree(b, [{ mode: '100644', name: 'HEAD', oid: writeBlob(b, 'x') }]) }]),
+        },
+      ],
+      /"vendor\/\.git" is a \.git directory/,
+    ],
     ['a name with a slash', (b) => [{ mode: '100644', name: 'x/y', oid: writeBlob(b, 'x') }], /"x\/y" has a "\/" in its name/],
-    ['a dot-dot', (b) => [{ mode: '40000', name: '..', oid: writeRawTree(b, [{ mode: '100644', name: 'escaped', oid: writeBlob(b, 'x') }]) }], /"\.\." is named "\.\."/],
+    [
+      'a dot-dot',
+      (b) => [{ mode: '40000', name: '..', oid: writeRawTree(b, [{ mode: '100644', name: 'escaped', oid: writeBlob(b, 'x') }]) }],
+      /"\.\." is named "\.\."/,
+    ],
     ['a mode git does not use', (b) => [{ mode: '100666', name: 'world-writable', oid: writeBlob(b, 'x') }], /"world-writable" has the mode "100666"/],
     ['a duplicate name', (b) => [{ mode: '100644', name: 'a.txt', oid: writeBlob(b, 'again') }], /"a\.txt" appears twice/],
     ['entries out of order', (b) => [{ mode: '100644', name: '0-first', oid: writeBlob(b, 'x') }], /"0-first" is out of order/, { unsorted: true }],
@@ -137,7 +177,11 @@ describe('every tree entry from a mirror is checked as git fsck checks it', () =
   it('refuses each bad entry over smart HTTP, naming the path and what is wrong, and imports nothing', async () => {
     const mirror = await servedMirror();
     const checkout = makeRepo(temp.make('checkout-'), { 'a.txt': 'one\n' });
-    const attacks = cases.map(([name, entries, says, opts]) => ({ name, says, url: variant(mirror, name.replace(/[^a-z0-9]+/gi, '-'), (b) => intoTurnStart(b, entries, opts)).url }));
+    const attacks = cases.map(([name, entries, says, opts]) => ({
+      name,
+      says,
+      url: variant(mirror, name.replace(/[^a-z0-9]+/gi, '-'), (b) => intoTurnStart(b, entries, opts)).url,
+    }));
     await Promise.all(
       attacks.map(async ({ name, says, url }) => {
         const state = temp.make('state-');
@@ -174,7 +218,7 @@ describe('a mirror that names another directory', () => {
     const store = await openWorkspaceStore({ stateDir: state, workspaceDir: checkout });
     try {
       const start = (await store.listSessionCheckpoints(mirror.sessionId)).find((c) => c.reason === 'session start');
-      expect((start?.details as { workingDirectories: string[] }).workingDirectories).toEqual([checkout]);
+      expect((start!.details as { workingDirectories: string[] }).workingDirectories).toEqual([checkout]);
       expect(start?.roots.map((r) => r.path)).toEqual([checkout]);
     } finally {
       await store.close();
@@ -208,7 +252,9 @@ describe('objects from a mirror are size-checked while they inflate', () => {
     const state = temp.make('state-');
     const refused = await measuredImport(['import', url, '--workspace', checkout, '--state-dir', state]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('the mirror holds a file of 1.0 GiB (1073741824 bytes), over the 50.0 MiB (52428800 bytes) limit for one file (--max-file-size)');
+    expect(refused.stderr).toContain(
+      'the mirror holds a file of 1.0 GiB (1073741824 bytes), over the 50.0 MiB (52428800 bytes) limit for one file (--max-file-size)',
+    );
     expect(refused.ms).toBeLessThan(2000);
     expect(refused.peakRssBytes).toBeLessThan(300 * 1024 * 1024);
     expect(leftBehind(state)).toEqual({ refs: [], packs: [], scratch: [] });
@@ -322,7 +368,10 @@ async function measuredImport(args: string[]): Promise<{ code: number | null; st
     "process.on('exit', () => process.stderr.write(`\\ncommand-ms ${Math.round(performance.now() - started)} peak-rss ${process.resourceUsage().maxRSS * 1024}\\n`));",
     'try { process.exitCode = (await main(process.argv.slice(1))) ?? 0; } catch (e) { console.error(e.message); process.exitCode = 1; }',
   ].join('\n');
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, '--', ...args], { env: { ...process.env, ...ENV }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, '--', ...args], {
+    env: { ...process.env, ...ENV },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));

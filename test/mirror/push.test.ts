@@ -33,7 +33,10 @@ async function storeWithCheckpoint(): Promise<{ store: WorkspaceStore; repo: str
   const blob = await store.writeObject('blob', Buffer.from('new in the store\n'));
   const root = await store.readTree(tree);
   const { serializeTree } = await import('../../server/store/tree.js');
-  const tree2 = await store.writeObject('tree', serializeTree([...root.map((e) => ({ mode: e.mode, name: e.name, oid: e.oid })), { mode: '100644', name: 'c.txt', oid: blob }]));
+  const tree2 = await store.writeObject(
+    'tree',
+    serializeTree([...root.map((e) => ({ mode: e.mode, name: e.name, oid: e.oid })), { mode: '100644', name: 'c.txt', oid: blob }]),
+  );
   await store.writeCheckpoint({ sessionId: 's1', kind: 'end', turnId: 't1', tree: tree2, entries: { hello: 1 } });
   return { store, repo };
 }
@@ -43,7 +46,9 @@ describe('pushing checkpoints', () => {
     const { server, bare, url } = await remoteRepo();
     const { store, repo } = await storeWithCheckpoint();
     const committed = git(repo, ['rev-parse', 'HEAD:a.txt']);
-    const shadowIds = execFileSync('sh', ['-c', `for i in "${store.layout.shadowDir}"/objects/pack/*.idx; do git show-index < "$i"; done`], { encoding: 'utf8' });
+    const shadowIds = execFileSync('sh', ['-c', `for i in "${store.layout.shadowDir}"/objects/pack/*.idx; do git show-index < "$i"; done`], {
+      encoding: 'utf8',
+    });
     expect(shadowIds).not.toContain(committed);
     const mirror = new WorkspaceMirror(store, mirrorRemote(url, { CHANGESET_SERVER_MIRROR_TOKEN: TOKEN }), { retryBaseMs: 50 });
     await mirror.syncNow();
@@ -120,10 +125,13 @@ describe('importing, choosing and repeating', () => {
     expect(first.imported).toEqual([{ sessionId: 's1', turns: 1 }]);
     const again = await importMirror({ url, stateDir: fresh, workspaceDir: repo, env, from: source.replace(/-[0-9a-f]{16}$/, '') });
     expect(again).toMatchObject({ imported: [], skipped: ['s1'] });
-    const ids = (dir: string) => execFileSync('git', ['--git-dir', dir, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/changeset-server/sessions/'], { encoding: 'utf8' });
+    const ids = (dir: string) =>
+      execFileSync('git', ['--git-dir', dir, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/changeset-server/sessions/'], { encoding: 'utf8' });
     const shadowOf = (state: string) => execFileSync('sh', ['-c', `echo "${state}"/workspaces/*/shadow.git`], { encoding: 'utf8' }).trim();
     // The only additions: the end marker, since the mirrored session was still live, and the mark of an imported session.
-    const imported = ids(shadowOf(fresh)).split('\n').filter((l) => !l.endsWith('/ended') && !l.endsWith('/imported'));
+    const imported = ids(shadowOf(fresh))
+      .split('\n')
+      .filter((l) => !l.endsWith('/ended') && !l.endsWith('/imported'));
     expect(imported.join('\n')).toBe(ids(store.layout.shadowDir));
     expect(ids(shadowOf(fresh))).toMatch(/\/s1\/ended$/m);
   });

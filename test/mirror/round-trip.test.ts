@@ -79,7 +79,8 @@ describe('checkpoints mirrored to a git remote', () => {
     git(project, ['push', '-q', bare, 'main']);
     git(project, ['tag', 'v1']);
     git(project, ['push', '-q', bare, 'v1']);
-    const forEachRef = (pattern: string) => execFileSync('git', ['--git-dir', bare, 'for-each-ref', '--format=%(objectname) %(refname)', pattern], { encoding: 'utf8' });
+    const forEachRef = (pattern: string) =>
+      execFileSync('git', ['--git-dir', bare, 'for-each-ref', '--format=%(objectname) %(refname)', pattern], { encoding: 'utf8' });
     const branchesBefore = forEachRef('refs/heads/') + forEachRef('refs/tags/');
     const remote = await GitHttpServer.start({ root: remoteRoot, token: TOKEN });
     cleanup.push(() => remote.stop());
@@ -92,10 +93,16 @@ describe('checkpoints mirrored to a git remote', () => {
     const a = await connect(serveA);
     const session = serveA.ready.sessions[0]!;
     const binary = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256));
-    await recordTurn(a, session, 't1', () => {
-      writeFiles(project, { 'src/app.js': 'console.log(2);\n', 'assets/logo.bin': binary, 'notes/ünïcode.txt': 'crlf\r\nline\r\n' });
-      chmodSync(join(project, 'src/app.js'), 0o755);
-    }, 'first prompt');
+    await recordTurn(
+      a,
+      session,
+      't1',
+      () => {
+        writeFiles(project, { 'src/app.js': 'console.log(2);\n', 'assets/logo.bin': binary, 'notes/ünïcode.txt': 'crlf\r\nline\r\n' });
+        chmodSync(join(project, 'src/app.js'), 0o755);
+      },
+      'first prompt',
+    );
     const afterTurn1 = filesOf(project);
     const modeAfterTurn1 = statSync(join(project, 'src/app.js')).mode & 0o777;
     await recordTurn(a, session, 't2', () => writeFiles(project, { 'src/app.js': 'console.log(3);\n', 'README.md': '# changed\n' }), 'second prompt');
@@ -110,7 +117,10 @@ describe('checkpoints mirrored to a git remote', () => {
 
     // Only the mirror's namespace was written; the project's branch and tag are as they were.
     expect(forEachRef('refs/heads/') + forEachRef('refs/tags/')).toBe(branchesBefore);
-    const allRefs = forEachRef('refs/').trim().split('\n').map((l) => l.split(' ')[1]!);
+    const allRefs = forEachRef('refs/')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')[1]!);
     expect(allRefs.filter((r) => !r.startsWith('refs/changeset-server/mirror/'))).toEqual(['refs/heads/main', 'refs/tags/v1']);
     execFileSync('git', ['--git-dir', bare, 'fsck', '--no-dangling'], { stdio: 'ignore' });
     // Pushes that carried no token were turned away before the token was sent.
@@ -183,7 +193,9 @@ describe('checkpoints mirrored to a git remote', () => {
     const empty = await run(['import', remote.url('empty.git'), '--state-dir', state, '--workspace', temp.make('w-')], { env: TOKEN_ENV });
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain('holds no mirrored sessions');
-    const refused = await run(['import', remote.url('empty.git'), '--state-dir', state, '--workspace', temp.make('w-'), '--json'], { env: { CHANGESET_SERVER_MIRROR_TOKEN: 'wrong-token-0000' } });
+    const refused = await run(['import', remote.url('empty.git'), '--state-dir', state, '--workspace', temp.make('w-'), '--json'], {
+      env: { CHANGESET_SERVER_MIRROR_TOKEN: 'wrong-token-0000' },
+    });
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout).error.message).toBe('the remote refused the token (HTTP 401)');
   });

@@ -104,9 +104,10 @@ function safetyBlobs(): Set<string> {
 
 async function invokeRacing(operationId: string, channel: string, round: number, targets: readonly string[]): Promise<string> {
   const saves = race(`round ${round} ${operationId}`, Math.floor(Math.random() * 400), targets);
-  const outcome = await client
-    .request<{ message: string }>('invokeChangesetOperation', { channel, operationId }, { timeoutMs: 60_000 })
-    .then((r) => r.message, (e: Error) => `refused: ${e.message}`);
+  const outcome = await client.request<{ message: string }>('invokeChangesetOperation', { channel, operationId }, { timeoutMs: 60_000 }).then(
+    (r) => r.message,
+    (e: Error) => `refused: ${e.message}`,
+  );
   const lastSaved = new Map<string, string>();
   for (const s of await saves) lastSaved.set(s.path, s.content);
   // Reading the store only when some saved version is not on disk keeps the rounds quick.
@@ -123,25 +124,29 @@ async function invokeRacing(operationId: string, channel: string, round: number,
 }
 
 describe('operations racing a second process that saves files', () => {
-  it(`keeps every saved version on disk or reachable by undo over ${ROUNDS} rounds of revert, restore and undo`, async () => {
-    const outcomes: string[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      // Each round starts from the turn's end, so revert has its whole scope to write.
-      writeFiles(repo, Object.fromEntries(IN_SCOPE.map((rel) => [rel, turnVersion(rel)])));
-      const first = round % 2 === 0 ? 'revert' : 'restore-checkpoint';
-      // Every fourth round the writer saves only files the revert does not name, so some operations run to the end.
-      const targets = round % 4 === 0 ? OUT_OF_SCOPE : [...IN_SCOPE.slice(0, 60), ...OUT_OF_SCOPE];
-      outcomes.push(await invokeRacing(first, TURN, round, targets));
-      outcomes.push(await invokeRacing('undo', SESSION_CS, round, targets));
-    }
-    expect(readdirSync(outside)).toEqual(['private.txt']);
-    expect(readFileSync(join(outside, 'private.txt'), 'utf8')).toBe('not the workspace\n');
-    const leftovers = spawnSync('find', [repo, '-name', '.changeset-*'], { encoding: 'utf8' }).stdout.trim();
-    expect(leftovers).toBe('');
-    // The race is real: some operations completed, and some were stopped or refused by a save.
-    expect(outcomes.some((o) => !o.startsWith('refused'))).toBe(true);
-    expect(outcomes.some((o) => o.startsWith('refused'))).toBe(true);
-    expect(outcomes.some((o) => o.includes('changed while the operation ran'))).toBe(true);
-    if (process.env.SHOW_OUTCOMES) console.log(outcomes.map((o) => o.slice(0, 90)).join('\n'));
-  }, 60_000 + ROUNDS * 6_000);
+  it(
+    `keeps every saved version on disk or reachable by undo over ${ROUNDS} rounds of revert, restore and undo`,
+    async () => {
+      const outcomes: string[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        // Each round starts from the turn's end, so revert has its whole scope to write.
+        writeFiles(repo, Object.fromEntries(IN_SCOPE.map((rel) => [rel, turnVersion(rel)])));
+        const first = round % 2 === 0 ? 'revert' : 'restore-checkpoint';
+        // Every fourth round the writer saves only files the revert does not name, so some operations run to the end.
+        const targets = round % 4 === 0 ? OUT_OF_SCOPE : [...IN_SCOPE.slice(0, 60), ...OUT_OF_SCOPE];
+        outcomes.push(await invokeRacing(first, TURN, round, targets));
+        outcomes.push(await invokeRacing('undo', SESSION_CS, round, targets));
+      }
+      expect(readdirSync(outside)).toEqual(['private.txt']);
+      expect(readFileSync(join(outside, 'private.txt'), 'utf8')).toBe('not the workspace\n');
+      const leftovers = spawnSync('find', [repo, '-name', '.changeset-*'], { encoding: 'utf8' }).stdout.trim();
+      expect(leftovers).toBe('');
+      // The race is real: some operations completed, and some were stopped or refused by a save.
+      expect(outcomes.some((o) => !o.startsWith('refused'))).toBe(true);
+      expect(outcomes.some((o) => o.startsWith('refused'))).toBe(true);
+      expect(outcomes.some((o) => o.includes('changed while the operation ran'))).toBe(true);
+      if (process.env.SHOW_OUTCOMES) console.log(outcomes.map((o) => o.slice(0, 90)).join('\n'));
+    },
+    60_000 + ROUNDS * 6_000,
+  );
 });

@@ -42,7 +42,9 @@ describe('fault tolerance', () => {
 
     const turnUri = expandChangesetUri(changesetUriTemplate(sid, 'turn'), { turnId: 't1' });
     await ready(first.client, turnUri);
-    void first.client.request('invokeChangesetOperation', { channel: turnUri, operationId: 'restore-checkpoint' }, { timeoutMs: 60_000 }).catch(() => undefined);
+    void first.client
+      .request('invokeChangesetOperation', { channel: turnUri, operationId: 'restore-checkpoint' }, { timeoutMs: 60_000 })
+      .catch(() => undefined);
     // Kill the server once the first file is rewritten, while it pauses before the next.
     // A file being replaced is briefly absent (moved aside, then the new one linked in).
     const isOld = (n: string) => {
@@ -72,7 +74,11 @@ describe('fault tolerance', () => {
     expect(second.ready.sessions).toEqual([session]);
     const sessionCs = changesetUriTemplate(sid, 'session');
     await ready(second.client, sessionCs);
-    const undo = await second.client.request<{ message: string }>('invokeChangesetOperation', { channel: sessionCs, operationId: 'undo' }, { timeoutMs: 30_000 });
+    const undo = await second.client.request<{ message: string }>(
+      'invokeChangesetOperation',
+      { channel: sessionCs, operationId: 'undo' },
+      { timeoutMs: 30_000 },
+    );
     expect(undo.message).toMatch(/^Undid restore-checkpoint: put back \d files?/);
     expect(NAMES.map((n) => readFileSync(join(repo, n)))).toEqual(preOperation);
   }, 120_000);
@@ -101,7 +107,9 @@ describe('fault tolerance', () => {
       // The restart removed what the killed operation left in the tree.
       expect(spawnSync('find', [repo, '-name', '.changeset-*'], { encoding: 'utf8' }).stdout).toBe('');
       const now = names.map((n) => readFileSync(join(repo, n), 'utf8'));
-      now.forEach((text, i) => expect([big(`old ${names[i]}`), big(`new ${names[i]}`)]).toContain(text));
+      now.forEach((text, i) => {
+        expect([big(`old ${names[i]}`), big(`new ${names[i]}`)]).toContain(text);
+      });
       const sessionCs = changesetUriTemplate(sid, 'session');
       const state = await ready(second.client, sessionCs);
       if (state.operations!.find((o) => o.id === 'undo')!.status !== 'disabled') {

@@ -34,18 +34,51 @@ async function interrupted(record: 'none' | 'written' | 'rolled back') {
   writeFileSync(join(work, 'kept', 'mine.txt'), 'the user\n');
   const id = newIntentId();
   const writes: IntendedWrite[] = [
-    { absPath: join(work, 'a.txt'), names: names('aaaaaaaaaaaa'), expectedOid: await blob('a before\n'), expectedMode: '100644', writtenOid: await blob('a after\n'), written: { mode: '100644' } },
-    { absPath: join(work, 'b.txt'), names: names('bbbbbbbbbbbb'), expectedOid: await blob('b before\n'), expectedMode: '100644', writtenOid: await blob('b after\n'), written: { mode: '100644' } },
-    { absPath: join(work, 'c.txt'), names: names('cccccccccccc'), expectedOid: await blob('c before\n'), expectedMode: '100644', writtenOid: await blob('c after\n'), written: { mode: '100644' } },
+    {
+      absPath: join(work, 'a.txt'),
+      names: names('aaaaaaaaaaaa'),
+      expectedOid: await blob('a before\n'),
+      expectedMode: '100644',
+      writtenOid: await blob('a after\n'),
+      written: { mode: '100644' },
+    },
+    {
+      absPath: join(work, 'b.txt'),
+      names: names('bbbbbbbbbbbb'),
+      expectedOid: await blob('b before\n'),
+      expectedMode: '100644',
+      writtenOid: await blob('b after\n'),
+      written: { mode: '100644' },
+    },
+    {
+      absPath: join(work, 'c.txt'),
+      names: names('cccccccccccc'),
+      expectedOid: await blob('c before\n'),
+      expectedMode: '100644',
+      writtenOid: await blob('c after\n'),
+      written: { mode: '100644' },
+    },
     { absPath: join(work, 'd', 'new.txt'), names: names('dddddddddddd'), writtenOid: await blob('d new\n'), written: { mode: '100755' } },
     { absPath: join(work, 'e.txt'), names: names('eeeeeeeeeeee'), expectedOid: await blob('e before\n'), expectedMode: '100644' },
   ];
   await WriteIntent.begin(store.layout.root, writes, { sessionId: 'S1', id, removeDirs: [join(work, 'gone'), join(work, 'kept')] });
   const tree = await store.writeObject('tree', new Uint8Array(0));
   if (record !== 'none') {
-    const safety = await store.writeCheckpoint({ sessionId: 'S1', kind: 'safety', reason: 'revert', details: { operation: 'revert', changeset: 'x', paths: [], intent: id }, tree });
+    const safety = await store.writeCheckpoint({
+      sessionId: 'S1',
+      kind: 'safety',
+      reason: 'revert',
+      details: { operation: 'revert', changeset: 'x', paths: [], intent: id },
+      tree,
+    });
     if (record === 'rolled back') {
-      await store.writeCheckpoint({ sessionId: 'S1', kind: 'safety', reason: 'rollback', details: { operation: 'rollback', changeset: 'x', paths: [], undoes: safety.safetyIndex }, tree });
+      await store.writeCheckpoint({
+        sessionId: 'S1',
+        kind: 'safety',
+        reason: 'rollback',
+        details: { operation: 'rollback', changeset: 'x', paths: [], undoes: safety.safetyIndex },
+        tree,
+      });
     }
   }
   await store.flush();
@@ -58,7 +91,13 @@ describe('a restart after an operation was killed part-way', () => {
   it('finishes it once its safety checkpoint was written, leaving alone a file changed since and a directory still in use', async () => {
     const { work, store } = await interrupted('written');
     const report = await recoverInterruptedWrites(store.layout.root, [work], store);
-    expect(['a.txt', 'b.txt', 'c.txt', 'd/new.txt', 'e.txt'].map((n) => read(work, n))).toEqual(['a after\n', 'b after\n', 'c saved by the user\n', 'd new\n', undefined]);
+    expect(['a.txt', 'b.txt', 'c.txt', 'd/new.txt', 'e.txt'].map((n) => read(work, n))).toEqual([
+      'a after\n',
+      'b after\n',
+      'c saved by the user\n',
+      'd new\n',
+      undefined,
+    ]);
     expect(report.finished.sort()).toEqual([join(work, 'a.txt'), join(work, 'd', 'new.txt'), join(work, 'e.txt')]);
     expect(report.unfinished).toEqual([join(work, 'c.txt')]);
     expect(existsSync(join(work, 'gone'))).toBe(false);
@@ -71,7 +110,10 @@ describe('a restart after an operation was killed part-way', () => {
     for (const record of ['none', 'rolled back'] as const) {
       const { work, store } = await interrupted(record);
       const report = await recoverInterruptedWrites(store.layout.root, [work], store);
-      expect(['a.txt', 'b.txt', 'c.txt', 'd/new.txt', 'e.txt'].map((n) => read(work, n)), record).toEqual(['a before\n', 'b after\n', 'c saved by the user\n', undefined, 'e before\n']);
+      expect(
+        ['a.txt', 'b.txt', 'c.txt', 'd/new.txt', 'e.txt'].map((n) => read(work, n)),
+        record,
+      ).toEqual(['a before\n', 'b after\n', 'c saved by the user\n', undefined, 'e before\n']);
       expect(report.finished).toEqual([]);
       expect(existsSync(join(work, 'gone'))).toBe(true);
     }

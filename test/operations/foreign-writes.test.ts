@@ -61,11 +61,21 @@ describe('symbolic links from an imported session', () => {
     const dry = await run(['restore', '--turn', '1', '--dry-run', '--json', ...target]);
     expect(dry.code).toBe(0);
     const planned = JSON.parse(dry.stdout) as { files: { path: string; action: string }[]; skipped: { path: string; reason: string }[] };
-    expect(planned.files).toEqual(expect.arrayContaining([{ path: 'docs/readme', action: 'create' }, { path: 'a.txt', action: 'write' }]));
+    expect(planned.files).toEqual(
+      expect.arrayContaining([
+        { path: 'docs/readme', action: 'create' },
+        { path: 'a.txt', action: 'write' },
+      ]),
+    );
     expect(planned.files.map((f) => f.path)).not.toEqual(expect.arrayContaining(['passwd']));
     expect(planned.skipped).toEqual(
       expect.arrayContaining([
-        { path: 'passwd', reason: expect.stringMatching(/^a symbolic link to "\/etc\/passwd", outside the working directory, from an imported session: .*--allow-outside-symlinks/) },
+        {
+          path: 'passwd',
+          reason: expect.stringMatching(
+            /^a symbolic link to "\/etc\/passwd", outside the working directory, from an imported session: .*--allow-outside-symlinks/,
+          ),
+        },
         { path: 'docs/up', reason: expect.stringMatching(/^a symbolic link to "\.\.\/\.\.\/outside\/target", outside the working directory/) },
       ]),
     );
@@ -92,7 +102,9 @@ describe('symbolic links from an imported session', () => {
     await client.initialize();
     const channel = expandChangesetUri(changesetUriTemplate(sessionId, 'turn'), { turnId: 't1' });
     await subscribeReady(client, channel);
-    await expect(client.request('invokeChangesetOperation', { channel, operationId: 'restore-checkpoint', _meta: { allowOutsideSymlinks: 'yes' } })).rejects.toMatchObject({
+    await expect(
+      client.request('invokeChangesetOperation', { channel, operationId: 'restore-checkpoint', _meta: { allowOutsideSymlinks: 'yes' } }),
+    ).rejects.toMatchObject({
       code: JsonRpcErrorCodes.InvalidParams,
       message: expect.stringContaining('params._meta.allowOutsideSymlinks must be a boolean'),
     });
@@ -130,8 +142,15 @@ describe('paths inside .git, from a session recorded here', () => {
     const channel = expandChangesetUri(changesetUriTemplate(SID, 'turn'), { turnId: 't1' });
     await subscribeReady(client, channel);
     for (const operationId of ['restore-checkpoint', 'revert']) {
-      const dry = await client.request<{ _meta: { skipped: { path: string; reason: string }[] } }>('invokeChangesetOperation', { channel, operationId, _meta: { dryRun: true } }, { timeoutMs: 30_000 });
-      expect(dry._meta.skipped, operationId).toContainEqual({ path: '.git/config', reason: expect.stringMatching(/^"\.git" is a \.git directory .*: git never writes there, and neither does any operation$/) });
+      const dry = await client.request<{ _meta: { skipped: { path: string; reason: string }[] } }>(
+        'invokeChangesetOperation',
+        { channel, operationId, _meta: { dryRun: true } },
+        { timeoutMs: 30_000 },
+      );
+      expect(dry._meta.skipped, operationId).toContainEqual({
+        path: '.git/config',
+        reason: expect.stringMatching(/^"\.git" is a \.git directory .*: git never writes there, and neither does any operation$/),
+      });
     }
     const done = await client.request<{ message: string }>('invokeChangesetOperation', { channel, operationId: 'restore-checkpoint' }, { timeoutMs: 30_000 });
     expect(done.message).toContain('skipped .git/config (".git" is a .git directory');
@@ -147,7 +166,13 @@ describe('paths inside .git, from a session recorded here', () => {
     const current = await readDiskFile(config);
     const plan = {
       writes: [
-        { absPath: join(dir, 'a.txt'), root: 0, display: 'a.txt', current: await readDiskFile(join(dir, 'a.txt')), next: { content: Buffer.from('planted\n'), mode: '100644' as const } },
+        {
+          absPath: join(dir, 'a.txt'),
+          root: 0,
+          display: 'a.txt',
+          current: await readDiskFile(join(dir, 'a.txt')),
+          next: { content: Buffer.from('planted\n'), mode: '100644' as const },
+        },
         { absPath: config, root: 0, display: '.git/config', current, next: { content: Buffer.from('[core]\n\tfsmonitor = false\n'), mode: '100644' as const } },
       ],
       conflicts: [],

@@ -70,7 +70,11 @@ export async function prepare(repoDir: string, stateDir: string, count: number):
     const turnChangeset = expandChangesetUri(changesetUriTemplate(sid, 'turn'), { turnId: 't1' });
     const turn: ChangesetState = await subscribeReady(client, turnChangeset);
     const a = turn.files.find((f) => metaOf(f).path === 'a.txt')!;
-    await client.request('invokeChangesetOperation', { channel: turnChangeset, operationId: 'revert', target: { kind: 'resource', resource: a.id } }, { timeoutMs: 30_000 });
+    await client.request(
+      'invokeChangesetOperation',
+      { channel: turnChangeset, operationId: 'revert', target: { kind: 'resource', resource: a.id } },
+      { timeoutMs: 30_000 },
+    );
     await client.request('invokeChangesetOperation', { channel: turnChangeset, operationId: 'revert' }, { timeoutMs: 60_000 });
     return { repo, stateDir, names, sessionUri, sessionChangeset: changesetUriTemplate(sid, 'session'), turnChangeset };
   } finally {
@@ -121,7 +125,9 @@ export async function killPartWay(
   opts: { channel: string; operationId: string; from: Version; after: number; extraMs: number; pauseMs: number },
 ): Promise<number> {
   const running = await serve(ws.repo, ws.stateDir, { [PAUSE_ENV]: String(opts.pauseMs) });
-  void running.client.request('invokeChangesetOperation', { channel: opts.channel, operationId: opts.operationId }, { timeoutMs: 120_000 }).catch(() => undefined);
+  void running.client
+    .request('invokeChangesetOperation', { channel: opts.channel, operationId: opts.operationId }, { timeoutMs: 120_000 })
+    .catch(() => undefined);
   const deadline = Date.now() + 60_000;
   while (ws.names.length - count(versions(ws), opts.from) < opts.after) {
     if (Date.now() > deadline) throw new Error(`${opts.operationId} never wrote ${opts.after} files`);

@@ -56,27 +56,38 @@ describe('an undo killed part-way', () => {
     expect(none.message).toContain('nothing to undo');
   }, 120_000);
 
-  it('at random points of its writes: always wholly done after the restart, and undo then goes further back', async () => {
-    const landed: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const ws = await prepare(temp.make(), temp.make('state-'), FILES);
-      const after = 1 + Math.floor(Math.random() * (FILES - 2));
-      // Killed in the pause after a write, or inside the next write (moved aside, half linked).
-      const changed = await killPartWay(ws, { channel: ws.sessionChangeset, operationId: 'undo', from: 'v1', after, extraMs: Math.random() * 30, pauseMs: 25 });
-      expect(changed, `round ${round}: killed after ${after} writes`).toBeGreaterThan(0);
-      expect(changed).toBeLessThan(FILES);
-      landed.push(changed);
+  it(
+    'at random points of its writes: always wholly done after the restart, and undo then goes further back',
+    async () => {
+      const landed: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const ws = await prepare(temp.make(), temp.make('state-'), FILES);
+        const after = 1 + Math.floor(Math.random() * (FILES - 2));
+        // Killed in the pause after a write, or inside the next write (moved aside, half linked).
+        const changed = await killPartWay(ws, {
+          channel: ws.sessionChangeset,
+          operationId: 'undo',
+          from: 'v1',
+          after,
+          extraMs: Math.random() * 30,
+          pauseMs: 25,
+        });
+        expect(changed, `round ${round}: killed after ${after} writes`).toBeGreaterThan(0);
+        expect(changed).toBeLessThan(FILES);
+        landed.push(changed);
 
-      const r = await restart(ws);
-      expect(strayTemporaryFiles(ws.repo)).toEqual([]);
-      expect(count(versions(ws), 'v2')).toBe(FILES);
-      expect((await undoAtOnce(r, ws)).message).toMatch(/^Undid revert: put back 1 file\b/);
-      expect(versionOf(ws.repo, 'a.txt')).toBe('v2');
-      await kill(running.pop()!);
-      temp.cleanup();
-    }
-    if (process.env['KILLED_UNDO_ROUNDS']) console.log(`${ROUNDS} rounds; files written when killed: ${landed.join(', ')}`);
-  }, 60_000 * (ROUNDS + 1));
+        const r = await restart(ws);
+        expect(strayTemporaryFiles(ws.repo)).toEqual([]);
+        expect(count(versions(ws), 'v2')).toBe(FILES);
+        expect((await undoAtOnce(r, ws)).message).toMatch(/^Undid revert: put back 1 file\b/);
+        expect(versionOf(ws.repo, 'a.txt')).toBe('v2');
+        await kill(running.pop()!);
+        temp.cleanup();
+      }
+      if (process.env['KILLED_UNDO_ROUNDS']) console.log(`${ROUNDS} rounds; files written when killed: ${landed.join(', ')}`);
+    },
+    60_000 * (ROUNDS + 1),
+  );
 });
 
 describe('an operation invoked right after a restart', () => {

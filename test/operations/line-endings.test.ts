@@ -15,7 +15,7 @@ import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { git, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
-let svc: TestService;
+let _svc: TestService;
 let client: TestClient;
 let repo: string;
 const SID = 'eol';
@@ -24,7 +24,7 @@ const turnUri = (turnId: string) => expandChangesetUri(changesetUriTemplate(SID,
 const crlf = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => `${edit[i] ?? `line ${i}`}\r\n`).join('');
 const bytes = (rel: string) => readFileSync(join(repo, rel));
 
-serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
+serviceForEachTest(temp, (s, c) => ((_svc = s), (client = c)));
 beforeEach(async () => {
   repo = temp.make();
   git(repo, ['init', '-q', '-b', 'main']);
@@ -71,7 +71,11 @@ describe('line endings', () => {
     const turn = await subscribeReady(client, turnUri('t1'));
     expect(turn.files.map((f) => (f._meta as { path: string }).path).sort()).toEqual(['a.txt', 'b.md', 'run.cmd']);
 
-    const result = await client.request<{ message: string }>('invokeChangesetOperation', { channel: turnUri('t1'), operationId: 'revert' }, { timeoutMs: 20_000 });
+    const result = await client.request<{ message: string }>(
+      'invokeChangesetOperation',
+      { channel: turnUri('t1'), operationId: 'revert' },
+      { timeoutMs: 20_000 },
+    );
     expect(result.message).toBe('Reverted 3 files');
     expect(bytes('a.txt')).toEqual(original.a);
     expect(bytes('run.cmd')).toEqual(original.cmd);

@@ -13,7 +13,7 @@ import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
-let svc: TestService;
+let _svc: TestService;
 let client: TestClient;
 let repo: string;
 const SID = 'names';
@@ -31,7 +31,11 @@ const at = (name: number[]): Buffer => Buffer.concat([Buffer.from(`${repo}/`), B
 const read = (name: number[]): string => readFileSync(at(name), 'utf8');
 const write = (name: number[], text: string): void => writeFileSync(at(name), text);
 /** Every name in the working directory, as hex of its bytes (a re-encoded name would hold ef bf bd). */
-const names = (): string[] => readdirSync(Buffer.from(repo), { encoding: 'buffer' }).map((n) => n.toString('hex')).filter((n) => n !== Buffer.from('.git').toString('hex')).sort();
+const names = (): string[] =>
+  readdirSync(Buffer.from(repo), { encoding: 'buffer' })
+    .map((n) => n.toString('hex'))
+    .filter((n) => n !== Buffer.from('.git').toString('hex'))
+    .sort();
 const hex = (...list: (number[] | string)[]): string[] => list.map((n) => Buffer.from(n as string).toString('hex')).sort();
 
 function expectNoReencodedName(): void {
@@ -56,7 +60,7 @@ async function undo(): Promise<string> {
   return (await invoke(SESSION_CS, 'undo')).message;
 }
 
-serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
+serviceForEachTest(temp, (s, c) => ((_svc = s), (client = c)));
 beforeEach(async () => {
   repo = makeRepo(temp.make(), { 'keep.txt': 'untouched\n' });
   write(CAFE, 'one\ntwo\nthree\n');

@@ -33,8 +33,6 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-
-
 function invoke(channel: string, operationId: string, target?: unknown, meta?: unknown) {
   return client.request<{ message: string; _meta?: Record<string, unknown> }>(
     'invokeChangesetOperation',
@@ -175,7 +173,13 @@ describe('changeset operations', () => {
     await invoke(turnUri('t2'), 'restore-checkpoint-and-turns');
     expect(read('a.txt')).toBe('one\n');
     await cleared;
-    await waitFor(() => client.state<ChatState>(chatUri)!.turns.map((t) => t.id).join() === 't1');
+    await waitFor(
+      () =>
+        client
+          .state<ChatState>(chatUri)!
+          .turns.map((t) => t.id)
+          .join() === 't1',
+    );
     expect((await client.requestError('subscribe', { channel: turnUri('t3') })).code).toBe(-32008);
   });
 
@@ -189,10 +193,18 @@ describe('changeset operations', () => {
       if (text) expect(error.message).toMatch(text);
     };
     await expectCode({ channel: turnUri('t1'), operationId: 'explode' }, -32602, /not an operation/);
-    await expectCode({ channel: turnUri('t1'), operationId: 'restore-checkpoint', target: { kind: 'resource', resource: fileId('a.txt') } }, -32602, /target.kind/);
+    await expectCode(
+      { channel: turnUri('t1'), operationId: 'restore-checkpoint', target: { kind: 'resource', resource: fileId('a.txt') } },
+      -32602,
+      /target.kind/,
+    );
     await expectCode({ channel: turnUri('t1'), operationId: 'revert', target: { kind: 'resource', resource: fileId('keep.txt') } }, -32602, /not a file of/);
     await expectCode(
-      { channel: turnUri('t1'), operationId: 'revert', target: { kind: 'range', resource: fileId('a.txt'), range: { start: { line: 90, character: 0 }, end: { line: 91, character: 0 } } } },
+      {
+        channel: turnUri('t1'),
+        operationId: 'revert',
+        target: { kind: 'range', resource: fileId('a.txt'), range: { start: { line: 90, character: 0 }, end: { line: 91, character: 0 } } },
+      },
       -32602,
       /outside the file/,
     );
@@ -214,7 +226,11 @@ describe('changeset operations', () => {
     await ready(turnUri('t1'));
     rmSync(join(repo, 'dir'), { recursive: true });
     symlinkSync(outside, join(repo, 'dir'));
-    const error = await client.requestError('invokeChangesetOperation', { channel: turnUri('t1'), operationId: 'revert', target: { kind: 'resource', resource: fileId('dir/f.txt') } });
+    const error = await client.requestError('invokeChangesetOperation', {
+      channel: turnUri('t1'),
+      operationId: 'revert',
+      target: { kind: 'resource', resource: fileId('dir/f.txt') },
+    });
     expect(error.code).toBe(-32009);
   });
 

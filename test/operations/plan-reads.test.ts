@@ -50,7 +50,11 @@ describe('operation planning reads only inside the working directories', () => {
     renameSync(join(dir, 'sub'), join(dir, 'sub-moved'));
     symlinkSync(outside, join(dir, 'sub'));
     for (const meta of [{ dryRun: true }, undefined]) {
-      const error = await client.requestError('invokeChangesetOperation', { channel: turn, operationId: 'revert', ...(meta ? { _meta: meta } : {}) }, { timeoutMs: 30_000 });
+      const error = await client.requestError(
+        'invokeChangesetOperation',
+        { channel: turn, operationId: 'revert', ...(meta ? { _meta: meta } : {}) },
+        { timeoutMs: 30_000 },
+      );
       expect(error.code, JSON.stringify(meta)).toBe(-32009);
       expect(error.message).toContain('outside');
     }

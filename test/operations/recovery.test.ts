@@ -8,7 +8,11 @@ import { TempDirs } from '../helpers/workspace.js';
 const temp = new TempDirs();
 afterEach(() => temp.cleanup());
 
-const blobId = (content: string) => createHash('sha1').update(`blob ${Buffer.byteLength(content)}\0`).update(content).digest('hex');
+const blobId = (content: string) =>
+  createHash('sha1')
+    .update(`blob ${Buffer.byteLength(content)}\0`)
+    .update(content)
+    .digest('hex');
 const names = (id: string) => ({ tmp: `.changeset-${id}.tmp`, aside: `.changeset-${id}.old` });
 
 /** The states a SIGKILL can leave one write in, recovered as the next start does. */

@@ -17,7 +17,9 @@ describe('restore-checkpoint and the directories of later turns', () => {
   it('removes the directories later turns made once emptied, and keeps one that still holds a file of the user', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n', '.gitignore': '*.log\n' });
     await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href });
-    await recordTurn(client, SESSION, 't1', () => writeFiles(repo, { 'new/deep/er/x.txt': 'x\n', 'new/y.txt': 'y\n', 'other/sub/z.txt': 'z\n', 'a.txt': 'A\n' }));
+    await recordTurn(client, SESSION, 't1', () =>
+      writeFiles(repo, { 'new/deep/er/x.txt': 'x\n', 'new/y.txt': 'y\n', 'other/sub/z.txt': 'z\n', 'a.txt': 'A\n' }),
+    );
     await recordTurn(client, SESSION, 't2', () => writeFiles(repo, { 't2dir/inner/q.txt': 'q\n' }));
     // The user's own file, ignored, in a directory turn 1 made.
     writeFiles(repo, { 'other/sub/mine.log': 'the user\n' });

@@ -37,7 +37,10 @@ describe('reverseMerge', () => {
   it('reverts only the hunks a range intersects', () => {
     const before = lines(30);
     const after = lines(30, { 2: 'first change', 25: 'second change' });
-    const out = reverseMerge(v(before), v(after), disk(after), { side: 'after', range: { start: { line: 25, character: 0 }, end: { line: 25, character: 5 } } });
+    const out = reverseMerge(v(before), v(after), disk(after), {
+      side: 'after',
+      range: { start: { line: 25, character: 0 }, end: { line: 25, character: 5 } },
+    });
     expect(text(out)).toBe(lines(30, { 2: 'first change' }));
   });
 

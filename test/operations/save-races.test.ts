@@ -143,7 +143,9 @@ describe('a save landing while the name is absent is never overwritten', () => {
       const error = await revert(turnUri);
       await saved;
       expect(error.code).toBe(-32010);
-      expect(error.message).toMatch(/^Stopped: a\.txt changed while the operation ran \(it was saved while being replaced; the version before that is kept as .*\.changeset-[0-9a-f]{12}\.old\)/);
+      expect(error.message).toMatch(
+        /^Stopped: a\.txt changed while the operation ran \(it was saved while being replaced; the version before that is kept as .*\.changeset-[0-9a-f]{12}\.old\)/,
+      );
       expect(readFileSync(path, 'utf8')).toBe(data);
       const kept = leftovers(repo);
       expect(kept).toHaveLength(1);
@@ -208,7 +210,9 @@ describe('a writer that keeps the file open loses nothing', () => {
     const error = await revert(turnUri);
     const { written, pid } = await lines;
     expect(error.code).toBe(-32010);
-    expect(error.message).toBe(`Stopped: a.txt was held open for writing by node (pid ${pid}) while the operation ran; the 1 file already written was put back`);
+    expect(error.message).toBe(
+      `Stopped: a.txt was held open for writing by node (pid ${pid}) while the operation ran; the 1 file already written was put back`,
+    );
     expect(readFileSync(path, 'utf8') === before + written!).toBe(true);
     expect(leftovers(repo)).toEqual([]);
   });
@@ -221,7 +225,9 @@ describe('a writer that keeps the file open loses nothing', () => {
     const lines = saver.run({ style: 'lines', path: join(repo, 'a.txt'), when: 'replacing', after: 'replaced', count: 3, gapMs: 5, prefix: 'late' });
     const error = await revert(turnUri);
     const { written } = await lines;
-    expect(error.message).toBe('Stopped: a.txt changed while the operation ran (it was written to while being replaced); the 2 files already written were put back');
+    expect(error.message).toBe(
+      'Stopped: a.txt changed while the operation ran (it was written to while being replaced); the 2 files already written were put back',
+    );
     expect(readFileSync(join(repo, 'a.txt'), 'utf8') === beforeA + written!).toBe(true);
     expect(readFileSync(join(repo, 'b.txt'), 'utf8') === beforeB).toBe(true);
   });
@@ -230,7 +236,10 @@ describe('a writer that keeps the file open loses nothing', () => {
 describe('a rollback puts back through the directories it wrote in', () => {
   it('every file written before a directory was swapped for a symlink is put back, in that directory (2 rounds)', async () => {
     const files = ['d0/f.txt', 'd0/g.txt', 'd1/f.txt', 'd1/g.txt', 'd2/f.txt'];
-    const { repo, turnUri } = await workspace(Object.fromEntries(files.map((f) => [f, `${f} before\n`])), Object.fromEntries(files.map((f) => [f, `${f} turn\n`])));
+    const { repo, turnUri } = await workspace(
+      Object.fromEntries(files.map((f) => [f, `${f} before\n`])),
+      Object.fromEntries(files.map((f) => [f, `${f} turn\n`])),
+    );
     const outside = temp.make('outside-');
     const read = (rel: string) => readFileSync(join(repo, rel), 'utf8');
     process.env[PAUSE_BETWEEN_WRITES] = '250';
@@ -241,7 +250,9 @@ describe('a rollback puts back through the directories it wrote in', () => {
       symlinkSync(outside, join(repo, 'd1'));
       const error = await running;
       expect(error.code).toBe(-32010);
-      expect(error.message).toBe(`Stopped: d1/g.txt ${join(repo, 'd1')} was moved or replaced while the operation ran; the 3 files already written were put back`);
+      expect(error.message).toBe(
+        `Stopped: d1/g.txt ${join(repo, 'd1')} was moved or replaced while the operation ran; the 3 files already written were put back`,
+      );
       expect(readdirSync(outside)).toEqual([]);
       expect([read('d0/f.txt'), read('d0/g.txt'), read('d1.moved/f.txt'), read('d1.moved/g.txt'), read('d2/f.txt')]).toEqual(files.map((f) => `${f} turn\n`));
       expect(leftovers(join(repo, 'd1.moved'))).toEqual([]);

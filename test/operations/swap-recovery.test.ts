@@ -8,7 +8,11 @@ import { TempDirs } from '../helpers/workspace.js';
 const temp = new TempDirs();
 afterEach(() => temp.cleanup());
 
-const blobId = (content: string) => createHash('sha1').update(`blob ${Buffer.byteLength(content)}\0`).update(content).digest('hex');
+const blobId = (content: string) =>
+  createHash('sha1')
+    .update(`blob ${Buffer.byteLength(content)}\0`)
+    .update(content)
+    .digest('hex');
 const names = (id: string) => ({ tmp: `.changeset-${id}.tmp`, aside: `.changeset-${id}.old` });
 
 /** States of the swap a SIGKILL can leave that only its rollback and final check create, recovered as the next start does. */
@@ -20,7 +24,9 @@ describe('recovery after a kill during a swap or its rollback', () => {
     // Rollback of a.txt: the name taken (it held a save by rename, not ours), the version before not yet linked back.
     writeFileSync(join(work, n.tmp), 'saved by an editor meanwhile\n');
     writeFileSync(join(work, n.aside), 'before the operation\n');
-    await WriteIntent.begin(store, [{ absPath: join(work, 'a.txt'), names: n, expectedOid: blobId('before the operation\n'), writtenOid: blobId('written by the operation\n') }]);
+    await WriteIntent.begin(store, [
+      { absPath: join(work, 'a.txt'), names: n, expectedOid: blobId('before the operation\n'), writtenOid: blobId('written by the operation\n') },
+    ]);
 
     const report = await recoverInterruptedWrites(store, [work]);
 

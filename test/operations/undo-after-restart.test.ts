@@ -76,7 +76,11 @@ describe('undo right after a restart', () => {
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('one\n');
     writeFiles(dir, { 'b.txt': 'one\n' });
 
-    const result = await client.request<{ message: string }>('invokeChangesetOperation', { channel: SESSION_CHANGESET, operationId: 'undo' }, { timeoutMs: 30_000 });
+    const result = await client.request<{ message: string }>(
+      'invokeChangesetOperation',
+      { channel: SESSION_CHANGESET, operationId: 'undo' },
+      { timeoutMs: 30_000 },
+    );
     expect(result.message).toMatch(/^Undid revert: put back 2 files\b/);
     expect([readFileSync(join(dir, 'a.txt'), 'utf8'), readFileSync(join(dir, 'b.txt'), 'utf8')]).toEqual(['two\n', 'two\n']);
   });

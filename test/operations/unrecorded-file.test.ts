@@ -61,7 +61,10 @@ describe('a file too large to record at the start, made smaller by a turn', () =
 
     for (const operation of ['restore-checkpoint', 'restore-checkpoint-and-turns']) {
       const dry = await invoke(TURN, operation, true);
-      expect(dry._meta?.files?.map((f) => f.path), operation).toEqual(['notes.txt']);
+      expect(
+        dry._meta?.files?.map((f) => f.path),
+        operation,
+      ).toEqual(['notes.txt']);
       expect(dry._meta?.skipped).toContainEqual({ path: 'data.bin', reason: REASON });
     }
     const restore = await invoke(TURN, 'restore-checkpoint');

@@ -11,7 +11,7 @@ import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
 const temp = new TempDirs();
-let svc: TestService;
+let _svc: TestService;
 let client: TestClient;
 let repo: string;
 const SID = 'safety';
@@ -30,7 +30,11 @@ const recordTurn = (turnId: string, edit: () => void) => record(client, SESSION,
 
 async function invoke(channel: string, operationId: string, target?: unknown): Promise<string> {
   await subscribeReady(client, channel);
-  const result = await client.request<{ message: string }>('invokeChangesetOperation', { channel, operationId, ...(target ? { target } : {}) }, { timeoutMs: 30_000 });
+  const result = await client.request<{ message: string }>(
+    'invokeChangesetOperation',
+    { channel, operationId, ...(target ? { target } : {}) },
+    { timeoutMs: 30_000 },
+  );
   return result.message;
 }
 
@@ -55,7 +59,7 @@ async function until(predicate: () => boolean, what: string): Promise<void> {
   }
 }
 
-serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
+serviceForEachTest(temp, (s, c) => ((_svc = s), (client = c)));
 afterEach(() => {
   delete process.env[PAUSE_ENV];
 });
@@ -152,7 +156,7 @@ describe('operations write safely', () => {
     expect([read('a.txt'), read('b.txt')]).toEqual(['a\n', 'edited after the revert\n']);
   });
 
-  it("removes the directories a reverted turn created once they are empty, and keeps the ones that were there", async () => {
+  it('removes the directories a reverted turn created once they are empty, and keeps the ones that were there', async () => {
     await start({ 'kept/old.txt': 'old\n' });
     await recordTurn('t1', () => {
       mkdirSync(join(repo, 'new/deep/dir'), { recursive: true });
@@ -169,7 +173,9 @@ describe('operations write safely', () => {
     await recordTurn('t1', () => writeFiles(repo, { 'a.txt': 'A\n', 'pipe.txt': 'P\n' }));
     rmSync(join(repo, 'pipe.txt'));
     spawnSync('mkfifo', [join(repo, 'pipe.txt')]);
-    expect(await invoke(turnUri('t1'), 'revert')).toBe('Reverted 1 file; skipped pipe.txt (not a regular file now (a directory, FIFO or device is there): left as it is)');
+    expect(await invoke(turnUri('t1'), 'revert')).toBe(
+      'Reverted 1 file; skipped pipe.txt (not a regular file now (a directory, FIFO or device is there): left as it is)',
+    );
     expect(read('a.txt')).toBe('a\n');
     expect(statSync(join(repo, 'pipe.txt')).isFIFO()).toBe(true);
     const restored = await invoke(turnUri('t1'), 'restore-checkpoint');

@@ -22,13 +22,20 @@ afterAll(() => {
 });
 
 const npm = (args: string[], cwd: string) =>
-  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
 
 describe('the packed package', () => {
   it('installs from its tarball without dev dependencies and serves, shows the viewer, records a turn and reverts it', async () => {
     const packDir = temp.make('pack-');
     // The build already ran; packing must not rebuild into the tree under test.
-    const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], process.cwd())) as { filename: string; files: { path: string }[] }[];
+    const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], process.cwd())) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     const files = packed[0]!.files.map((f) => f.path);
     expect(files).toContain('bin/changeset-server.js');
     expect(files).toContain('dist/viewer/index.html');

@@ -6,23 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { Message } from 'vscode-jsonrpc/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import type {
-  ActionEnvelope,
-  ChangesetState,
-  InitializeResult,
-  SessionAddedParams,
-  SessionState,
-  SessionSummary,
-  Snapshot,
-} from '../../protocol/index.js';
-import {
-  AHP_PROTOCOL_VERSION,
-  AhpErrorCodes,
-  JsonRpcErrorCodes,
-  ROOT_CHANNEL,
-  SessionStatus,
-  validateParams,
-} from '../../protocol/index.js';
+import type { ActionEnvelope, ChangesetState, InitializeResult, SessionAddedParams, SessionState, SessionSummary, Snapshot } from '../../protocol/index.js';
+import { AHP_PROTOCOL_VERSION, AhpErrorCodes, JsonRpcErrorCodes, ROOT_CHANNEL, SessionStatus, validateParams } from '../../protocol/index.js';
 import { reduce } from '../../reducers/index.js';
 import { errorResponseFrame, notificationFrame, resolveTransportLimits, WsPeer } from '../../server/transport/index.js';
 import { assertValid, assertValidOutbound, schemaErrors } from '../helpers/schema.js';
@@ -156,7 +141,10 @@ describe('schema helper', () => {
       params: { channel: ROOT_CHANNEL, session: 'ahp-session:/s1', changes: { title: 'Renamed' } },
     });
     assertValidOutbound({ jsonrpc: '2.0', id: 2, result: null }, 'ping');
-    assertValidOutbound({ jsonrpc: '2.0', id: 3, result: { snapshot: { resource: 'ahp-changeset:/s1/session', state: changesetState, fromSeq: 1 } } }, 'subscribe');
+    assertValidOutbound(
+      { jsonrpc: '2.0', id: 3, result: { snapshot: { resource: 'ahp-changeset:/s1/session', state: changesetState, fromSeq: 1 } } },
+      'subscribe',
+    );
     assertValidOutbound({ jsonrpc: '2.0', id: 4, result: { type: 'replay', actions: [wire(clientEnvelope)], missing: [] } }, 'reconnect');
     assertValidOutbound({ jsonrpc: '2.0', id: 5, result: { items: [], nextCursor: 'c' } }, 'listSessions');
     assertValidOutbound({ jsonrpc: '2.0', id: 6, result: { message: 'Reverted 1 file' } }, 'invokeChangesetOperation');
@@ -250,7 +238,7 @@ async function openWire(): Promise<Wire> {
   };
 }
 
-describe('AHP round-trip fixtures, through the server\'s own decoding, encoding and validation', () => {
+describe("AHP round-trip fixtures, through the server's own decoding, encoding and validation", () => {
   let link: Wire;
   beforeAll(async () => {
     link = await openWire();
@@ -286,7 +274,12 @@ describe('AHP round-trip fixtures, through the server\'s own decoding, encoding 
         }
         case 'ChangesetOperationTarget': {
           // Client to server: the target of an operation request, decoded and validated as the server does.
-          const request = { jsonrpc: '2.0', id: 1, method: 'invokeChangesetOperation', params: { channel: 'ahp-changeset:/s1/session', operationId: 'revert-file', target: fixture.input } };
+          const request = {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'invokeChangesetOperation',
+            params: { channel: 'ahp-changeset:/s1/session', operationId: 'revert-file', target: fixture.input },
+          };
           const decoded = (await link.serverDecodes(JSON.stringify(request))) as { params?: unknown };
           const validated = validateParams('invokeChangesetOperation', decoded.params);
           if (!validated.ok) throw new Error(validated.message);

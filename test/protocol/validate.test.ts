@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CLIENT_DISPATCHABLE_ACTIONS,
-  isInboundMethod,
-  validateClientAction,
-  validateDispatchEnvelope,
-  validateParams,
-} from '../../protocol/index.js';
+import { CLIENT_DISPATCHABLE_ACTIONS, isInboundMethod, validateClientAction, validateDispatchEnvelope, validateParams } from '../../protocol/index.js';
 import type { InboundMethod } from '../../protocol/index.js';
 
 const root = 'ahp-root://';
@@ -28,11 +22,7 @@ const good: { [M in InboundMethod]: unknown[] } = {
   ],
   reconnect: [{ channel: root, clientId: 'c1', lastSeenServerSeq: 0, subscriptions: [] }],
   ping: [{ channel: root }],
-  subscribe: [
-    { channel: root },
-    { channel: 'ahp-chat:/c1', delivery: { maxLatencyMs: 0 }, view: { turns: 20 } },
-    { channel: changeset },
-  ],
+  subscribe: [{ channel: root }, { channel: 'ahp-chat:/c1', delivery: { maxLatencyMs: 0 }, view: { turns: 20 } }, { channel: changeset }],
   unsubscribe: [{ channel: session }],
   dispatchAction: [
     {
@@ -54,7 +44,10 @@ const good: { [M in InboundMethod]: unknown[] } = {
     },
   ],
   disposeSession: [{ channel: session }],
-  resourceRead: [{ channel: root, uri: 'ahp-content:/abc' }, { channel: root, uri: 'file:///a', encoding: 'utf-8' }],
+  resourceRead: [
+    { channel: root, uri: 'ahp-content:/abc' },
+    { channel: root, uri: 'file:///a', encoding: 'utf-8' },
+  ],
   invokeChangesetOperation: [
     { channel: changeset, operationId: 'revert' },
     { channel: changeset, operationId: 'revert', target: { kind: 'resource', resource: 'file:///a.txt' } },

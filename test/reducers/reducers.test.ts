@@ -42,12 +42,8 @@ describe('reduce()', () => {
   });
 
   it('returns the identical object for actions that change nothing', () => {
-    expect(changesetReducer(changeset, { type: 'changeset/filesReviewChanged', files: ['nope'], reviewed: true })).toBe(
-      changeset,
-    );
-    expect(changesetReducer(changeset, { type: 'changeset/filesReviewChanged', files: ['file:///w/b.ts'], reviewed: true })).toBe(
-      changeset,
-    );
+    expect(changesetReducer(changeset, { type: 'changeset/filesReviewChanged', files: ['nope'], reviewed: true })).toBe(changeset);
+    expect(changesetReducer(changeset, { type: 'changeset/filesReviewChanged', files: ['file:///w/b.ts'], reviewed: true })).toBe(changeset);
     expect(changesetReducer({ status: 'ready', files: [] }, { type: 'changeset/cleared' }).files).toEqual([]);
     expect(sessionReducer(session, { type: 'session/chatRemoved', chat: 'ahp-chat:/none' })).toBe(session);
     expect(chatReducer(chat, { type: 'chat/turnComplete', turnId: 'not-active', duration: 5 })).toBe(chat);
@@ -108,10 +104,12 @@ describe('reduce()', () => {
     expect(started.activeTurn?.id).toBe('t1');
     // Starting a turn clears IsRead and sets InProgress.
     expect(started.status).toBe(SessionStatus.InProgress);
-    const withText = chatReducer(
-      chatReducer(started, { type: 'chat/responsePart', turnId: 't1', part: { kind: 'markdown', id: 'p', content: 'Do' } }),
-      { type: 'chat/delta', turnId: 't1', partId: 'p', content: 'ne' },
-    );
+    const withText = chatReducer(chatReducer(started, { type: 'chat/responsePart', turnId: 't1', part: { kind: 'markdown', id: 'p', content: 'Do' } }), {
+      type: 'chat/delta',
+      turnId: 't1',
+      partId: 'p',
+      content: 'ne',
+    });
     const archived = { ...withText, status: withText.status | SessionStatus.IsArchived };
     const done = chatReducer(archived, { type: 'chat/error', turnId: 't1', duration: 4000, error: { errorType: 'x', message: 'y' } }, { now });
     expect(done.activeTurn).toBeUndefined();

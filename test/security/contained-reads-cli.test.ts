@@ -27,7 +27,7 @@ function workspaceAndOutside(): { repo: string; outside: string; state: string }
   const repo = makeRepo(temp.make('cs-cli-read-repo-'), { '.gitignore': 'ignored\n', 'a.txt': 'a\n' });
   writeFiles(repo, { 'ignored/config.txt': 'inside config\n' });
   const outside = temp.make('cs-cli-read-outside-');
-  writeFiles(outside, { 'config.txt': `${SECRET} config\n`, 'shadow': `${SECRET} shadow\n` });
+  writeFiles(outside, { 'config.txt': `${SECRET} config\n`, shadow: `${SECRET} shadow\n` });
   return { repo, outside, state: temp.make('cs-cli-read-state-') };
 }
 

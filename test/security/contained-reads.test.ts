@@ -82,7 +82,12 @@ describe('reads of captured paths stay inside the working directory', () => {
   }
 
   it('does not read a captured path at turn end once its directory was swapped for a link outside', async () => {
-    const { captured } = await client.request<{ captured: string[] }>('harness/beforeEdit', { channel: SESSION, turnId: 't1', paths: ['ignored/config.txt'], tool: 'Write' });
+    const { captured } = await client.request<{ captured: string[] }>('harness/beforeEdit', {
+      channel: SESSION,
+      turnId: 't1',
+      paths: ['ignored/config.txt'],
+      tool: 'Write',
+    });
     expect(captured).toEqual([join(repo, 'ignored/config.txt')]);
     swapIgnoredForLink();
     await client.request('harness/turnEnded', { channel: SESSION, turnId: 't1' });
@@ -116,7 +121,11 @@ describe('reads of captured paths stay inside the working directory', () => {
   it('refuses a beforeEdit whose directory is swapped for a link between the check and the read', async () => {
     const session = t.service.sessions.require(SESSION);
     process.env[PAUSE_ENV] = '700';
-    const refused = client.requestError('harness/beforeEdit', { channel: SESSION, turnId: 't1', paths: ['a.txt', 'ignored/config.txt'], tool: 'Write' }, { timeoutMs: 20_000 });
+    const refused = client.requestError(
+      'harness/beforeEdit',
+      { channel: SESSION, turnId: 't1', paths: ['a.txt', 'ignored/config.txt'], tool: 'Write' },
+      { timeoutMs: 20_000 },
+    );
     // The step is recorded once every path was checked; the read waits out the pause after it.
     while ((session.turn('t1')!.steps ?? []).length === 0) await new Promise((r) => setTimeout(r, 5));
     swapIgnoredForLink();

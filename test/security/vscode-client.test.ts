@@ -52,7 +52,7 @@ describe('VS Code as an IDE client', () => {
     await client.close();
   });
 
-  it('accepts VS Code\'s desktop origin and nothing broader, and still requires the token', async () => {
+  it("accepts VS Code's desktop origin and nothing broader, and still requires the token", async () => {
     const { address, token } = await serve(makeRepo(temp.make(), { 'a.txt': 'a\n' }));
     expect(await upgradeLikeVsCode(address, token)).toBe(101);
     expect(await upgradeLikeVsCode(address, undefined)).toBe(401);

@@ -22,7 +22,9 @@ function bigTree(): string {
 }
 
 const progressOf = (c: TestClient, token: string): ProgressParams[] =>
-  c.received.filter((m) => m['method'] === 'root/progress' && (m['params'] as ProgressParams).progressToken === token).map((m) => m['params'] as ProgressParams);
+  c.received
+    .filter((m) => m['method'] === 'root/progress' && (m['params'] as ProgressParams).progressToken === token)
+    .map((m) => m['params'] as ProgressParams);
 
 function lastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
   for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i]!)) return i;
@@ -34,7 +36,11 @@ describe('createSession with a progressToken', () => {
     const dir = bigTree();
     const other = await svc.client();
     const token = 'create-big-1';
-    await client.request('createSession', { channel: 'ahp-session:/big', workingDirectory: pathToFileURL(dir).href, progressToken: token }, { timeoutMs: 60_000 });
+    await client.request(
+      'createSession',
+      { channel: 'ahp-session:/big', workingDirectory: pathToFileURL(dir).href, progressToken: token },
+      { timeoutMs: 60_000 },
+    );
     const response = lastIndex(client.received, (m) => 'id' in m && 'result' in m);
     const frames = progressOf(client, token);
     expect(frames.length).toBeGreaterThanOrEqual(1);

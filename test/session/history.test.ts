@@ -234,7 +234,7 @@ describe('restore and remove later turns', () => {
 });
 
 describe('a truthful timeline', () => {
-  it("takes the files an operation wrote, as it wrote them, into the next baseline; an edit made meanwhile is still a turn", async () => {
+  it('takes the files an operation wrote, as it wrote them, into the next baseline; an edit made meanwhile is still a turn', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const { service, client } = await start(temp.make('state-'));
     const session = await service.openWorkspace([repo]);

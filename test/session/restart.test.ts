@@ -22,7 +22,6 @@ async function start(stateDir: string): Promise<{ service: ChangesetService; cli
   return { service, client };
 }
 
-
 const ready = subscribeReady;
 
 describe('restart', () => {
@@ -72,7 +71,11 @@ describe('restart', () => {
     ]);
     // Checkpoints can be read with stock git.
     const shadow = resumed.roots[0]!.store.layout.shadowDir;
-    expect(git(repo, ['--git-dir', shadow, 'for-each-ref', '--format=%(refname)']).split('\n').filter((r) => r.includes('/turns/'))).toHaveLength(6);
+    expect(
+      git(repo, ['--git-dir', shadow, 'for-each-ref', '--format=%(refname)'])
+        .split('\n')
+        .filter((r) => r.includes('/turns/')),
+    ).toHaveLength(6);
   });
 
   it('does not resume a disposed session', async () => {

@@ -21,7 +21,7 @@ const shape = (c: FileChange) => [c.root, c.path, c.kind, c.before?.oid, c.befor
 /** A small deterministic generator, so a failure replays. */
 function random(seed: number): () => number {
   let s = seed;
-  return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 describe('SessionDelta', () => {

@@ -2,7 +2,14 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changesetUriTemplate, expandChangesetUri, type ChangesetFileSetAction, type ChangesetState, type ChatState, type SessionState } from '../../protocol/index.js';
+import {
+  changesetUriTemplate,
+  expandChangesetUri,
+  type ChangesetFileSetAction,
+  type ChangesetState,
+  type ChatState,
+  type SessionState,
+} from '../../protocol/index.js';
 import { ChangesetService } from '../../server/service.js';
 import { subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
@@ -115,7 +122,11 @@ describe('step checkpoints', () => {
     const third = await subscribeReady(client, uriOf('step', { turnId: 't1', step: '3' }));
     expect(paths(third)).toEqual(['c.txt']);
 
-    await client.request('invokeChangesetOperation', { channel: uriOf('step', { turnId: 't1', step: '3' }), operationId: 'restore-checkpoint' }, { timeoutMs: 30_000 });
+    await client.request(
+      'invokeChangesetOperation',
+      { channel: uriOf('step', { turnId: 't1', step: '3' }), operationId: 'restore-checkpoint' },
+      { timeoutMs: 30_000 },
+    );
     expect([read(dir, 'a.txt'), read(dir, 'b.txt'), read(dir, 'c.txt')]).toEqual(['a2\n', 'b2\n', undefined]);
   });
 
@@ -136,10 +147,16 @@ describe('step checkpoints', () => {
 
     const turnUri = uriOf('turn', { turnId: 't1' });
     const invoke = (operationId: string, meta: unknown) => client.requestError('invokeChangesetOperation', { channel: turnUri, operationId, _meta: meta });
-    expect(await invoke('restore-checkpoint', { step: 0 })).toMatchObject({ code: -32602, message: 'params._meta.step must be a step number (an integer from 1)' });
+    expect(await invoke('restore-checkpoint', { step: 0 })).toMatchObject({
+      code: -32602,
+      message: 'params._meta.step must be a step number (an integer from 1)',
+    });
     expect(await invoke('restore-checkpoint', { step: '2' })).toMatchObject({ code: -32602 });
     expect(await invoke('restore-checkpoint', { step: 9 })).toMatchObject({ code: -32602, message: 'params._meta.step: turn "t1" has no step 9 (it has 3)' });
-    expect(await invoke('revert', { step: 2 })).toMatchObject({ code: -32602, message: 'params._meta.step: only restore-checkpoint on a turn changeset takes a step' });
+    expect(await invoke('revert', { step: 2 })).toMatchObject({
+      code: -32602,
+      message: 'params._meta.step: only restore-checkpoint on a turn changeset takes a step',
+    });
     expect(await invoke('restore-checkpoint-and-turns', { step: 2 })).toMatchObject({ code: -32602 });
     expect([read(dir, 'a.txt'), read(dir, 'b.txt'), read(dir, 'c.txt')]).toEqual(['a2\n', 'b2\n', 'c3\n']);
   });
@@ -160,7 +177,11 @@ describe('since changesets', () => {
 
     // Live: an edit after the turn shows up while subscribed.
     writeFiles(dir, { 'keep.txt': 'kept no more\n' });
-    await client.waitForEnvelope((e) => e.channel === uri && e.action.type === 'changeset/fileSet' && ((e.action as ChangesetFileSetAction).file._meta as { path: string }).path === 'keep.txt', 15_000);
+    await client.waitForEnvelope(
+      (e) =>
+        e.channel === uri && e.action.type === 'changeset/fileSet' && ((e.action as ChangesetFileSetAction).file._meta as { path: string }).path === 'keep.txt',
+      15_000,
+    );
     expect(paths(client.state<ChangesetState>(uri)!)).toEqual(['a.txt', 'b.txt', 'c.txt', 'keep.txt']);
 
     // Review works on it like on every kind.
@@ -171,7 +192,11 @@ describe('since changesets', () => {
     // Revert the selected files: each back to the checkpoint, nothing else touched.
     for (const name of ['a.txt', 'c.txt']) {
       const id = client.state<ChangesetState>(uri)!.files.find((f) => (f._meta as { path: string }).path === name)!.id;
-      const result = await client.request<{ message: string }>('invokeChangesetOperation', { channel: uri, operationId: 'revert', target: { kind: 'resource', resource: id } }, { timeoutMs: 30_000 });
+      const result = await client.request<{ message: string }>(
+        'invokeChangesetOperation',
+        { channel: uri, operationId: 'revert', target: { kind: 'resource', resource: id } },
+        { timeoutMs: 30_000 },
+      );
       expect(result.message).toBe('Reverted 1 file');
     }
     expect([read(dir, 'a.txt'), read(dir, 'b.txt'), read(dir, 'c.txt'), read(dir, 'keep.txt')]).toEqual(['a0\n', 'b2\n', undefined, 'kept no more\n']);
@@ -247,15 +272,32 @@ describe('presented files', () => {
     await client.request('harness/turnStarted', { channel: SESSION, turnId: 't1' }, { timeoutMs: 30_000 });
     const present = (params: Record<string, unknown>) => client.requestError('harness/presentFiles', { channel: SESSION, turnId: 't1', ...params });
 
-    expect(await present({ files: [{ path: 'a.txt' }, { path: 'missing.md' }] })).toMatchObject({ code: -32602, message: 'params.files[1].path: missing.md does not exist' });
+    expect(await present({ files: [{ path: 'a.txt' }, { path: 'missing.md' }] })).toMatchObject({
+      code: -32602,
+      message: 'params.files[1].path: missing.md does not exist',
+    });
     expect(await present({ files: [{ path: '.' }] })).toMatchObject({ code: -32602, message: 'params.files[0].path: . is not a regular file' });
     expect(await present({ files: [] })).toMatchObject({ code: -32602, message: 'params.files must be a non-empty array of {path, description?}' });
     expect(await present({ files: ['a.txt'] })).toMatchObject({ code: -32602, message: 'params.files[0] must be an object {path, description?}' });
-    expect(await present({ files: [{ path: 'a.txt', description: 7 }] })).toMatchObject({ code: -32602, message: 'params.files[0].description must be a string' });
-    expect(await present({ files: Array.from({ length: 101 }, () => ({ path: 'a.txt' })) })).toMatchObject({ code: -32602, message: 'params.files must have at most 100 entries' });
-    expect(await present({ files: [{ path: `${'x'.repeat(256)}.md` }] })).toMatchObject({ code: -32602, message: 'params.files[0].path has a path component longer than 255 bytes' });
-    expect(await present({ turnId: 't2', files: [{ path: 'a.txt' }] })).toMatchObject({ code: -32602, message: 'turnId "t2" does not match the active turn "t1"' });
-    expect(await client.requestError('harness/presentFiles', { channel: 'ahp-session:/nope', turnId: 't1', files: [{ path: 'a.txt' }] })).toMatchObject({ code: -32001 });
+    expect(await present({ files: [{ path: 'a.txt', description: 7 }] })).toMatchObject({
+      code: -32602,
+      message: 'params.files[0].description must be a string',
+    });
+    expect(await present({ files: Array.from({ length: 101 }, () => ({ path: 'a.txt' })) })).toMatchObject({
+      code: -32602,
+      message: 'params.files must have at most 100 entries',
+    });
+    expect(await present({ files: [{ path: `${'x'.repeat(256)}.md` }] })).toMatchObject({
+      code: -32602,
+      message: 'params.files[0].path has a path component longer than 255 bytes',
+    });
+    expect(await present({ turnId: 't2', files: [{ path: 'a.txt' }] })).toMatchObject({
+      code: -32602,
+      message: 'turnId "t2" does not match the active turn "t1"',
+    });
+    expect(await client.requestError('harness/presentFiles', { channel: 'ahp-session:/nope', turnId: 't1', files: [{ path: 'a.txt' }] })).toMatchObject({
+      code: -32001,
+    });
   });
 });
 
@@ -285,7 +327,11 @@ describe('steps and presented files across a restart', () => {
     const t2 = await subscribeReady(client, uriOf('turn', { turnId: 't2' }));
     expect((t2._meta as { steps: { tool: string }[] }).steps.map((s) => s.tool)).toEqual(['Edit', 'MultiEdit', 'Write']);
     expect(paths(await subscribeReady(client, uriOf('step', { turnId: 't2', step: '2' })))).toEqual(['a.txt', 'b.txt']);
-    await client.request('invokeChangesetOperation', { channel: uriOf('turn', { turnId: 't2' }), operationId: 'restore-checkpoint', _meta: { step: 2 } }, { timeoutMs: 30_000 });
+    await client.request(
+      'invokeChangesetOperation',
+      { channel: uriOf('turn', { turnId: 't2' }), operationId: 'restore-checkpoint', _meta: { step: 2 } },
+      { timeoutMs: 30_000 },
+    );
     expect([read(dir, 'a.txt'), read(dir, 'b.txt'), read(dir, 'c.txt')]).toEqual(['a1\n', 'b0\n', undefined]);
   });
 });

@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, existsSync, rmSync, symlinkSync, unlinkSync } 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git, gitTree, removeDir, tempDir } from './helpers.js';
-import { MemoryObjectStore } from './memory-store.js';
+import type { MemoryObjectStore } from './memory-store.js';
 import { SnapshotFixture, write } from './snapshot-fixture.js';
 
 /** Every test runs twice: walking the tree at each snapshot, and fed by a real file watcher. */
@@ -40,7 +40,22 @@ describe.each([{ watcher: 'off' }, { watcher: 'on' }])('attributes and core sett
 
   it('matches git for text=auto, text, eol, -text, binary, crlf, macros and nested .gitattributes', async () => {
     const { root, cacheDir } = workspace();
-    write(root, '.gitattributes', ['[attr]unix text eol=lf', '* text=auto', '*.txt eol=crlf', '*.bin binary', '*.raw -text', '*.old crlf', '*.u unix', '*.keep text', '*.keep !text', ''].join('\n'));
+    write(
+      root,
+      '.gitattributes',
+      [
+        '[attr]unix text eol=lf',
+        '* text=auto',
+        '*.txt eol=crlf',
+        '*.bin binary',
+        '*.raw -text',
+        '*.old crlf',
+        '*.u unix',
+        '*.keep text',
+        '*.keep !text',
+        '',
+      ].join('\n'),
+    );
     write(root, 'auto.md', CRLF);
     write(root, 'lf.md', LF);
     write(root, 'mixed.md', 'a\r\nb\nc\r\n');
@@ -68,7 +83,11 @@ describe.each([{ watcher: 'off' }, { watcher: 'on' }])('attributes and core sett
   });
 
   it('matches git for core.autocrlf=true, core.autocrlf=input and core.eol=crlf', async () => {
-    for (const config of [['core.autocrlf', 'true'], ['core.autocrlf', 'input'], ['core.eol', 'crlf']] as const) {
+    for (const config of [
+      ['core.autocrlf', 'true'],
+      ['core.autocrlf', 'input'],
+      ['core.eol', 'crlf'],
+    ] as const) {
       const { root, cacheDir } = workspace();
       git(root, ['config', ...config]);
       write(root, 'a.c', CRLF);
@@ -180,6 +199,13 @@ describe.each([{ watcher: 'off' }, { watcher: 'on' }])('attributes and core sett
     write(root, 'crlf.txt', CRLF);
     const snap = await snapshotter(root, cacheDir).snapshot();
     expect(snap.tree).toBe(gitTree(root));
-    expect(git(root, ['ls-tree', '-r', '--name-only', snap.tree]).split('\n')).toEqual(['.gitattributes', '.gitignore', 'crlf.txt', 'keep.LOG', 'src/.gitignore', 'src/OUTB.txt']);
+    expect(git(root, ['ls-tree', '-r', '--name-only', snap.tree]).split('\n')).toEqual([
+      '.gitattributes',
+      '.gitignore',
+      'crlf.txt',
+      'keep.LOG',
+      'src/.gitignore',
+      'src/OUTB.txt',
+    ]);
   });
 });

@@ -11,6 +11,15 @@ const s = new WorkspaceSnapshotter({ root: args.root, cacheDir: args.cacheDir, s
 const results = [];
 for (let i = 0; i < (args.times ?? 1); i++) {
   const r = await s.snapshot();
-  results.push({ tree: r.tree, files: r.files, hashed: r.hashed, reusedFromCache: r.reusedFromCache, seededFromIndex: r.seededFromIndex, warnings: r.warnings, unread: r.unread, nested: r.nested.map((n) => ({ path: n.path, tree: n.tree })) });
+  results.push({
+    tree: r.tree,
+    files: r.files,
+    hashed: r.hashed,
+    reusedFromCache: r.reusedFromCache,
+    seededFromIndex: r.seededFromIndex,
+    warnings: r.warnings,
+    unread: r.unread,
+    nested: r.nested.map((n) => ({ path: n.path, tree: n.tree })),
+  });
 }
 process.stdout.write(JSON.stringify(results) + '\n');

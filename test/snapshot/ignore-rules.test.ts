@@ -29,18 +29,62 @@ function base(): string {
   return b;
 }
 
-function snap(root: string, cacheDir: string, home: string, extra: Partial<ConstructorParameters<typeof WorkspaceSnapshotter>[0]> = {}): Promise<{ tree: string; files: number }> {
-  return new WorkspaceSnapshotter({ root, cacheDir, store: new MemoryObjectStore(), env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') }, ...extra }).snapshot();
+function snap(
+  root: string,
+  cacheDir: string,
+  home: string,
+  extra: Partial<ConstructorParameters<typeof WorkspaceSnapshotter>[0]> = {},
+): Promise<{ tree: string; files: number }> {
+  return new WorkspaceSnapshotter({
+    root,
+    cacheDir,
+    store: new MemoryObjectStore(),
+    env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
+    ...extra,
+  }).snapshot();
 }
 
 const FILES = [
-  'keep.txt', 'debug.log', 'logs/a.log', 'logs/important.log', 'logs/deep/b.log',
-  'build/out.js', 'src/build/generated.ts', 'src/app.ts', 'src/app.test.ts', 'doc/frotz/a.txt', 'a/doc/frotz/b.txt',
-  'foo/bar/baz.txt', 'foo/x/y/bar/z.txt', 'top-only.txt', 'sub/top-only.txt', '#literal', '!bang', 'trailing ',
-  'node_modules/pkg/index.js', 'vendor/lib/keep.me', 'vendor/lib/drop.me', 'excluded-dir/inner/re-included.txt',
-  'data/file.csv', 'data/keep/file.csv', 'a.tmp', 'nested/level/x.tmp', 'nested/level/y.tmp', 'nested/level/keep.tmp',
-  'abc/def/ghi.md', 'abc/ghi.md', 'q1.txt', 'qq.txt', 'ch[1].txt', 'x/info-excluded.txt', 'global-excluded.bak', 'dir-only/file',
-  'dir-only-file', 'spaces in name.txt', 'zz/.hidden', 'zz/file',
+  'keep.txt',
+  'debug.log',
+  'logs/a.log',
+  'logs/important.log',
+  'logs/deep/b.log',
+  'build/out.js',
+  'src/build/generated.ts',
+  'src/app.ts',
+  'src/app.test.ts',
+  'doc/frotz/a.txt',
+  'a/doc/frotz/b.txt',
+  'foo/bar/baz.txt',
+  'foo/x/y/bar/z.txt',
+  'top-only.txt',
+  'sub/top-only.txt',
+  '#literal',
+  '!bang',
+  'trailing ',
+  'node_modules/pkg/index.js',
+  'vendor/lib/keep.me',
+  'vendor/lib/drop.me',
+  'excluded-dir/inner/re-included.txt',
+  'data/file.csv',
+  'data/keep/file.csv',
+  'a.tmp',
+  'nested/level/x.tmp',
+  'nested/level/y.tmp',
+  'nested/level/keep.tmp',
+  'abc/def/ghi.md',
+  'abc/ghi.md',
+  'q1.txt',
+  'qq.txt',
+  'ch[1].txt',
+  'x/info-excluded.txt',
+  'global-excluded.bak',
+  'dir-only/file',
+  'dir-only-file',
+  'spaces in name.txt',
+  'zz/.hidden',
+  'zz/file',
 ];
 
 const ROOT_IGNORE = [
@@ -161,7 +205,7 @@ describe('ignore rules', () => {
     expect(last.files).toBe(3); // .gitignore, sub/.gitignore, sub/b.txt
   });
 
-  it('snapshots a subdirectory of a repository with the ancestors\' rules', async () => {
+  it("snapshots a subdirectory of a repository with the ancestors' rules", async () => {
     const b = base();
     const root = join(b, 'ws');
     initRepo(root);
@@ -222,4 +266,3 @@ describe('wildmatch', () => {
     expect(parseIgnoreLine('a\\ ')!.test('a ')).toBe(true);
   });
 });
-

@@ -11,11 +11,38 @@ afterEach(() => {
 });
 
 function entry(name: string, extra: Partial<CachedEntry> = {}): CachedEntry {
-  return { name, raw: undefined, kind: 1, status: 0, mode: 0o100644, size: 12, mtimeMs: 1700000000123.4567, ctimeMs: 1700000000999.25, ino: 4242, oid: 'a'.repeat(40), lfs: false, eol: 0, dir: undefined, ...extra };
+  return {
+    name,
+    raw: undefined,
+    kind: 1,
+    status: 0,
+    mode: 0o100644,
+    size: 12,
+    // biome-ignore lint/correctness/noPrecisionLoss: a time with more digits than a double keeps, as lstat can report
+    mtimeMs: 1700000000123.4567,
+    ctimeMs: 1700000000999.25,
+    ino: 4242,
+    oid: 'a'.repeat(40),
+    lfs: false,
+    eol: 0,
+    dir: undefined,
+    ...extra,
+  };
 }
 
 function dir(entries: CachedEntry[], extra: Partial<DirState> = {}): DirState {
-  return { mtimeMs: 1.5, ctimeMs: 2.5, ino: 7, rulesKey: 'k', entries, tree: 'b'.repeat(40), files: entries.length, hasDotGit: false, nestedRepo: false, ...extra };
+  return {
+    mtimeMs: 1.5,
+    ctimeMs: 2.5,
+    ino: 7,
+    rulesKey: 'k',
+    entries,
+    tree: 'b'.repeat(40),
+    files: entries.length,
+    hasDotGit: false,
+    nestedRepo: false,
+    ...extra,
+  };
 }
 
 describe('stat cache file', () => {
@@ -23,7 +50,11 @@ describe('stat cache file', () => {
     const base = tempDir();
     dirs.push(base);
     const file = join(base, 'cache.bin');
-    const inner = dir([entry('x.bin', { lfs: true, oid: 'c'.repeat(40) }), entry('ignored', { status: 1, oid: undefined, mode: 0 })], { rulesKey: 'other', tree: undefined, hasDotGit: true });
+    const inner = dir([entry('x.bin', { lfs: true, oid: 'c'.repeat(40) }), entry('ignored', { status: 1, oid: undefined, mode: 0 })], {
+      rulesKey: 'other',
+      tree: undefined,
+      hasDotGit: true,
+    });
     const repo = dir([], { nestedRepo: true, hasDotGit: true, tree: undefined, rulesKey: '' });
     const root = dir([
       entry('a.txt'),

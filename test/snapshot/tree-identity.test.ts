@@ -123,7 +123,11 @@ describe.each([{ watcher: 'off' }, { watcher: 'on' }])('tree identity with git, 
     writeFileSync(Buffer.concat([rootBuf, Buffer.from('/dir-'), Buffer.from([0xff]), Buffer.from('/inner.txt')]), 'inner');
     // Old enough not to be racy, so the second snapshot can trust the cache.
     const past = new Date(Date.now() - 10_000);
-    for (const p of [join(root, 'plain.txt'), Buffer.concat([rootBuf, Buffer.from('/caf'), Buffer.from([0xe9]), Buffer.from('.txt')]), Buffer.concat([rootBuf, Buffer.from('/dir-'), Buffer.from([0xff]), Buffer.from('/inner.txt')])]) {
+    for (const p of [
+      join(root, 'plain.txt'),
+      Buffer.concat([rootBuf, Buffer.from('/caf'), Buffer.from([0xe9]), Buffer.from('.txt')]),
+      Buffer.concat([rootBuf, Buffer.from('/dir-'), Buffer.from([0xff]), Buffer.from('/inner.txt')]),
+    ]) {
       utimesSync(p, past, past);
     }
     const s = snapshotter(root, cacheDir);

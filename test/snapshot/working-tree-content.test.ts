@@ -32,7 +32,11 @@ describe('workingTreeContent', () => {
     { name: 'core.autocrlf=true alone', config: [['core.autocrlf', 'true']], attributes: '' },
     { name: 'core.autocrlf=input', config: [['core.autocrlf', 'input']], attributes: '* text=auto\n' },
     { name: 'text with core.eol=crlf', config: [['core.eol', 'crlf']], attributes: '* text\n*.bin -text\n' },
-    { name: 'eol=crlf, binary, macros and a nested file', config: [], attributes: '[attr]dos text eol=crlf\n*.txt eol=crlf\n*.cmd dos\n*.bin binary\n*.md text=auto eol=crlf\n' },
+    {
+      name: 'eol=crlf, binary, macros and a nested file',
+      config: [],
+      attributes: '[attr]dos text eol=crlf\n*.txt eol=crlf\n*.cmd dos\n*.bin binary\n*.md text=auto eol=crlf\n',
+    },
     { name: 'no attributes, no config', config: [], attributes: '' },
   ])('writes what git checkout writes: $name', ({ config, attributes }) => {
     const base = tempDir();

@@ -7,7 +7,6 @@ describe('checkpoints', () => {
   let store: WorkspaceStore | undefined;
   const shadowGit = (...args: string[]) => git(fx.root, ['--git-dir', store!.layout.shadowDir, ...args]);
 
-
   async function treeOf(files: Record<string, string>): Promise<string> {
     const entries = [];
     for (const [name, content] of Object.entries(files)) {
@@ -20,14 +19,26 @@ describe('checkpoints', () => {
     initRepo(fx.workspace, { 'a.txt': 'a\n' });
     store = await fx.open();
     const base = git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim();
-    const s1 = await store.writeCheckpoint({ sessionId: 'sess-1', kind: 'start', turnId: 'turn-a', tree: base, turn: { message: 'Fix the parser\nwith details', startedAt: '2024-05-01T10:00:00Z' } });
+    const s1 = await store.writeCheckpoint({
+      sessionId: 'sess-1',
+      kind: 'start',
+      turnId: 'turn-a',
+      tree: base,
+      turn: { message: 'Fix the parser\nwith details', startedAt: '2024-05-01T10:00:00Z' },
+    });
     const t2 = await treeOf({ 'a.txt': 'a changed\n' });
     const e1 = await store.writeCheckpoint({
       sessionId: 'sess-1',
       kind: 'end',
       turnId: 'turn-a',
       tree: t2,
-      turn: { message: 'Fix the parser', state: 'complete', startedAt: Date.parse('2024-05-01T10:00:00Z'), endedAt: new Date('2024-05-01T10:01:00Z'), tools: ['Edit', 'Bash'] },
+      turn: {
+        message: 'Fix the parser',
+        state: 'complete',
+        startedAt: Date.parse('2024-05-01T10:00:00Z'),
+        endedAt: new Date('2024-05-01T10:01:00Z'),
+        tools: ['Edit', 'Bash'],
+      },
       entries: [{ path: 'a.txt', kind: 'modified' }],
     });
     const safety = await store.writeCheckpoint({ sessionId: 'sess-1', kind: 'safety', tree: t2, reason: 'revert turn 1', details: { files: ['a.txt'] } });
@@ -61,7 +72,12 @@ describe('checkpoints', () => {
     expect(await store.readChangeEntries('sess-1', 'turn-b')).toBeUndefined();
 
     const log = shadowGit('log', '--format=%s', 'refs/changeset-server/sessions/sess-1/head');
-    expect(log.trim().split('\n')).toEqual(['turn 2 start', 'safety 1: revert turn 1', 'turn 1 end (complete): Fix the parser', 'turn 1 start: Fix the parser']);
+    expect(log.trim().split('\n')).toEqual([
+      'turn 2 start',
+      'safety 1: revert turn 1',
+      'turn 1 end (complete): Fix the parser',
+      'turn 1 start: Fix the parser',
+    ]);
     const body = shadowGit('cat-file', '-p', e1.commit);
     expect(body).toContain(`tree ${t2}`);
     expect(body).toMatch(/^Changeset-Server: \{"v":1,"kind":"end","sessionId":"sess-1"/m);
@@ -109,7 +125,15 @@ describe('checkpoints', () => {
       { name: 'backend', path: '/work/backend', tree: back },
     ]);
     await expect(
-      store.writeCheckpoint({ sessionId: 'multi', kind: 'end', turnId: 't1', roots: [{ name: 'a', tree: front }, { name: 'a', tree: back }] }),
+      store.writeCheckpoint({
+        sessionId: 'multi',
+        kind: 'end',
+        turnId: 't1',
+        roots: [
+          { name: 'a', tree: front },
+          { name: 'a', tree: back },
+        ],
+      }),
     ).rejects.toThrow(/duplicate tree entry name/);
   });
 
@@ -131,7 +155,13 @@ describe('checkpoints', () => {
     sessions = byId(await store.listSessions());
     expect(sessions['old']?.live).toBe(false);
     commitFiles(fx.workspace, { 'b.txt': 'b\n' }, 'more');
-    const next = await store.writeCheckpoint({ sessionId: 'live', kind: 'end', turnId: 't', tree: git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim(), turn: { state: 'cancelled' } });
+    const next = await store.writeCheckpoint({
+      sessionId: 'live',
+      kind: 'end',
+      turnId: 't',
+      tree: git(fx.workspace, ['rev-parse', 'HEAD^{tree}']).trim(),
+      turn: { state: 'cancelled' },
+    });
     expect(next).toMatchObject({ seq: 2, parent: live.commit, turnIndex: 1 });
     await store.writeCheckpoint({ sessionId: 'old', kind: 'start', turnId: 'resumed', tree });
     expect(byId(await store.listSessions())['old']?.live).toBe(true);
@@ -140,7 +170,7 @@ describe('checkpoints', () => {
 
   it('rejects bad checkpoint input without writing refs', async () => {
     store = await fx.open();
-    const tree = await treeOf({ 'f': 'x' });
+    const tree = await treeOf({ f: 'x' });
     const blob = await store.writeObject('blob', Buffer.from('blob'));
     const bad: unknown[] = [
       { sessionId: '', kind: 'start', turnId: 't', tree },
@@ -152,7 +182,15 @@ describe('checkpoints', () => {
       { sessionId: 's', kind: 'end', turnId: 't', tree, turn: { startedAt: 'yesterday' } },
       { sessionId: 's', kind: 'end', turnId: 't', tree, entries: { n: 1n } },
       { sessionId: 's', kind: 'safety', tree },
-      { sessionId: 's', kind: 'start', turnId: 't', roots: [{ name: 'a/b', tree }, { name: 'c', tree }] },
+      {
+        sessionId: 's',
+        kind: 'start',
+        turnId: 't',
+        roots: [
+          { name: 'a/b', tree },
+          { name: 'c', tree },
+        ],
+      },
     ];
     for (const input of bad) {
       await expect(store.writeCheckpoint(input as Parameters<WorkspaceStore['writeCheckpoint']>[0])).rejects.toBeInstanceOf(StoreInputError);

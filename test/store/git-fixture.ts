@@ -66,7 +66,9 @@ export async function fingerprint(dir: string): Promise<Map<string, string>> {
       } else if (entry.isSymbolicLink()) {
         out.set(path, `link:${await readlink(full)}`);
       } else {
-        const hash = createHash('sha1').update(await readFile(full)).digest('hex');
+        const hash = createHash('sha1')
+          .update(await readFile(full))
+          .digest('hex');
         out.set(path, `${s.mode}:${s.size}:${s.mtimeMs}:${hash}`);
       }
     }

@@ -2,7 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ObjectNotFoundError, StoreBusyError, StoreInputError } from '../../server/store/errors.js';
-import { type WorkspaceStore } from '../../server/store/index.js';
+import type { WorkspaceStore } from '../../server/store/index.js';
 import { git, gitBytes, useStoreFixture } from './git-fixture.js';
 
 const enc = new TextEncoder();
@@ -10,7 +10,6 @@ const enc = new TextEncoder();
 describe('shadow object store: writing and reading', () => {
   const fx = useStoreFixture();
   let store: WorkspaceStore | undefined;
-
 
   it('computes git ids and makes flushed objects readable by git cat-file', async () => {
     store = await fx.open();
@@ -71,10 +70,7 @@ describe('shadow object store: writing and reading', () => {
     store = await fx.open();
     const blob = await store.writeObject('blob', enc.encode('content\n'));
     const tree = await store.writeObject('tree', Buffer.concat([Buffer.from('100644 a.txt\0'), Buffer.from(blob, 'hex')]));
-    const commit = await store.writeObject(
-      'commit',
-      enc.encode(`tree ${tree}\nauthor A <a@b> 0 +0000\ncommitter A <a@b> 0 +0000\n\nmsg\n`),
-    );
+    const commit = await store.writeObject('commit', enc.encode(`tree ${tree}\nauthor A <a@b> 0 +0000\ncommitter A <a@b> 0 +0000\n\nmsg\n`));
     await store.flush();
     const shadow = store.layout.shadowDir;
     expect(git(fx.root, ['--git-dir', shadow, 'ls-tree', tree])).toBe(`100644 blob ${blob}\ta.txt\n`);

@@ -61,7 +61,12 @@ describe('budget and retention', () => {
     expect(exists(live.unique)).toBe(true);
     expect(exists(shared)).toBe(true);
     expect(await store!.readChangeEntries('live', 't1')).toEqual({ files: 3 });
-    expect(shadowGit('for-each-ref', '--format=%(refname)').trim().split('\n').every((r) => r.includes('/live/'))).toBe(true);
+    expect(
+      shadowGit('for-each-ref', '--format=%(refname)')
+        .trim()
+        .split('\n')
+        .every((r) => r.includes('/live/')),
+    ).toBe(true);
     shadowGit('fsck', '--no-dangling', '--full');
     expect(shadowGit('count-objects', '-v')).toMatch(/^packs: 1$/m);
     expect(await fingerprint(join(fx.workspace, '.git'))).toEqual(gitDirBefore);

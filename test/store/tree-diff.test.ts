@@ -2,7 +2,7 @@ import { mkdir, rm, symlink, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodePathBytes, displayPathBytes, encodePathBytes } from '../../server/path-bytes.js';
-import { type WorkspaceStore } from '../../server/store/index.js';
+import type { WorkspaceStore } from '../../server/store/index.js';
 import { parseTree, serializeTree, TreeReader } from '../../server/store/tree.js';
 import { diffTrees, type TreeChange } from '../../server/store/tree-diff.js';
 import { git, gitBytes, initRepo, useStoreFixture } from './git-fixture.js';
@@ -25,7 +25,6 @@ function gitDiffTree(cwd: string, a: string, b: string): TreeChange[] {
 describe('tree parsing and tree diff', () => {
   const fx = useStoreFixture();
   let store: WorkspaceStore | undefined;
-
 
   it('parses trees like git ls-tree and serialises them like git mktree', async () => {
     initRepo(fx.workspace, { 'b.txt': 'b\n', 'a-b': 'x\n', 'a/inner.txt': 'i\n', 'a.txt': 'y\n', 'ünï.txt': 'u\n' });
@@ -85,9 +84,7 @@ describe('tree parsing and tree diff', () => {
     expect(await diffTrees(store, before, before)).toEqual([]);
     const all = await diffTrees(store, undefined, after);
     expect(all.every((c) => c.after && !c.before)).toBe(true);
-    expect(all.map((c) => c.path)).toEqual(
-      git(fx.workspace, ['-c', 'core.quotepath=false', 'ls-tree', '-r', '--name-only', after]).trim().split('\n'),
-    );
+    expect(all.map((c) => c.path)).toEqual(git(fx.workspace, ['-c', 'core.quotepath=false', 'ls-tree', '-r', '--name-only', after]).trim().split('\n'));
   });
 
   it('diffs trees written to the shadow store and reuses a TreeReader cache', async () => {
@@ -104,9 +101,7 @@ describe('tree parsing and tree diff', () => {
     const t2 = await store.writeObject('tree', serializeTree([{ mode: '040000', name: 'sub', oid: sub2 }]));
     const reader = new TreeReader(store);
     const changes = await diffTrees(reader, t1, t2);
-    expect(changes).toEqual([
-      { path: 'sub/x.txt', before: { oid: await blob('x1'), mode: '100644' }, after: { oid: await blob('x2'), mode: '100644' } },
-    ]);
+    expect(changes).toEqual([{ path: 'sub/x.txt', before: { oid: await blob('x1'), mode: '100644' }, after: { oid: await blob('x2'), mode: '100644' } }]);
     await store.flush();
     expect(gitDiffTree(store.layout.shadowDir, t1, t2)).toEqual(changes);
   });
@@ -138,7 +133,11 @@ describe('tree parsing and tree diff', () => {
 
     // git's paths as bytes, decoded the same way.
     const raw = gitBytes(fx.workspace, ['diff-tree', '-r', '-z', '--name-only', before, after]);
-    const gitPaths = raw.toString('latin1').split('\0').filter((p) => p !== '').map((p) => decodePathBytes(Buffer.from(p, 'latin1')));
+    const gitPaths = raw
+      .toString('latin1')
+      .split('\0')
+      .filter((p) => p !== '')
+      .map((p) => decodePathBytes(Buffer.from(p, 'latin1')));
     const changes = await diffTrees(store, before, after);
     expect(changes.map((c) => c.path)).toEqual(gitPaths);
     expect(changes.map((c) => displayPathBytes(c.path))).toEqual(['caf\\xe9.txt', 'caf\\xfe.txt', 'dir-\\xff/in\\xe9']);

@@ -1,7 +1,7 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type WorkspaceStore } from '../../server/store/index.js';
+import type { WorkspaceStore } from '../../server/store/index.js';
 import { allObjectIds, commitFiles, fingerprint, git, gitBytes, initRepo, useStoreFixture } from './git-fixture.js';
 
 async function shadowPackCount(store: WorkspaceStore): Promise<number> {
@@ -23,7 +23,6 @@ async function expectAllReadable(store: WorkspaceStore, gitDir: string, cwd: str
 describe('shadow object store: workspace repository fallback', () => {
   const fx = useStoreFixture();
   let store: WorkspaceStore | undefined;
-
 
   it('reads loose workspace objects and never copies them', async () => {
     initRepo(fx.workspace, { 'a.txt': 'alpha\n', 'src/b.txt': 'beta\n' });

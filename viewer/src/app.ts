@@ -119,7 +119,10 @@ export class App extends ViewState {
 
   /** Subscribes to the chat and static changesets the session's state names (after it changed). */
   private syncSessionChannels(): Promise<void> {
-    return this.channels.sync(this.chatUri, this.catalogue.filter(isStatic).map((entry) => entry.uriTemplate));
+    return this.channels.sync(
+      this.chatUri,
+      this.catalogue.filter(isStatic).map((entry) => entry.uriTemplate),
+    );
   }
 
   /** Opens a static catalogue entry. */
@@ -228,7 +231,8 @@ export class App extends ViewState {
     }
     if (uri === this.open?.uri) {
       // A file that left the changeset (reverted, discarded) gives its selection to its neighbour.
-      if (this.selectedFileId !== undefined && !this.selectedFile) this.selectedFileId = this.fileRows.neighbourOf(this.selectedFileId, this.changeset?.files ?? []);
+      if (this.selectedFileId !== undefined && !this.selectedFile)
+        this.selectedFileId = this.fileRows.neighbourOf(this.selectedFileId, this.changeset?.files ?? []);
       this.invalidate('files', 'toolbar', 'diff', 'chips');
     }
   }

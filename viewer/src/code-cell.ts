@@ -33,7 +33,8 @@ export function codeNodes(
   from = 0,
   to = text.length,
 ): Node[] {
-  if ((!tokens || tokens.length === 0) && (!words || words.length === 0)) return [document.createTextNode(from === 0 && to === text.length ? text : text.slice(from, to))];
+  if ((!tokens || tokens.length === 0) && (!words || words.length === 0))
+    return [document.createTextNode(from === 0 && to === text.length ? text : text.slice(from, to))];
   const runs = tokens && tokens.length > 0 ? tokens : [{ start: 0, end: text.length, className: '' }];
   const slice = (start: number, end: number): Node[] => {
     const out: Node[] = [];

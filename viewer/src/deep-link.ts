@@ -70,8 +70,7 @@ export function locationOf(app: App): ViewLocation {
     else if (app.openTurnId !== undefined) {
       location.turn = app.openTurnId;
       if (app.openStep !== undefined) location.step = String(app.openStep);
-    }
-    else {
+    } else {
       const prefix = `${CHANGESET_PREFIX}${session}/`;
       if (open.uri.startsWith(prefix)) location.view = open.uri.slice(prefix.length);
     }
@@ -197,7 +196,8 @@ function guessUri(location: ViewLocation): string | undefined {
   if (location.from !== undefined && location.to !== undefined) {
     return expandChangesetUri(`${base}/compare/{originalTurnId}/{modifiedTurnId}`, { originalTurnId: location.from, modifiedTurnId: location.to });
   }
-  if (location.turn !== undefined && location.step !== undefined) return expandChangesetUri(`${base}/step/{turnId}/{step}`, { turnId: location.turn, step: location.step });
+  if (location.turn !== undefined && location.step !== undefined)
+    return expandChangesetUri(`${base}/step/{turnId}/{step}`, { turnId: location.turn, step: location.step });
   if (location.turn !== undefined) return expandChangesetUri(`${base}/turn/{turnId}`, { turnId: location.turn });
   return location.view !== undefined ? `${base}/${location.view}` : undefined;
 }
@@ -215,7 +215,8 @@ async function applyLocation(app: App, target: ViewLocation): Promise<void> {
     return;
   }
   const current = locationOf(app);
-  const sameView = current.view === target.view && current.turn === target.turn && current.step === target.step && current.from === target.from && current.to === target.to;
+  const sameView =
+    current.view === target.view && current.turn === target.turn && current.step === target.step && current.from === target.from && current.to === target.to;
   if (!sameView && !(await openLocationView(app, target))) {
     const entry = app.catalogue.find((c) => c.changeKind === 'session' && isStatic(c));
     if (entry) await app.openEntry(entry);

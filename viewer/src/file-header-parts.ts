@@ -22,7 +22,13 @@ export function renamedFrom(meta: FileMeta, path: string): [HTMLElement, string]
 /** "+added −removed", for files that have lines to count. */
 export function lineCounts(file: ChangesetFile, meta: FileMeta): HTMLElement | null {
   if (meta.binary || meta.oversized) return null;
-  return h('span', { class: 'counts' }, h('span', { class: 'plus' }, `+${file.edit.diff?.added ?? 0}`), ' ', h('span', { class: 'minus' }, `−${file.edit.diff?.removed ?? 0}`));
+  return h(
+    'span',
+    { class: 'counts' },
+    h('span', { class: 'plus' }, `+${file.edit.diff?.added ?? 0}`),
+    ' ',
+    h('span', { class: 'minus' }, `−${file.edit.diff?.removed ?? 0}`),
+  );
 }
 
 /** The changeset's file operations as compact buttons on this file, labelled for assistive technology. */
@@ -30,5 +36,9 @@ export function fileOperations(app: App, channel: URI, file: ChangesetFile, path
   const ops = operationsFor(app.changeset?.operations, 'resource');
   if (ops.length === 0) return null;
   const target = { kind: 'resource' as const, resource: resourceOf(file), side: file.edit.after ? ('after' as const) : ('before' as const) };
-  return h('span', { class: 'ops', role: 'group', 'aria-label': label }, ops.map((op) => operationButton(app, channel, op, { target, what: path, compact: true })));
+  return h(
+    'span',
+    { class: 'ops', role: 'group', 'aria-label': label },
+    ops.map((op) => operationButton(app, channel, op, { target, what: path, compact: true })),
+  );
 }

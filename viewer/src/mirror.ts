@@ -7,15 +7,7 @@
  * Every state change goes through the shared reducers.
  */
 import { channelKindOf } from '../../protocol/common/channels.js';
-import type {
-  ActionEnvelope,
-  ChannelKind,
-  ChannelState,
-  ChannelStateByKind,
-  Snapshot,
-  StateAction,
-  URI,
-} from '../../protocol/index.js';
+import type { ActionEnvelope, ChannelKind, ChannelState, ChannelStateByKind, Snapshot, StateAction, URI } from '../../protocol/index.js';
 import { reduce } from '../../reducers/index.js';
 
 /** An action applied optimistically, waiting for its echo. */

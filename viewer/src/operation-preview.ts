@@ -78,7 +78,13 @@ export function openSubject(app: App): string {
 }
 
 /** Asks the server what an operation would do, without doing it. */
-export async function dryRun(app: App, channel: URI, op: ChangesetOperation, target: ChangesetOperationTarget | undefined, meta?: Record<string, unknown>): Promise<DryRun> {
+export async function dryRun(
+  app: App,
+  channel: URI,
+  op: ChangesetOperation,
+  target: ChangesetOperationTarget | undefined,
+  meta?: Record<string, unknown>,
+): Promise<DryRun> {
   const empty: DryRun = { files: [], unchanged: [], skipped: [], conflicts: [], userEdited: [] };
   try {
     const result = await app.client.request<{ _meta?: Partial<DryRun> }>('invokeChangesetOperation', {
@@ -98,7 +104,16 @@ export async function dryRun(app: App, channel: URI, op: ChangesetOperation, tar
 const ACTION = { write: 'changes', create: 'is created', delete: 'is deleted' } as const;
 
 function list(title: string, items: Child[][], tone?: string): HTMLElement {
-  return h('section', { class: ['preview-group', tone] }, h('h3', {}, title), h('ul', {}, items.map((nodes) => h('li', {}, nodes))));
+  return h(
+    'section',
+    { class: ['preview-group', tone] },
+    h('h3', {}, title),
+    h(
+      'ul',
+      {},
+      items.map((nodes) => h('li', {}, nodes)),
+    ),
+  );
 }
 
 /** The dry run as the confirmation shows it. */
@@ -106,15 +121,39 @@ export function previewNodes(preview: DryRun): HTMLElement {
   const parts: HTMLElement[] = [];
   if (preview.refused) parts.push(h('p', { class: 'preview-refused', role: 'alert' }, preview.refused));
   if (preview.conflicts.length > 0) {
-    parts.push(list(`Conflicts — nothing will be written (${preview.conflicts.length})`, preview.conflicts.map((c) => [h('code', {}, c.path), ` — ${c.reason}`]), 'conflict'));
+    parts.push(
+      list(
+        `Conflicts — nothing will be written (${preview.conflicts.length})`,
+        preview.conflicts.map((c) => [h('code', {}, c.path), ` — ${c.reason}`]),
+        'conflict',
+      ),
+    );
   }
   if (preview.userEdited.length > 0) {
-    parts.push(list(`Edits no turn made that will be overwritten (${preview.userEdited.length})`, preview.userEdited.map((p) => [h('code', {}, p)]), 'user-edited'));
+    parts.push(
+      list(
+        `Edits no turn made that will be overwritten (${preview.userEdited.length})`,
+        preview.userEdited.map((p) => [h('code', {}, p)]),
+        'user-edited',
+      ),
+    );
   }
-  if (preview.files.length > 0) parts.push(list(`Files that change (${preview.files.length})`, preview.files.map((f) => [h('code', {}, f.path), ` ${ACTION[f.action] ?? f.action}`])));
+  if (preview.files.length > 0)
+    parts.push(
+      list(
+        `Files that change (${preview.files.length})`,
+        preview.files.map((f) => [h('code', {}, f.path), ` ${ACTION[f.action] ?? f.action}`]),
+      ),
+    );
   else if (!preview.refused && preview.conflicts.length === 0) parts.push(h('p', {}, 'No file would change.'));
   if (preview.unchanged.length > 0) parts.push(h('p', { class: 'note' }, `${preview.unchanged.length} already as wanted.`));
-  if (preview.skipped.length > 0) parts.push(list(`Left alone (${preview.skipped.length})`, preview.skipped.map((s) => [h('code', {}, s.path), ` — ${s.reason}`])));
+  if (preview.skipped.length > 0)
+    parts.push(
+      list(
+        `Left alone (${preview.skipped.length})`,
+        preview.skipped.map((s) => [h('code', {}, s.path), ` — ${s.reason}`]),
+      ),
+    );
   return h('div', { class: 'preview', id: 'confirm-preview' }, parts);
 }
 

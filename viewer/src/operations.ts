@@ -7,13 +7,7 @@
  * spins; an `error` status is shown inline; the result message becomes a
  * notice offering the session changeset's `undo`.
  */
-import type {
-  ChangesetOperation,
-  ChangesetOperationScope,
-  ChangesetOperationTarget,
-  InvokeChangesetOperationResult,
-  URI,
-} from '../../protocol/index.js';
+import type { ChangesetOperation, ChangesetOperationScope, ChangesetOperationTarget, InvokeChangesetOperationResult, URI } from '../../protocol/index.js';
 import type { App } from './app.js';
 import { byId, h, plainText } from './dom.js';
 import { busyReason, canProceed, dryRun, inlineText, nameTurns, openSubject, previewNodes } from './operation-preview.js';

@@ -14,7 +14,10 @@ export class RpcError extends Error {
   /** The error's structured detail, when the server sent one. */
   readonly data: unknown;
 
-  constructor(readonly method: string, error: JsonRpcError) {
+  constructor(
+    readonly method: string,
+    error: JsonRpcError,
+  ) {
     super(error.message);
     this.code = error.code;
     this.data = error.data;
@@ -39,7 +42,10 @@ export class RpcSocket {
   private readonly pending = new Map<number, Pending>();
   private closedListeners: ((event: CloseEvent) => void)[] = [];
 
-  private constructor(private readonly socket: WebSocket, private readonly onNotification: NotificationHandler) {
+  private constructor(
+    private readonly socket: WebSocket,
+    private readonly onNotification: NotificationHandler,
+  ) {
     socket.addEventListener('message', (event) => this.onMessage(event));
     socket.addEventListener('close', (event) => {
       for (const p of this.pending.values()) p.reject(new ConnectionLost(`connection closed (${event.code}) during ${p.method}`));

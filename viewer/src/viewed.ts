@@ -12,7 +12,8 @@ import { h } from './dom.js';
 import { displayPathOf } from './files-model.js';
 import { turnName } from './operation-preview.js';
 
-const WHY = 'Each view keeps its own "Viewed" ticks: ticking a file in one view does not tick it in another, and a tick is cleared when the file changes again.';
+const WHY =
+  'Each view keeps its own "Viewed" ticks: ticking a file in one view does not tick it in another, and a tick is cleared when the file changes again.';
 
 /** A name for another mirrored changeset of the session. */
 function viewName(app: App, uri: URI): string | undefined {
@@ -49,7 +50,11 @@ export function viewedElsewhere(app: App, file: ChangesetFile): HTMLElement | nu
     'span',
     { class: 'viewed-elsewhere', title: WHY },
     h('span', { class: 'badge' }, text),
-    h('button', { type: 'button', class: 'op-compact', 'data-focus-key': `match:${file.id}`, onclick: () => app.setViewed(file.id, first.reviewed) }, first.reviewed ? 'Tick here too' : 'Untick here too'),
+    h(
+      'button',
+      { type: 'button', class: 'op-compact', 'data-focus-key': `match:${file.id}`, onclick: () => app.setViewed(file.id, first.reviewed) },
+      first.reviewed ? 'Tick here too' : 'Untick here too',
+    ),
   );
 }
 

@@ -70,7 +70,11 @@ function splitter(spec: PaneSpec): HTMLElement {
 
 function collapseToggle(name: string, label: string, bodyClass: string): HTMLElement {
   let hidden = loadPreference(`${name}-hidden`, ['yes', 'no'], 'no') === 'yes';
-  const button = h('button', { type: 'button', class: 'pane-toggle', 'data-toggle': name, 'aria-pressed': String(!hidden), title: `Show or hide ${label}` }, label);
+  const button = h(
+    'button',
+    { type: 'button', class: 'pane-toggle', 'data-toggle': name, 'aria-pressed': String(!hidden), title: `Show or hide ${label}` },
+    label,
+  );
   const apply = (): void => {
     document.body.classList.toggle(bodyClass, hidden);
     button.setAttribute('aria-pressed', String(!hidden));
@@ -96,5 +100,10 @@ export function installPanes(app: App): HTMLElement {
     app.display.narrow = narrow;
     app.invalidate('toolbar', 'diff');
   }).observe(byId('diff'));
-  return h('span', { class: 'pane-toggles', role: 'group', 'aria-label': 'Panes' }, collapseToggle('sidebar', 'Sessions', 'sidebar-hidden'), collapseToggle('files', 'Files', 'files-hidden'));
+  return h(
+    'span',
+    { class: 'pane-toggles', role: 'group', 'aria-label': 'Panes' },
+    collapseToggle('sidebar', 'Sessions', 'sidebar-hidden'),
+    collapseToggle('files', 'Files', 'files-hidden'),
+  );
 }

@@ -25,7 +25,26 @@ function helpDialog(): HTMLDialogElement {
     'dialog',
     { id: 'help-dialog', 'aria-labelledby': 'help-title' },
     h('h2', { id: 'help-title' }, 'Keyboard shortcuts'),
-    h('table', { class: 'help-keys' }, h('tbody', {}, KEYS.map(([keys, what]) => h('tr', {}, h('td', {}, keys.split(' / ').map((k, i) => [i > 0 ? ' / ' : '', h('kbd', {}, k)])), h('td', {}, what))))),
+    h(
+      'table',
+      { class: 'help-keys' },
+      h(
+        'tbody',
+        {},
+        KEYS.map(([keys, what]) =>
+          h(
+            'tr',
+            {},
+            h(
+              'td',
+              {},
+              keys.split(' / ').map((k, i) => [i > 0 ? ' / ' : '', h('kbd', {}, k)]),
+            ),
+            h('td', {}, what),
+          ),
+        ),
+      ),
+    ),
     h('p', { class: 'note' }, 'Shortcuts are ignored while typing in a field or with Ctrl, Alt or Meta held.'),
     h('div', { class: 'dialog-buttons' }, close),
   );

@@ -9,7 +9,11 @@ import { loadPreference, savePreference } from '../preferences.js';
 /** The reader's choice. */
 export type Theme = 'system' | 'light' | 'dark';
 
-const THEMES: [Theme, string][] = [['system', 'System theme'], ['light', 'Light'], ['dark', 'Dark']];
+const THEMES: [Theme, string][] = [
+  ['system', 'System theme'],
+  ['light', 'Light'],
+  ['dark', 'Dark'],
+];
 
 /** Applies a theme to the page. */
 export function applyTheme(theme: Theme): void {

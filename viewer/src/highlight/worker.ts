@@ -27,7 +27,12 @@ function ensure(language: string): Promise<boolean> {
   let ready = loading.get(language);
   if (!ready) {
     const load = GRAMMARS[language];
-    ready = load ? load().then((m) => (hljs.registerLanguage(language, m.default), true), () => false) : Promise.resolve(false);
+    ready = load
+      ? load().then(
+          (m) => (hljs.registerLanguage(language, m.default), true),
+          () => false,
+        )
+      : Promise.resolve(false);
     loading.set(language, ready);
   }
   return ready;

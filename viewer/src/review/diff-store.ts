@@ -76,7 +76,8 @@ export class DiffStore {
     const entry: FileDiffEntry = { edit: file.edit, expanded: new Set(), loaded: new Promise<void>((resolve) => (settle = resolve)) };
     this.settle.set(entry, settle);
     // Keep expanded regions when only the review flag changed the edit's identity.
-    if (known && known.edit.after?.content === file.edit.after?.content && known.edit.before?.content === file.edit.before?.content) entry.expanded = known.expanded;
+    if (known && known.edit.after?.content === file.edit.after?.content && known.edit.before?.content === file.edit.before?.content)
+      entry.expanded = known.expanded;
     files.set(file.id, entry);
     this.version++;
     this.queue.unshift({ files, id: file.id, channel, file, entry });

@@ -56,7 +56,13 @@ export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collap
     h('span', { class: `kind kind-${kind}` }, kind),
     h(
       'button',
-      { type: 'button', class: 'rv-path', title: meta.oldPath ? `${meta.oldPath} → ${row.path}` : row.path, 'data-focus-key': `rv-path:${file.id}`, onclick: () => app.selectFile(file.id) },
+      {
+        type: 'button',
+        class: 'rv-path',
+        title: meta.oldPath ? `${meta.oldPath} → ${row.path}` : row.path,
+        'data-focus-key': `rv-path:${file.id}`,
+        onclick: () => app.selectFile(file.id),
+      },
       renamedFrom(meta, row.path),
       row.path,
     ),
@@ -112,12 +118,22 @@ export function bodyRow(host: SectionHost, channel: URI, file: ChangesetFile, en
       return h(
         'div',
         { class: 'rl hunk-row', role: 'row', 'data-hunk': String(row.index) },
-        h('span', { class: 'hunk-range' }, `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`),
+        h(
+          'span',
+          { class: 'hunk-range' },
+          `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`,
+        ),
         ranged.length > 0 && file.edit.after
           ? h(
               'span',
               { class: 'ops', role: 'group', 'aria-label': `Hunk ${row.index + 1} operations` },
-              ranged.map((op) => operationButton(host.app, channel, op, { target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) }, what: `hunk ${row.index + 1} of ${path}`, compact: true })),
+              ranged.map((op) =>
+                operationButton(host.app, channel, op, {
+                  target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) },
+                  what: `hunk ${row.index + 1} of ${path}`,
+                  compact: true,
+                }),
+              ),
             )
           : null,
       );
@@ -127,7 +143,12 @@ export function bodyRow(host: SectionHost, channel: URI, file: ChangesetFile, en
       return h(
         'div',
         { class: 'rl gap-row', role: 'row' },
-        h('button', { type: 'button', class: 'expand', 'data-focus-key': `rv-gap:${file.id}:${row.index}`, onclick: () => void host.expand(file, entry, row.index) }, '⋯ ', label),
+        h(
+          'button',
+          { type: 'button', class: 'expand', 'data-focus-key': `rv-gap:${file.id}:${row.index}`, onclick: () => void host.expand(file, entry, row.index) },
+          '⋯ ',
+          label,
+        ),
       );
     }
     case 'note':
@@ -165,6 +186,7 @@ function code(line: DiffLine, part?: RowPart): HTMLElement {
   const first = part === undefined || part.first;
   const cell = h('span', { class: `code ${line.kind}`, role: 'cell' }, h('span', { class: 'sign', 'aria-hidden': 'true' }, first ? SIGN[line.kind] : ' '));
   cell.append(...codeNodes(line.text, line.words, line.kind, tokensOf(line), part?.from, part?.to));
-  if (line.noNewline && (part === undefined || part.to === line.text.length)) cell.append(h('span', { class: 'no-newline', title: 'No newline at end of file' }, ' ⏎̸'));
+  if (line.noNewline && (part === undefined || part.to === line.text.length))
+    cell.append(h('span', { class: 'no-newline', title: 'No newline at end of file' }, ' ⏎̸'));
   return cell;
 }

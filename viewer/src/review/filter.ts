@@ -35,13 +35,31 @@ export function passes(file: ChangesetFile, filter: FileFilter): boolean {
   return true;
 }
 
-const KINDS: [string, string][] = [['', 'Any change'], ['added', 'Added'], ['modified', 'Modified'], ['deleted', 'Deleted'], ['renamed', 'Renamed'], ['mode', 'Type or mode']];
-const REVIEW: [FileFilter['reviewed'], string][] = [['any', 'Viewed or not'], ['unviewed', 'Not viewed'], ['viewed', 'Viewed']];
+const KINDS: [string, string][] = [
+  ['', 'Any change'],
+  ['added', 'Added'],
+  ['modified', 'Modified'],
+  ['deleted', 'Deleted'],
+  ['renamed', 'Renamed'],
+  ['mode', 'Type or mode'],
+];
+const REVIEW: [FileFilter['reviewed'], string][] = [
+  ['any', 'Viewed or not'],
+  ['unviewed', 'Not viewed'],
+  ['viewed', 'Viewed'],
+];
 
 /** Builds the filter bar (once; its fields keep their own state while the lists re-render). */
 export function filterBar(app: App): HTMLElement {
   const update = (change: Partial<FileFilter>): void => app.setFilter({ ...app.filter, ...change });
-  const text = h('input', { type: 'search', id: 'file-filter', placeholder: 'Filter files…', 'aria-label': 'Filter files by path', autocomplete: 'off', spellcheck: 'false' });
+  const text = h('input', {
+    type: 'search',
+    id: 'file-filter',
+    placeholder: 'Filter files…',
+    'aria-label': 'Filter files by path',
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
   text.addEventListener('input', () => update({ text: text.value }));
   text.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') {
@@ -50,11 +68,21 @@ export function filterBar(app: App): HTMLElement {
       text.blur();
     }
   });
-  const kind = h('select', { id: 'filter-kind', 'aria-label': 'Filter by change', onchange: () => update({ kind: kind.value }) }, KINDS.map(([value, label]) => h('option', { value }, label)));
+  const kind = h(
+    'select',
+    { id: 'filter-kind', 'aria-label': 'Filter by change', onchange: () => update({ kind: kind.value }) },
+    KINDS.map(([value, label]) => h('option', { value }, label)),
+  );
   const reviewed = h(
     'select',
     { id: 'filter-reviewed', 'aria-label': 'Filter by review state', onchange: () => update({ reviewed: reviewed.value as FileFilter['reviewed'] }) },
     REVIEW.map(([value, label]) => h('option', { value }, label)),
   );
-  return h('div', { class: 'filter-bar', role: 'search' }, text, h('div', { class: 'filter-selects' }, kind, reviewed), h('span', { id: 'filter-count', class: 'note', role: 'status' }));
+  return h(
+    'div',
+    { class: 'filter-bar', role: 'search' },
+    text,
+    h('div', { class: 'filter-selects' }, kind, reviewed),
+    h('span', { id: 'filter-count', class: 'note', role: 'status' }),
+  );
 }

@@ -41,7 +41,6 @@ interface Layout {
   columns: number;
 }
 
-
 /** The all-files review page inside the diff pane. */
 export class ReviewPage implements SectionHost {
   readonly store: DiffStore;
@@ -121,7 +120,7 @@ export class ReviewPage implements SectionHost {
     if (open.uri === this.shownUri && !picked) return;
     const layout = this.computeLayout();
     const selected = this.app.selectedFileId;
-    const top = picked && selected !== undefined ? this.fileTop(layout, selected, this.app.selectedLine) ?? 0 : 0;
+    const top = picked && selected !== undefined ? (this.fileTop(layout, selected, this.app.selectedLine) ?? 0) : 0;
     const onScreen = this.wantRange(open.uri, layout, top, top + this.viewHeight).filter((entry) => !entry.diff && !entry.error);
     // A changeset's first frame waits for its diffs, a round trip away, rather than being drawn twice (a pick within a
     // changeset on screen is drawn at once: the reader's click shows without waiting).
@@ -255,7 +254,16 @@ export class ReviewPage implements SectionHost {
   private computeLayout(): Layout {
     const open = this.app.open;
     const columns = this.columns();
-    const inputs = [open?.uri, this.app.rows, this.store.version, this.app.display.effectiveMode, this.app.display.context, this.collapseVersion, this.viewHeight, columns];
+    const inputs = [
+      open?.uri,
+      this.app.rows,
+      this.store.version,
+      this.app.display.effectiveMode,
+      this.app.display.context,
+      this.collapseVersion,
+      this.viewHeight,
+      columns,
+    ];
     if (this.memo && inputs.every((v, i) => v === this.memo!.inputs[i])) return this.memo.layout;
     const files = this.app.rows.filter((r): r is FileRow => r.type === 'file');
     const offsets = new Float64Array(files.length + 1);
@@ -312,7 +320,13 @@ export class ReviewPage implements SectionHost {
     const state = app.changeset;
     const { files, offsets } = this.layout;
     if (!open || !state || files.length === 0) {
-      const text = !open ? 'Pick a changeset or a turn.' : !state || state.status === 'computing' ? 'Computing…' : state.files.length > 0 ? 'No file matches the filter.' : 'No changed files.';
+      const text = !open
+        ? 'Pick a changeset or a turn.'
+        : !state || state.status === 'computing'
+          ? 'Computing…'
+          : state.files.length > 0
+            ? 'No file matches the filter.'
+            : 'No changed files.';
       replaceChildren(this.canvas, h('p', { class: 'empty' }, text));
       this.sizeCanvas('');
       return;
@@ -352,7 +366,12 @@ export class ReviewPage implements SectionHost {
     const collapsed = this.isCollapsed(file);
     const el = h(
       'section',
-      { class: ['rv-file', collapsed && 'collapsed', file.id === this.app.selectedFileId && 'selected'], 'data-path': row.path, 'data-file-id': file.id, 'aria-label': row.path },
+      {
+        class: ['rv-file', collapsed && 'collapsed', file.id === this.app.selectedFileId && 'selected'],
+        'data-path': row.path,
+        'data-file-id': file.id,
+        'aria-label': row.path,
+      },
       fileHeader(this, channel, row, collapsed),
     );
     el.style.top = `${start}px`;

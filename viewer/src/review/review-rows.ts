@@ -74,7 +74,11 @@ export function bodyRows(file: ChangesetFile, entry: FileDiffEntry | undefined, 
   const line = (l: DiffLine): void => {
     const parts = wrapLine(l.text, columns);
     if (parts.length === 1) rows.push({ type: 'line', line: l });
-    else parts.forEach((p, k) => rows.push({ type: 'line', line: l, part: { ...p, first: k === 0 } }));
+    else {
+      parts.forEach((p, k) => {
+        rows.push({ type: 'line', line: l, part: { ...p, first: k === 0 } });
+      });
+    }
   };
   const pair = (left: DiffLine | undefined, right: DiffLine | undefined): void => {
     const l = left && wrapLine(left.text, columns);
@@ -119,4 +123,3 @@ export function rowOfLine(rows: readonly BodyRow[], link: string): number {
     r.type === 'line' ? matches(r.line, r.part) : r.type === 'pair' ? (side === 'L' ? matches(r.left, r.leftPart) : matches(r.right, r.rightPart)) : false,
   );
 }
-

@@ -41,7 +41,12 @@ export function entryView(entry: Changeset): OpenChangeset {
 /** One turn's changeset. */
 export function turnView(entry: Changeset, chat: ChatState | undefined, turnId: string): OpenChangeset {
   const turn = chat?.turns.find((t) => t.id === turnId);
-  return { uri: expandChangesetUri(entry.uriTemplate, { turnId }), label: `Turn: ${firstLine(turn?.message.text) || turnId}`, changeKind: 'turn', reviewable: reviewable(entry) };
+  return {
+    uri: expandChangesetUri(entry.uriTemplate, { turnId }),
+    label: `Turn: ${firstLine(turn?.message.text) || turnId}`,
+    changeKind: 'turn',
+    reviewable: reviewable(entry),
+  };
 }
 
 /** What one tool call (step, 1-based) of a turn changed. */
@@ -75,7 +80,13 @@ export function turnOfUri(catalogue: readonly Changeset[], chat: ChatState | und
  * The label of a turn, step or comparison opened before the chat was
  * mirrored (a deep link), once it is; undefined when it cannot be named yet.
  */
-export function relabel(open: OpenChangeset, chat: ChatState | undefined, turnId: string | undefined, step: number | undefined, compare: readonly string[]): string | undefined {
+export function relabel(
+  open: OpenChangeset,
+  chat: ChatState | undefined,
+  turnId: string | undefined,
+  step: number | undefined,
+  compare: readonly string[],
+): string | undefined {
   const turns = chat?.turns ?? [];
   if (open.changeKind === 'turn') {
     const message = firstLine(turns.find((t) => t.id === turnId)?.message.text);

@@ -32,6 +32,12 @@ export class FileRows {
     const old = this.drawn.filter((r) => r.type === 'file').map((r) => r.file.id);
     const at = old.indexOf(id);
     const present = new Set(files.map((f) => f.id));
-    return old.slice(at + 1).find((f) => present.has(f)) ?? old.slice(0, Math.max(0, at)).reverse().find((f) => present.has(f));
+    return (
+      old.slice(at + 1).find((f) => present.has(f)) ??
+      old
+        .slice(0, Math.max(0, at))
+        .reverse()
+        .find((f) => present.has(f))
+    );
   }
 }

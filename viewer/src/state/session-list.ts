@@ -4,7 +4,14 @@
  * not replayed) and kept current by the root notifications.
  */
 import { ROOT_CHANNEL } from '../../../protocol/common/channels.js';
-import type { ListSessionsResult, SessionAddedParams, SessionRemovedParams, SessionSummary, SessionSummaryChangedParams, URI } from '../../../protocol/index.js';
+import type {
+  ListSessionsResult,
+  SessionAddedParams,
+  SessionRemovedParams,
+  SessionSummary,
+  SessionSummaryChangedParams,
+  URI,
+} from '../../../protocol/index.js';
 import type { ViewerClient } from '../client.js';
 
 /** What a root notification did to the list. */

@@ -64,7 +64,6 @@ export class ViewState {
 
   protected readonly fileRows = new FileRows();
 
-
   constructor(readonly client: ViewerClient) {
     this.sessionList = new SessionList(client);
   }

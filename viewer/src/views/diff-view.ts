@@ -9,7 +9,7 @@
 import type { ChangesetFile, ResourceReadResult, URI } from '../../../protocol/index.js';
 import type { WorkspaceFileDiff } from '../../../server/diff/file-diff.js';
 import type { App } from '../app.js';
-import { buildHunk, gapLines, gapsOf, hunkRange, splitText, type DiffLine, type Gap, type HunkModel } from '../diff-model.js';
+import { buildHunk, gapLines, gapsOf, hunkRange, splitText, type DiffLine, type Gap } from '../diff-model.js';
 import { byId, h, replaceChildren, type Child } from '../dom.js';
 import { fileOperations, lineCounts, renamedFrom, resourceOf } from '../file-header-parts.js';
 import { displayPathOf, kindOf, type FileMeta } from '../files-model.js';
@@ -109,16 +109,11 @@ export class DiffView {
     return h(
       'header',
       { class: 'diff-header' },
-      h(
-        'h3',
-        { id: 'diff-title' },
-        h('span', { class: `kind kind-${kind}` }, kind),
-        ' ',
-        renamedFrom(meta, path),
-        h('span', { class: 'path' }, path),
-      ),
+      h('h3', { id: 'diff-title' }, h('span', { class: `kind kind-${kind}` }, kind), ' ', renamedFrom(meta, path), h('span', { class: 'path' }, path)),
       lineCounts(file, meta),
-      meta.beforeMode && meta.afterMode && meta.beforeMode !== meta.afterMode ? h('span', { class: 'note' }, `mode ${meta.beforeMode} → ${meta.afterMode}`) : null,
+      meta.beforeMode && meta.afterMode && meta.beforeMode !== meta.afterMode
+        ? h('span', { class: 'note' }, `mode ${meta.beforeMode} → ${meta.afterMode}`)
+        : null,
       viewedElsewhere(app, file),
       fileOperations(app, channel, file, path, 'File operations'),
       app.open?.reviewable
@@ -166,7 +161,11 @@ export class DiffView {
           h(
             'td',
             { colspan: cols },
-            h('span', { class: 'hunk-range' }, `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`),
+            h(
+              'span',
+              { class: 'hunk-range' },
+              `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`,
+            ),
             ranged.length > 0 && file.edit.after
               ? h(
                   'span',
@@ -189,7 +188,26 @@ export class DiffView {
     });
     if (budget <= 0) {
       rows.push(
-        h('tr', { class: 'gap' }, h('td', { colspan: cols }, h('button', { type: 'button', class: 'expand', onclick: () => { loaded.unbounded = true; this.app.invalidate('diff'); } }, 'Show the whole diff'))),
+        h(
+          'tr',
+          { class: 'gap' },
+          h(
+            'td',
+            { colspan: cols },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'expand',
+                onclick: () => {
+                  loaded.unbounded = true;
+                  this.app.invalidate('diff');
+                },
+              },
+              'Show the whole diff',
+            ),
+          ),
+        ),
       );
     } else {
       rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand && hasTail(file, hunks, this.app.display.context)));
@@ -258,7 +276,6 @@ function decode(result: ResourceReadResult, encoding: string): string {
   return new TextDecoder(encoding === 'latin1' ? 'latin1' : 'utf-8').decode(bytes);
 }
 
-
 const SIGN = { add: '+', del: '−', context: ' ' } as const;
 
 /** A line's text with its changed words wrapped in marks. */
@@ -270,7 +287,11 @@ function code(line: DiffLine): HTMLElement {
 }
 
 function num(n: number | undefined, kind: string, side: 'L' | 'R'): HTMLElement {
-  return h('td', { class: `num ${kind}`, 'data-line': n === undefined ? undefined : `${side}${n}`, title: n === undefined ? undefined : 'Link to this line' }, n === undefined ? '' : String(n));
+  return h(
+    'td',
+    { class: `num ${kind}`, 'data-line': n === undefined ? undefined : `${side}${n}`, title: n === undefined ? undefined : 'Link to this line' },
+    n === undefined ? '' : String(n),
+  );
 }
 
 function unifiedRow(line: DiffLine): HTMLElement {

@@ -30,7 +30,11 @@ export class FileListView {
   constructor(private readonly app: App) {
     this.scroller.append(this.spacer);
     this.spacer.append(this.window);
-    this.box = new ScrollBox(this.scroller, () => this.schedule(), () => this.schedule());
+    this.box = new ScrollBox(
+      this.scroller,
+      () => this.schedule(),
+      () => this.schedule(),
+    );
   }
 
   /** Re-reads the rows and draws the visible slice; scrolls a newly selected file into view. */
@@ -104,7 +108,13 @@ export class FileListView {
     const reviewable = app.open?.reviewable === true;
     return h(
       'div',
-      { class: ['row', 'file', selected && 'selected', row.file.reviewed && 'viewed'], role: 'listitem', 'aria-setsize': String(size), 'aria-posinset': String(position), 'data-path': row.path },
+      {
+        class: ['row', 'file', selected && 'selected', row.file.reviewed && 'viewed'],
+        role: 'listitem',
+        'aria-setsize': String(size),
+        'aria-posinset': String(position),
+        'data-path': row.path,
+      },
       reviewable
         ? h('input', {
             type: 'checkbox',

@@ -64,7 +64,8 @@ export function renderToolbar(app: App): void {
     return;
   }
   const parts: (HTMLElement | string | null)[] = [h('h2', { id: 'changeset-title' }, open.label)];
-  if (!state || state.status === 'computing') parts.push(h('span', { class: 'badge', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'computing…'));
+  if (!state || state.status === 'computing')
+    parts.push(h('span', { class: 'badge', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'computing…'));
   else if (state.status === 'error') parts.push(h('span', { class: 'badge error', role: 'alert' }, state.error?.message ?? 'error'));
   if (state && state.status !== 'computing') {
     const c = countsOf(state);
@@ -84,21 +85,72 @@ export function renderToolbar(app: App): void {
     );
   }
   const ops = operationsFor(state?.operations, 'changeset');
-  if (ops.length > 0) parts.push(h('span', { class: 'ops', role: 'group', 'aria-label': 'Changeset operations' }, ops.map((op) => operationButton(app, open.uri, op))));
+  if (ops.length > 0)
+    parts.push(
+      h(
+        'span',
+        { class: 'ops', role: 'group', 'aria-label': 'Changeset operations' },
+        ops.map((op) => operationButton(app, open.uri, op)),
+      ),
+    );
   parts.push(
     h(
       'span',
       { class: 'view-switch layout-switch', role: 'group', 'aria-label': 'Files shown' },
-      h('button', { type: 'button', 'aria-pressed': String(app.display.layout === 'all'), 'data-layout': 'all', title: 'Every file on one page', 'data-focus-key': 'layout:all', onclick: () => app.display.setLayout('all') }, 'All files'),
-      h('button', { type: 'button', 'aria-pressed': String(app.display.layout === 'file'), 'data-layout': 'file', title: 'The selected file alone', 'data-focus-key': 'layout:file', onclick: () => app.display.setLayout('file') }, 'One file'),
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-pressed': String(app.display.layout === 'all'),
+          'data-layout': 'all',
+          title: 'Every file on one page',
+          'data-focus-key': 'layout:all',
+          onclick: () => app.display.setLayout('all'),
+        },
+        'All files',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-pressed': String(app.display.layout === 'file'),
+          'data-layout': 'file',
+          title: 'The selected file alone',
+          'data-focus-key': 'layout:file',
+          onclick: () => app.display.setLayout('file'),
+        },
+        'One file',
+      ),
     ),
     h(
       'span',
       { class: 'view-switch', role: 'group', 'aria-label': 'Diff layout' },
-      h('button', { type: 'button', 'aria-pressed': String(app.display.mode === 'unified'), title: 'Unified (u)', 'data-focus-key': 'mode:unified', onclick: () => app.display.setMode('unified') }, 'Unified'),
-      h('button', { type: 'button', 'aria-pressed': String(app.display.mode === 'split'), title: 'Side by side (s)', 'data-focus-key': 'mode:split', onclick: () => app.display.setMode('split') }, 'Side by side'),
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-pressed': String(app.display.mode === 'unified'),
+          title: 'Unified (u)',
+          'data-focus-key': 'mode:unified',
+          onclick: () => app.display.setMode('unified'),
+        },
+        'Unified',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-pressed': String(app.display.mode === 'split'),
+          title: 'Side by side (s)',
+          'data-focus-key': 'mode:split',
+          onclick: () => app.display.setMode('split'),
+        },
+        'Side by side',
+      ),
     ),
-    app.display.mode === 'split' && app.display.narrow ? h('span', { class: 'note', id: 'narrow-note' }, 'shown unified: the pane is too narrow for side by side') : null,
+    app.display.mode === 'split' && app.display.narrow
+      ? h('span', { class: 'note', id: 'narrow-note' }, 'shown unified: the pane is too narrow for side by side')
+      : null,
   );
   const select = h(
     'select',

@@ -56,7 +56,16 @@ function item(app: App, s: SessionSummary): HTMLElement {
         ' ',
         formatTime(s.createdAt),
         ` · ${turns} ${turns === 1 ? 'turn' : 'turns'}`,
-        changes ? h('span', { class: 'counts' }, ` · ${changes.files ?? 0} files `, h('span', { class: 'plus' }, `+${changes.additions ?? 0}`), ' ', h('span', { class: 'minus' }, `−${changes.deletions ?? 0}`)) : null,
+        changes
+          ? h(
+              'span',
+              { class: 'counts' },
+              ` · ${changes.files ?? 0} files `,
+              h('span', { class: 'plus' }, `+${changes.additions ?? 0}`),
+              ' ',
+              h('span', { class: 'minus' }, `−${changes.deletions ?? 0}`),
+            )
+          : null,
       ),
     ),
   );

@@ -26,7 +26,19 @@ export function renderStatus(app: App): void {
       h('span', { class: 'notice-text' }, notice.text),
       // The same button as the toolbar's: disabled, with the reason, while a turn is being recorded.
       notice.offerUndo && undo && undoUri && undo.status !== 'disabled' ? operationButton(app, undoUri, undo) : null,
-      h('button', { type: 'button', class: 'dismiss', 'aria-label': 'Dismiss', onclick: () => { app.notice = undefined; app.invalidate('status'); } }, '×'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'dismiss',
+          'aria-label': 'Dismiss',
+          onclick: () => {
+            app.notice = undefined;
+            app.invalidate('status');
+          },
+        },
+        '×',
+      ),
     ),
   );
 }

@@ -52,7 +52,14 @@ async function showPresented(app: App, file: PresentedFile): Promise<void> {
   let dialog = document.getElementById('presented-dialog') as HTMLDialogElement | null;
   if (!dialog) {
     const close = h('button', { type: 'button', id: 'presented-close' }, 'Close');
-    dialog = h('dialog', { id: 'presented-dialog', 'aria-labelledby': 'presented-title' }, h('h2', { id: 'presented-title' }), h('p', { id: 'presented-description', class: 'note' }), h('pre', { id: 'presented-content' }), h('div', { class: 'dialog-buttons' }, close));
+    dialog = h(
+      'dialog',
+      { id: 'presented-dialog', 'aria-labelledby': 'presented-title' },
+      h('h2', { id: 'presented-title' }),
+      h('p', { id: 'presented-description', class: 'note' }),
+      h('pre', { id: 'presented-content' }),
+      h('div', { class: 'dialog-buttons' }, close),
+    );
     close.addEventListener('click', () => dialog!.close());
     document.body.append(dialog);
   }
@@ -95,14 +102,34 @@ export function renderTurnExtras(app: App): void {
       h(
         'ol',
         { class: 'plain step-list' },
-        h('li', { class: 'step' }, h('button', { type: 'button', class: 'step-open', 'aria-current': app.openStep === undefined ? 'true' : undefined, 'data-focus-key': 'step:all', onclick: () => void app.openTurn(turnId) }, 'The whole turn')),
+        h(
+          'li',
+          { class: 'step' },
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'step-open',
+              'aria-current': app.openStep === undefined ? 'true' : undefined,
+              'data-focus-key': 'step:all',
+              onclick: () => void app.openTurn(turnId),
+            },
+            'The whole turn',
+          ),
+        ),
         steps.map((step) =>
           h(
             'li',
             { class: 'step', 'data-step': String(step.step) },
             h(
               'button',
-              { type: 'button', class: 'step-open', 'aria-current': app.openStep === step.step ? 'true' : undefined, 'data-focus-key': `step:${step.step}`, onclick: () => void app.openStepOf(turnId, step.step) },
+              {
+                type: 'button',
+                class: 'step-open',
+                'aria-current': app.openStep === step.step ? 'true' : undefined,
+                'data-focus-key': `step:${step.step}`,
+                onclick: () => void app.openStepOf(turnId, step.step),
+              },
               h('span', { class: 'turn-number' }, `${step.step}.`),
               ' ',
               stepLabel(step),
@@ -118,7 +145,10 @@ export function renderTurnExtras(app: App): void {
                     'data-focus-key': `restore-step:${step.step}`,
                     title: `Bring every file back to how it was just before this ${step.tool ?? 'tool call'}`,
                     disabled: restore.status === 'running' || restore.status === 'disabled',
-                    onclick: () => void invokeOperation(app, turnUri, restore, undefined, `to before step ${step.step} (${step.tool ?? 'tool call'}) of ${name}`, { step: step.step }),
+                    onclick: () =>
+                      void invokeOperation(app, turnUri, restore, undefined, `to before step ${step.step} (${step.tool ?? 'tool call'}) of ${name}`, {
+                        step: step.step,
+                      }),
                   },
                   'Restore to here',
                 )
@@ -142,7 +172,13 @@ export function renderTurnExtras(app: App): void {
         presented.map((file) =>
           h(
             'button',
-            { type: 'button', class: 'presented-file', 'data-presented': file.path, title: file.description ?? file.path, onclick: () => void showPresented(app, file) },
+            {
+              type: 'button',
+              class: 'presented-file',
+              'data-presented': file.path,
+              title: file.description ?? file.path,
+              onclick: () => void showPresented(app, file),
+            },
             file.path,
             file.description ? h('span', { class: 'note' }, ` — ${file.description}`) : null,
           ),

@@ -45,7 +45,12 @@ export function renderTurns(app: App): void {
   // The user's own actions (reverts, restores, undos) sit between the turns, by time; they are not turns.
   const actions = [...(timeline.userActions ?? [])].reverse();
   const actionItem = (a: { at: string; text: string }) =>
-    h('li', { class: 'user-action', 'data-user-action': a.text }, h('span', { class: 'turn-message' }, a.text), h('span', { class: 'meta' }, h('span', { class: 'badge you' }, 'you'), ' ', formatTime(a.at)));
+    h(
+      'li',
+      { class: 'user-action', 'data-user-action': a.text },
+      h('span', { class: 'turn-message' }, a.text),
+      h('span', { class: 'meta' }, h('span', { class: 'badge you' }, 'you'), ' ', formatTime(a.at)),
+    );
   const turns = [...chat.turns].reverse();
   turns.forEach((turn, i) => {
     while (actions.length > 0 && (turn.startedAt === undefined || actions[0]!.at > turn.startedAt)) items.push(actionItem(actions.shift()!));
