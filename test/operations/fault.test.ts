@@ -83,12 +83,16 @@ describe('fault tolerance', () => {
     expect(NAMES.map((n) => readFileSync(join(repo, n)))).toEqual(preOperation);
   }, 120_000);
 
-  it('after SIGKILL at random points and a restart: no stray temporary file, every file whole, undo exact', async () => {
+  it('after SIGKILL at set and random points and a restart: no stray temporary file, every file whole, undo exact', async () => {
     const names = Array.from({ length: 12 }, (_, i) => `d${i % 3}/f${i}.txt`);
-    for (let round = 0; round < 5; round++) {
+    /** Kill once this many files are written (a set point, checked to land mid-write), or at a random moment. */
+    const killPoints: (number | 'random')[] = [1, 6, 11, 'random', 'random'];
+    for (let round = 0; round < killPoints.length; round++) {
+      const killAt = killPoints[round]!;
       const repo = makeRepo(temp.make(), Object.fromEntries(names.map((n) => [n, big(`old ${n}`)])));
       const stateDir = temp.make('state-');
-      const first = await serve(repo, stateDir, { CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS: '25' });
+      // A set point gets a long pause after each write, so the kill lands before the next one even on a loaded machine.
+      const first = await serve(repo, stateDir, { CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS: killAt === 'random' ? '25' : '300' });
       const session = first.ready.sessions[0]!;
       const sid = session.slice('ahp-session:/'.length);
       await first.client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
@@ -99,9 +103,31 @@ describe('fault tolerance', () => {
       await ready(first.client, turnUri);
       const operation = round % 2 === 0 ? 'revert' : 'restore-checkpoint';
       void first.client.request('invokeChangesetOperation', { channel: turnUri, operationId: operation }, { timeoutMs: 60_000 }).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, Math.random() * 350));
+      // Files the operation has rewritten (back to "old"); one being swapped is briefly absent and counts as not yet.
+      const written = () =>
+        names.filter((n) => {
+          try {
+            return readFileSync(join(repo, n), 'utf8').startsWith('old');
+          } catch {
+            return false;
+          }
+        }).length;
+      if (killAt === 'random') await new Promise((r) => setTimeout(r, Math.random() * 350));
+      else {
+        const deadline = Date.now() + 20_000;
+        while (written() < killAt) {
+          if (Date.now() > deadline) throw new Error(`the ${operation} never wrote ${killAt} files`);
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      }
       first.child.kill('SIGKILL');
       await new Promise((r) => first.child.once('exit', r));
+      if (killAt !== 'random') {
+        // The kill landed mid-write: some files written, not all.
+        const atKill = written();
+        expect(atKill, `round ${round}`).toBeGreaterThanOrEqual(killAt);
+        expect(atKill, `round ${round}`).toBeLessThan(names.length);
+      }
 
       const second = await serve(repo, stateDir);
       // The restart removed what the killed operation left in the tree.
