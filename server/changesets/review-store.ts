@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_NAME_BYTES } from '../../protocol/validate/checks.js';
-import { isNotFound, mkdirPrivateSync, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writeFileAtomic } from '../store/fs-util.js';
+import { isNotFound, mkdirPrivateSync, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writeFileAtomic } from '../private-files.js';
 
 /**
  * Review flags that survive restarts: for each changeset URI and file id,

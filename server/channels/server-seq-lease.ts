@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { mkdirPrivateSync, openPrivateSync } from '../store/fs-util.js';
+import { mkdirPrivateSync, openPrivateSync } from '../private-files.js';
 
 /** How far ahead of the current `serverSeq` the stored number is kept. */
 export const SERVER_SEQ_LEASE = 100_000;

@@ -15,7 +15,7 @@ import { basename, join } from 'node:path';
 import git from 'isomorphic-git';
 import { parseCheckpointMessage } from '../store/checkpoint-format.js';
 import { parseCommit } from '../store/commit.js';
-import { mkdirPrivate } from '../store/fs-util.js';
+import { mkdirPrivate } from '../private-files.js';
 import { writeImportedMarker } from '../store/imported-marker.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';
 import { readRef, writeRef } from '../store/refs.js';

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { relativeInside } from '../paths.js';
-import { writeFileAtomic } from '../store/fs-util.js';
+import { writeFileAtomic } from '../private-files.js';
 import type { RetentionReport } from '../store/retention.js';
 import { shadowTmpDir } from '../store/shadow-repo.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../store/index.js';

@@ -5,7 +5,7 @@
  * Persisted as one compact binary file written atomically (temp + rename).
  */
 import { closeSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { openPrivateSync } from '../store/fs-util.js';
+import { openPrivateSync } from '../private-files.js';
 import { decodePathBytes } from '../path-bytes.js';
 
 /** Entry kinds as read from the directory. */

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { closeSync, lstatSync, readFileSync, realpathSync, statSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { mkdirPrivateSync, openPrivateSync } from '../store/fs-util.js';
+import { mkdirPrivateSync, openPrivateSync } from '../private-files.js';
 import type { ObjectStore } from '../store/types.js';
 import { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
 import { DEFAULT_CORE_SETTINGS, globalGitFiles, readCoreSettings, type CoreSettings, type GitEnvironment } from './git-config.js';

@@ -18,7 +18,7 @@ import {
 } from './checkpoint-format.js';
 import { parseCommit, serializeCommit } from './commit.js';
 import { StoreInputError } from './errors.js';
-import { isNotFound } from './fs-util.js';
+import { isNotFound } from '../private-files.js';
 import { SerialQueue } from '../serial-queue.js';
 import { assertOid, describeValue, EMPTY_TREE_OID } from './object-format.js';
 import { deleteRef, listRefs, readRef, writeRef } from './refs.js';

@@ -5,7 +5,7 @@
 import { chmod, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StoreInputError } from './errors.js';
-import { mkdirPrivate, PRIVATE_DIR_MODE, tightenPrivateTree, writeFileAtomic } from './fs-util.js';
+import { mkdirPrivate, PRIVATE_DIR_MODE, tightenPrivateTree, writeFileAtomic } from '../private-files.js';
 import { describeValue, isOid } from './object-format.js';
 import { initShadowRepo, lockShadowRepo, shadowTmpDir, type ShadowLock } from './shadow-repo.js';
 import { ShadowStore } from './shadow-store.js';

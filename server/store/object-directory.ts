@@ -8,7 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inflate, inflateSync } from 'node:zlib';
-import { isNotFound, readSmallFileSync } from './fs-util.js';
+import { isNotFound, readSmallFileSync } from '../private-files.js';
 import { parseLooseObject } from './object-format.js';
 import { PackFile, type DeltaBaseCache } from './pack-reader.js';
 import type { StoredObject } from './types.js';

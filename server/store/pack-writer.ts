@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { crc32, deflate, deflateSync, constants as zlibConstants } from 'node:zlib';
 import { PACK_TYPE_CODE, type AnyObjectType } from './object-format.js';
 import { writePackIndex, type PackIndexRow } from './pack-index.js';
-import { fsyncDirectory, openPrivate } from './fs-util.js';
+import { fsyncDirectory, openPrivate } from '../private-files.js';
 
 const deflateAsync = promisify(deflate);
 

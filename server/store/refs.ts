@@ -7,7 +7,7 @@
 import { readdir, readFile, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { StoreInputError } from './errors.js';
-import { isNotFound, writeFileAtomic } from './fs-util.js';
+import { isNotFound, writeFileAtomic } from '../private-files.js';
 import { isOid } from './object-format.js';
 import { shadowTmpDir } from './shadow-repo.js';
 

@@ -11,7 +11,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoints, StoredSession } from './checkpoints.js';
 import { parseCommit } from './commit.js';
-import { isNotFound } from './fs-util.js';
+import { isNotFound } from '../private-files.js';
 import { listRefs } from './refs.js';
 import type { ShadowStore } from './shadow-store.js';
 import { GITLINK_MODE, parseTree } from './tree.js';

@@ -7,7 +7,7 @@
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreBusyError } from './errors.js';
-import { isNotFound, mkdirPrivate, openPrivate, writeFileAtomic } from './fs-util.js';
+import { isNotFound, mkdirPrivate, openPrivate, writeFileAtomic } from '../private-files.js';
 
 const CONFIG = `[core]
 \trepositoryformatversion = 0

@@ -7,7 +7,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ObjectNotFoundError, StoreClosedError, StoreInputError } from './errors.js';
-import { writeFileAtomic } from './fs-util.js';
+import { writeFileAtomic } from '../private-files.js';
 import { SerialQueue } from '../serial-queue.js';
 import { ObjectDirectory, type PackedLocation } from './object-directory.js';
 import { EMPTY_TREE_OID, assertOid, assertWritableType, hashObject, describeValue, type AnyObjectType } from './object-format.js';
