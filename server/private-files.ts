@@ -1,4 +1,4 @@
-/** Small filesystem helpers shared by the store's writers. */
+/** Files and directories only the user can read (0700 / 0600), and small file helpers: used by the store, the channel store and everything else that writes under the state directory. */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, fchmodSync, fstatSync, mkdirSync, openSync, readSync, type OpenMode } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
