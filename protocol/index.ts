@@ -50,3 +50,8 @@ export {
   CLIENT_DISPATCHABLE_ACTIONS,
 } from './validate/index.js';
 export type { Validation, InboundMethod, InboundParams, ClientAction, DispatchEnvelope } from './validate/index.js';
+
+// This server's extensions to AHP: what it carries in `_meta` and its own methods' results.
+export type { ChangeKindName, ChangesetFileMeta, UnreadReason } from './extensions/changeset-file.js';
+export type { BinaryFileDiff, DiffHunk, LineEncoding, OversizedFileDiff, TextFileDiff, WorkspaceFileDiff } from './extensions/file-diff.js';
+export type { TimelineMeta, TurnStats, UserAction } from './extensions/timeline.js';

@@ -1,5 +1,6 @@
 import type { UnreadReason } from '../snapshot/walker.js';
 import type { ObjectStore } from '../store/types.js';
+import type { ChangeKindName } from '../../protocol/extensions/changeset-file.js';
 
 /** Git modes as they appear in trees. */
 export type GitMode = '100644' | '100755' | '120000' | '160000';
@@ -27,8 +28,7 @@ export interface BlobRef {
   unread?: UnreadReason;
 }
 
-/** How a path changed between two states. */
-export type ChangeKindName = 'added' | 'modified' | 'deleted' | 'renamed' | 'mode';
+export type { ChangeKindName };
 
 /** One changed file between two recorded states of a session. */
 export interface FileChange {

@@ -1,49 +1,13 @@
 import type { ChangesetFile } from '../../protocol/index.js';
+import type { ChangesetFileMeta } from '../../protocol/extensions/changeset-file.js';
 import { sha256Of } from '../changes/content-hash.js';
 import type { BlobRef, FileChange } from '../changes/file-change.js';
 import type { FileStats } from '../changes/file-stats.js';
 import { fileUri } from '../file-uri.js';
 import type { RecordingSession } from '../session/recording-session.js';
-import type { UnreadReason } from '../snapshot/walker.js';
 import { contentUri } from './content-uri.js';
 
-/** What `ChangesetFile._meta` carries for each file. */
-export interface ChangesetFileMeta {
-  /** The label a reviewer sees (relative to the working directory, `../`, `~/` or absolute). */
-  path: string;
-  /** added, modified, deleted, renamed or mode (only the executable bit or file type changed). */
-  kind: FileChange['kind'];
-  /** Display path before a rename. */
-  oldPath?: string;
-  /** Rename similarity in [0, 1]. */
-  similarity?: number;
-  /** Either side is binary: no line counts, no hunks. */
-  binary?: boolean;
-  /** Either side is over the size limit: no line counts, no hunks. */
-  oversized?: boolean;
-  /** Object id (git blob id) of each side. */
-  beforeOid?: string;
-  afterOid?: string;
-  /** SHA-256 (hex) of each side's content. */
-  beforeSha256?: string;
-  afterSha256?: string;
-  /** Git mode of each side. */
-  beforeMode?: string;
-  afterMode?: string;
-  /**
-   * Why a side's file could not be read when its state was recorded
-   * (`unreadable`, `oversized`, `not-a-file`): the side holds the content
-   * last read, not what the file held then.
-   */
-  beforeUnread?: UnreadReason;
-  afterUnread?: UnreadReason;
-  /** Index of the working directory the file belongs to (-1: outside every one). */
-  root: number;
-  /** Captured by `beforeEdit` because snapshots do not see this path (ignored or outside). */
-  captured?: boolean;
-  /** The captured path now leads outside the working directories (a folder on its way links elsewhere): its new side was not read. */
-  leftWorkingDirectory?: true;
-}
+export type { ChangesetFileMeta };
 
 /** Builds `ChangesetFile`s from file changes, and remembers which content it handed out. */
 export class ChangesetFileBuilder {

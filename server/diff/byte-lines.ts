@@ -4,8 +4,8 @@
  * hunk prints are ever decoded.
  */
 
-/** How line bytes become strings: UTF-8 when the file is valid UTF-8, else one char per byte. */
-export type LineEncoding = 'utf-8' | 'latin1';
+import type { LineEncoding } from '../../protocol/extensions/file-diff.js';
+export type { LineEncoding };
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 

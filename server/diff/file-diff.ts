@@ -6,10 +6,12 @@
 import { isUtf8 } from 'node:buffer';
 import { isBinary } from './binary.js';
 import { ByteLines, type LineEncoding } from './byte-lines.js';
-import { buildHunks, NO_NEWLINE_MARKER, type DiffHunk } from './hunks.js';
+import type { BinaryFileDiff, DiffHunk, OversizedFileDiff, TextFileDiff, WorkspaceFileDiff } from '../../protocol/extensions/file-diff.js';
+import { buildHunks, NO_NEWLINE_MARKER } from './hunks.js';
 import { countLineChanges, diffLines, type DiffAlgorithm } from './line-diff.js';
 
 export { BINARY_SNIFF_BYTES, isBinary } from './binary.js';
+export type { BinaryFileDiff, OversizedFileDiff, TextFileDiff, WorkspaceFileDiff };
 
 /** Default size above which a file is not diffed at all. */
 export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
@@ -17,59 +19,6 @@ export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 export const EXACT_DIFF_BYTES = 1024 * 1024;
 /** Default bound on the lines between the common prefix and suffix of a file above `EXACT_DIFF_BYTES`. */
 export const DEFAULT_MAX_MIDDLE_LINES = 200_000;
-
-/** The diff of one file, shaped like the DeepSeek workspace-changes plugin's `WorkspaceFileDiff`. */
-export type WorkspaceFileDiff = TextFileDiff | BinaryFileDiff | OversizedFileDiff;
-
-/** A file diffed line by line. */
-export interface TextFileDiff {
-  /** Discriminant. */
-  kind: 'text';
-  /** Whether the file exists in the old version. */
-  before: boolean;
-  /** Whether the file exists in the new version. */
-  after: boolean;
-  /** True only when a safety bound replaced the whole file instead of diffing it (never for files up to 1 MiB). */
-  coarse: boolean;
-  /** Lines added; equals `git diff --numstat` unless `coarse`. */
-  added: number;
-  /** Lines removed; equals `git diff --numstat` unless `coarse`. */
-  removed: number;
-  /** Unified hunks with the requested context, in file order. */
-  hunks: DiffHunk[];
-  /** How line bytes were decoded: UTF-8, or one char per byte when either side is not valid UTF-8. */
-  encoding: LineEncoding;
-}
-
-/** A file with a NUL byte near its start on either side; no hunks. */
-export interface BinaryFileDiff {
-  /** Discriminant. */
-  kind: 'binary';
-  /** Whether the file exists in the old version. */
-  before: boolean;
-  /** Whether the file exists in the new version. */
-  after: boolean;
-  /** Old size in bytes, when the file exists in the old version. */
-  beforeSize?: number;
-  /** New size in bytes, when the file exists in the new version. */
-  afterSize?: number;
-}
-
-/** A file larger than the configured limit on either side; no hunks. */
-export interface OversizedFileDiff {
-  /** Discriminant. */
-  kind: 'oversized';
-  /** Whether the file exists in the old version. */
-  before: boolean;
-  /** Whether the file exists in the new version. */
-  after: boolean;
-  /** Old size in bytes, when the file exists in the old version. */
-  beforeSize?: number;
-  /** New size in bytes, when the file exists in the new version. */
-  afterSize?: number;
-  /** The size limit in bytes that was exceeded. */
-  limit: number;
-}
 
 /** Options of `diffFile`. */
 export interface FileDiffOptions {

@@ -3,29 +3,15 @@
  * a change keeps `context` lines on each side, and two changes separated by
  * at most `2 * context` equal lines share one hunk.
  */
+import type { DiffHunk } from '../../protocol/extensions/file-diff.js';
 import { ByteLines } from './byte-lines.js';
 import type { LineChange, LineSource } from './line-diff.js';
 import { hasNewline } from './lines.js';
 
 /** The marker git prints after a line that has no trailing newline. */
-export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
+export type { DiffHunk };
 
-/**
- * One hunk, in the shape jsdiff's `structuredPatch` produces (so jsdiff's
- * `formatPatch` and `applyPatch` accept it).
- */
-export interface DiffHunk {
-  /** 1-based number of the first old line the hunk covers; when `oldLines` is 0 it is the line the insertion precedes (the unified header prints one less, as git does). */
-  oldStart: number;
-  /** Number of old lines the hunk covers (context and removed). */
-  oldLines: number;
-  /** 1-based number of the first new line the hunk covers, with the same convention as `oldStart`. */
-  newStart: number;
-  /** Number of new lines the hunk covers (context and added). */
-  newLines: number;
-  /** Lines prefixed by ' ', '-' or '+', without terminators; `NO_NEWLINE_MARKER` follows a line that has none. */
-  lines: string[];
-}
+export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
 
 /** Builds the hunks of an edit script with `context` lines of context (default 3, as git). */
 export function buildHunks(oldLines: LineSource, newLines: LineSource, changes: readonly LineChange[], context = 3): DiffHunk[] {

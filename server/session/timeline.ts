@@ -5,9 +5,9 @@ import { fileUri } from '../file-uri.js';
 import { chatSummaryOf } from './session-state.js';
 import type { TurnRecord } from './turn-record.js';
 import { summaryMarkdown, type TurnSummary } from './turn-summary.js';
-import type { TimelineMeta, TurnStats, UserAction } from './timeline-meta.js';
+import type { TimelineMeta, TurnStats, UserAction } from '../../protocol/extensions/timeline.js';
 
-export type { TimelineMeta, TurnStats, UserAction } from './timeline-meta.js';
+export type { TimelineMeta, TurnStats, UserAction } from '../../protocol/extensions/timeline.js';
 
 const LISTED_PATHS = 20;
 const MAX_USER_ACTIONS = 500;

@@ -25,6 +25,7 @@ import type { CoreSettings } from './git-config.js';
 import type { IndexLookup } from './index-lookup.js';
 import { KIND_DIR, KIND_FILE, KIND_OTHER, KIND_SYMLINK, STATUS_IGNORED, STATUS_INCLUDED, type CachedEntry, type DirState } from './stat-cache.js';
 import { NOTHING_TOUCHED, type TouchedNode } from './touched-paths.js';
+import type { UnreadReason } from '../../protocol/extensions/changeset-file.js';
 
 /** A path on disk: a string, or raw bytes below a name that is not valid UTF-8. */
 export type FsPath = string | Buffer;
@@ -37,8 +38,7 @@ export interface SnapshotWarning {
   message: string;
 }
 
-/** Why a file's content was not read at snapshot time. */
-export type UnreadReason = 'unreadable' | 'oversized' | 'not-a-file';
+export type { UnreadReason };
 
 /**
  * A file whose content could not be read when the snapshot was taken. It is

@@ -4,7 +4,7 @@
  * added counterpart, side-by-side rows, and the unchanged gaps between hunks
  * that the reader can expand.
  */
-import type { DiffHunk } from '../../server/diff/hunks.js';
+import type { DiffHunk } from '../../protocol/extensions/file-diff.js';
 import { wordDiff, type CharRange } from '../../server/diff/word-diff.js';
 
 /** One drawn line. */

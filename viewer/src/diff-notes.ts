@@ -2,7 +2,7 @@
  * What a file's diff area says instead of lines, in the one-file view and
  * on the review page alike.
  */
-import type { BinaryFileDiff, OversizedFileDiff } from '../../server/diff/file-diff.js';
+import type { BinaryFileDiff, OversizedFileDiff } from '../../protocol/extensions/file-diff.js';
 
 /** For a diff that has no text to show (binary, or over the size limit), the sentence saying so. */
 export function noTextNote(diff: BinaryFileDiff | OversizedFileDiff): string {

@@ -4,7 +4,7 @@
  * render any slice of them.
  */
 import type { ChangesetFile, ChangesetState } from '../../protocol/index.js';
-import type { ChangesetFileMeta } from '../../server/changesets/changeset-files.js';
+import type { ChangesetFileMeta } from '../../protocol/extensions/changeset-file.js';
 
 /** What the viewer reads from `ChangesetFile._meta`; every field may be missing from other servers. */
 export type FileMeta = Partial<ChangesetFileMeta>;

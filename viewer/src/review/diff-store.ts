@@ -6,7 +6,7 @@
  * when the file's edit (its content) changes.
  */
 import type { ChangesetFile, ResourceReadResult, URI } from '../../../protocol/index.js';
-import type { WorkspaceFileDiff } from '../../../server/diff/file-diff.js';
+import type { WorkspaceFileDiff } from '../../../protocol/extensions/file-diff.js';
 import type { App } from '../app.js';
 import { buildHunk, splitText, type HunkModel } from '../diff-model.js';
 

@@ -1,6 +1,6 @@
 /** Reading a session's turns: their figures from the session state, their counts, their titles. */
 import type { SessionState } from '../../../protocol/index.js';
-import type { TimelineMeta } from '../../../server/session/timeline-meta.js';
+import type { TimelineMeta } from '../../../protocol/extensions/timeline.js';
 import type { Counts } from '../files-model.js';
 
 /** The session state's timeline figures (`_meta`), when the server sent them. */

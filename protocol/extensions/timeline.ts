@@ -1,4 +1,8 @@
-/** The timeline a session's state carries in `_meta`: shared by the server and the web viewer (no I/O). */
+/**
+ * The timeline this server puts in the session state's `_meta`: each turn's
+ * figures and the user's own actions. Clients that do not read it still
+ * have AHP's chat turns.
+ */
 
 /** A turn's figures as clients find them in the session state (`_meta.turns[turnId]`). */
 export interface TurnStats {
