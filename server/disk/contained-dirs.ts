@@ -211,3 +211,15 @@ export async function realPath(path: string | Buffer): Promise<string | undefine
   const real = await realpath(p, { encoding: 'buffer' }).catch(() => undefined);
   return real === undefined ? undefined : decodePathBytes(real);
 }
+
+/** Removes the directories an operation emptied that the state it restores does not have, deepest first; one still holding anything stays. */
+export async function removeEmptiedDirs(dirs: ContainedDirs, candidates: readonly string[]): Promise<void> {
+  for (const dir of [...candidates].sort((a, b) => b.length - a.length)) {
+    const parent = await dirs.parentOf(dir, false).catch(() => undefined);
+    if (!parent) continue;
+    await parent
+      .verify()
+      .then(() => rmdir(parent.entry(encodePathBytes(basename(dir)))))
+      .catch(() => undefined);
+  }
+}

@@ -1,10 +1,10 @@
-import { readFile, readlink, rmdir } from 'node:fs/promises';
+import { readFile, readlink } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { GitMode } from '../changes/file-change.js';
 import { encodePathBytes } from '../path-bytes.js';
 import { hashObject } from '../snapshot/index.js';
 import type { WorkspaceStore } from '../store/index.js';
-import type { ContainedDirs, PinnedDir } from './contained-dirs.js';
+import { removeEmptiedDirs, type ContainedDirs, type PinnedDir } from './contained-dirs.js';
 import { newSwapNames, swapFile, type ExpectedVersion, type NewVersion } from './file-swap.js';
 import type { IntendedWrite, IntentOperation, RecoveryReport } from './write-intent.js';
 import { lstatOrUndefined } from './workspace-file.js';
@@ -93,16 +93,4 @@ async function versionAt(dir: PinnedDir, name: Buffer): Promise<{ oid: string; m
 function holds(now: Awaited<ReturnType<typeof versionAt>>, oid: string | undefined, mode: GitMode | undefined): boolean {
   if (oid === undefined) return now === undefined;
   return now !== undefined && now !== 'other' && now.oid === oid && (mode === undefined || now.mode === mode);
-}
-
-/** Directories the finished operation emptied that the state it restores does not have, deepest first; one still holding anything stays. */
-async function removeEmptiedDirs(dirs: ContainedDirs, candidates: readonly string[]): Promise<void> {
-  for (const dir of [...candidates].sort((a, b) => b.length - a.length)) {
-    const parent = await dirs.parentOf(dir, false).catch(() => undefined);
-    if (!parent) continue;
-    await parent
-      .verify()
-      .then(() => rmdir(parent.entry(encodePathBytes(basename(dir)))))
-      .catch(() => undefined);
-  }
 }

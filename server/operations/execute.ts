@@ -1,13 +1,11 @@
-import { rmdir } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { AhpErrorCodes, JsonRpcErrorCodes } from '../../protocol/index.js';
 import { DomainError } from '../domain-error.js';
-import { encodePathBytes } from '../path-bytes.js';
 import { isInsideDir } from '../paths.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SafetyDetails, SafetyPath } from '../session/session-journal.js';
 import { hashObject } from '../snapshot/index.js';
-import { ContainedDirs, DirectoryChangedError, OutsideWorkspaceError, realPath } from '../disk/contained-dirs.js';
+import { ContainedDirs, DirectoryChangedError, OutsideWorkspaceError, realPath, removeEmptiedDirs } from '../disk/contained-dirs.js';
 import { ChangedWhileRunningError, newSwapNames, type ExpectedVersion, type NewVersion, type SwapNames } from '../disk/file-swap.js';
 import { describeWriter, fileKey, findOpenWriters } from '../disk/open-writers.js';
 import { HeldOpenError, WriteBatch, type BatchWrite, type RollBackResult } from '../disk/write-batch.js';
@@ -164,21 +162,6 @@ async function beginIntents(session: RecordingSession, steps: readonly Step[], i
       WriteIntent.begin(session.roots[root]!.store.layout.root, writes, { sessionId: session.id, id, removeDirs: dirsOf(root) }),
     ),
   );
-}
-
-/** Removes directories the operation emptied that the state it restores does not have, deepest first. */
-async function removeEmptiedDirs(dirs: ContainedDirs, candidates: readonly string[]): Promise<void> {
-  for (const dir of [...candidates].sort((a, b) => b.length - a.length)) {
-    const parent = await dirs.parentOf(dir, false).catch(() => undefined);
-    if (!parent) continue;
-    await parent
-      .verify()
-      .then(
-        () => rmdir(parent.entry(encodePathBytes(basename(dir)))),
-        () => undefined,
-      )
-      .catch(() => undefined);
-  }
 }
 
 /** The error an operation stopped part-way answers with, saying what was put back. */
