@@ -7,6 +7,7 @@ import { findResumableSession } from './session/resume.js';
 import { SessionManager, type SessionDefaults } from './session/session-manager.js';
 import { registerSessionMethods } from './session/session-methods.js';
 import { defaultStateDir } from './store/index.js';
+import { SessionCommands } from './connection/session-commands.js';
 
 /** Options of {@link ChangesetService}. */
 export interface ChangesetServiceOptions extends ChangesetServerOptions {
@@ -40,7 +41,7 @@ export class ChangesetService {
       log,
       ...(options.sessionDefaults ? { defaults: options.sessionDefaults } : {}),
     });
-    this.server.setSessionProvider(this.sessions);
+    this.server.setSessionProvider(new SessionCommands(this.sessions));
     this.changesets = new Changesets(this.server, this.sessions, {
       stateDir: this.stateDir,
       ...(options.changesetMaxFiles !== undefined ? { maxFiles: options.changesetMaxFiles } : {}),

@@ -1,24 +1,10 @@
 import { realpath, stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import {
-  AhpErrorCodes,
-  parseChannel,
-  ROOT_CHANNEL,
-  type CreateSessionParams,
-  type DisposeSessionParams,
-  type ListSessionsParams,
-  type ListSessionsResult,
-  type SessionSummary,
-} from '../../protocol/index.js';
+import { AhpErrorCodes, ROOT_CHANNEL, type SessionSummary } from '../../protocol/index.js';
 import type { ChangesetServer } from '../app.js';
-import { invalidParams, DomainError } from '../domain-error.js';
-import type { MethodContext } from '../connection/method-registry.js';
-import { progressReporter } from '../connection/progress.js';
-import type { SessionProvider } from '../connection/providers.js';
+import { DomainError } from '../domain-error.js';
 import { RecordingSession, type RecordingSessionOptions } from './recording-session.js';
 import { SESSION_START_REASON, type SessionStartDetails } from './session-journal.js';
 import { sessionSummaryOf } from './session-state.js';
-import { agentName } from './timeline.js';
 import { WorkspaceRoot } from './workspace-root.js';
 
 /** Session defaults applied to every session the manager creates. */
@@ -60,9 +46,8 @@ type SessionListener = (session: RecordingSession) => void;
  * AHP's `createSession` / `disposeSession`), `listSessions`, and the root
  * catalogue notifications.
  */
-export class SessionManager implements SessionProvider {
+export class SessionManager {
   private readonly sessions = new Map<string, RecordingSession>();
-  private readonly creating = new Set<string>();
   private readonly modifiedAt = new Map<string, string>();
   private readonly addedListeners = new Set<SessionListener>();
 
@@ -243,66 +228,10 @@ export class SessionManager implements SessionProvider {
   /** Supplies `SessionSummary.changes` (installed by the changeset module). */
   changesOf: ((session: RecordingSession) => SessionSummary['changes'] | undefined) | undefined;
 
-  // --- SessionProvider: the AHP commands ---
-
-  listSessions(params: ListSessionsParams): ListSessionsResult {
-    const all = this.list();
-    let start = 0;
-    if (params.cursor !== undefined) {
-      start = Number(params.cursor);
-      if (!/^\d+$/.test(params.cursor) || start > all.length) throw invalidParams(`cursor: unknown cursor "${params.cursor}"`);
-    }
-    const limit = params.limit ?? 100;
-    const page = all.slice(start, start + limit);
-    const result: ListSessionsResult = { items: page.map((s) => this.summaryOf(s)) };
-    if (start + limit < all.length) result.nextCursor = String(start + limit);
-    return result;
-  }
-
-  async createSession(params: CreateSessionParams, ctx: MethodContext): Promise<null> {
-    const parsed = parseChannel(params.channel);
-    if (parsed?.kind !== 'session') throw invalidParams('channel: must be an ahp-session:/<id> URI');
-    if (params.provider !== undefined && (typeof params.provider !== 'string' || params.provider.length === 0 || params.provider.length > 100)) {
-      throw invalidParams('provider: must be a non-empty string of at most 100 characters');
-    }
-    const existing = this.sessions.get(params.channel);
-    if (existing?.isEnded) {
-      // The agent resumed a session it had ended: record into it again.
-      existing.reopen();
-      this.touch(existing);
-      return null;
-    }
-    if (existing || this.creating.has(params.channel)) {
-      throw new DomainError(AhpErrorCodes.SessionAlreadyExists, `session ${params.channel} already exists`);
-    }
-    const dirs = workingDirectoriesOf(params);
-    // Only the client that asked is told: the token is its own.
-    const progress =
-      params.progressToken !== undefined
-        ? progressReporter((frame) => ctx.connection.notify('root/progress', frame), params.progressToken, snapshotMessage)
-        : undefined;
-    this.creating.add(params.channel);
-    try {
-      await this.create({
-        id: parsed.id,
-        workingDirectories: dirs,
-        ended: 'resume',
-        ...(params.provider !== undefined ? { agent: agentName(params.provider) } : {}),
-        ...(progress ? { onStartProgress: (done: number, total?: number) => progress.update(done, total) } : {}),
-      });
-    } catch (error) {
-      if (error instanceof DomainError) throw error;
-      throw invalidParams(`workingDirectory: ${(error as Error).message}`);
-    } finally {
-      progress?.finish();
-      this.creating.delete(params.channel);
-    }
-    return null;
-  }
-
-  async disposeSession(params: DisposeSessionParams): Promise<null> {
-    await this.dispose(params.channel);
-    return null;
+  /** An ended session its agent resumes: it records again. */
+  reopen(session: RecordingSession): void {
+    session.reopen();
+    this.touch(session);
   }
 
   private touch(session: RecordingSession): void {
@@ -310,37 +239,6 @@ export class SessionManager implements SessionProvider {
     const changes = this.changesOf?.(session);
     this.publishSummaryChange(session, { status: session.sessionState.status, ...(changes ? { changes } : {}) });
   }
-}
-
-const COUNT = new Intl.NumberFormat('en-US');
-
-function snapshotMessage(progress: number, total?: number): string {
-  return `Recording the working directory: ${COUNT.format(progress)}${total !== undefined ? ` of ${COUNT.format(total)}` : ''} files`;
-}
-
-/** The working directories a `createSession` names: `config.workingDirectories`, else `workingDirectory`. */
-function workingDirectoriesOf(params: CreateSessionParams): string[] {
-  const fromConfig = params.config?.['workingDirectories'];
-  if (fromConfig !== undefined) {
-    if (!Array.isArray(fromConfig) || fromConfig.length === 0 || !fromConfig.every((d) => typeof d === 'string' && d.length > 0)) {
-      throw invalidParams('config.workingDirectories: must be a non-empty array of file: URIs or absolute paths');
-    }
-    return fromConfig.map((d: string, i: number) => toPath(d, `config.workingDirectories[${i}]`));
-  }
-  if (params.workingDirectory === undefined) throw invalidParams('workingDirectory: required (a file: URI)');
-  return [toPath(params.workingDirectory, 'workingDirectory')];
-}
-
-function toPath(value: string, field: string): string {
-  if (value.startsWith('file:')) {
-    try {
-      return fileURLToPath(value);
-    } catch {
-      throw invalidParams(`${field}: not a valid file: URI`);
-    }
-  }
-  if (value.startsWith('/')) return value;
-  throw invalidParams(`${field}: must be a file: URI or an absolute path`);
 }
 
 async function realDirectory(dir: string): Promise<string> {
