@@ -18,18 +18,11 @@ import { WorkspaceMirror } from '../../server/mirror/workspace-mirror.js';
 import { openWorkspaceStore } from '../../server/store/index.js';
 import { serializeTree } from '../../server/store/tree.js';
 import { GitHttpServer } from '../../test/helpers/git-http-server.js';
+import { gitEnv } from '../common/workspace.js';
 
 const files = Number(process.argv[2] ?? 5000);
 const rounds = Number(process.argv[3] ?? 3);
 const root = mkdtempSync(join(tmpdir(), 'bench-mirror-'));
-const gitEnv = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'b',
-  GIT_AUTHOR_EMAIL: 'b@b',
-  GIT_COMMITTER_NAME: 'b',
-  GIT_COMMITTER_EMAIL: 'b@b',
-};
 // The remote runs in this process: a push must not block its event loop.
 const gitAsync = (args: string[]) => promisify(execFile)('git', args, { env: gitEnv });
 const sh = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();

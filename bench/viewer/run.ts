@@ -20,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import WebSocket from 'ws';
 import { createEndpointSecurity, endpointOfUrl } from '../../server/security/index.js';
 import { ChangesetService } from '../../server/service.js';
+import { gitEnv } from '../common/workspace.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
@@ -30,15 +31,6 @@ const LINES = Number(args.get('lines') ?? 10_000);
 const SETTLE_MS = 700;
 /** Targets on the reference machine (see docs/performance.md). */
 const TARGETS = { files: 300, lines: 500 };
-
-const gitEnv = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'b',
-  GIT_AUTHOR_EMAIL: 'b@b',
-  GIT_COMMITTER_NAME: 'b',
-  GIT_COMMITTER_EMAIL: 'b@b',
-};
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -5,13 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState, type SessionState } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
-import { serviceForEachTest, startTestService, type TestService } from '../helpers/service.js';
+import { serviceForEachTest, startTestService } from '../helpers/service.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
-let _svc: TestService;
 let client: TestClient;
-serviceForEachTest(temp, (s, c) => ((_svc = s), (client = c)));
+serviceForEachTest(temp, (_s, c) => (client = c));
 
 type Meta = {
   path: string;

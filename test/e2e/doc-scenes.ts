@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { createSession, openViewer, recordTurn, type ViewerFixture } from './viewer-harness.js';
 
 const BODY = Array.from({ length: 14 }, (_, i) => `  const step${i} = input * ${i + 1};`);
@@ -87,4 +87,18 @@ export async function openThemeReview(fx: ViewerFixture): Promise<{ page: Page; 
   await file.locator('.hljs-keyword').first().waitFor();
   await file.locator('.rv-viewed').evaluate((el) => (el as unknown as { blur(): void }).blur());
   return opened;
+}
+
+/** Scrolls the review page to its top and waits until the other files are drawn and coloured too. */
+export async function showReviewTop(page: Page): Promise<void> {
+  await page.locator('#review').evaluate((el) => {
+    el.scrollTop = 0;
+  });
+  await page.locator('.rv-file[data-path="src/names.ts"] .hljs-string').first().waitFor();
+  await page.locator('.rv-file[data-path="README.md"] .rl.add').first().waitFor();
+}
+
+/** The colour a highlighted token is drawn in now. */
+export function colourOf(token: Locator): Promise<string> {
+  return token.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
 }

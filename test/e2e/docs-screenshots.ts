@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { openThemeReview, recordDemoTurn } from './doc-scenes.js';
+import { colourOf, openThemeReview, recordDemoTurn, showReviewTop } from './doc-scenes.js';
 import { openViewer, useViewerFixture, ROOT } from './viewer-harness.js';
 
 const IMAGES = join(ROOT, 'docs', 'images');
@@ -46,13 +46,8 @@ describe('screenshots in the docs', () => {
   it('viewer-review-page-light.png and viewer-review-page-dark.png: every file on one page', async () => {
     const { page, errors } = await openThemeReview(fx);
     const keyword = page.locator('.rv-file[data-path="src/server.ts"] .hljs-keyword').first();
-    await page.locator('#review').evaluate((el) => {
-      el.scrollTop = 0;
-    });
-    await page.locator('.rv-file[data-path="src/names.ts"] .hljs-string').first().waitFor();
-    await page.locator('.rv-file[data-path="README.md"] .rl.add').first().waitFor();
-    const colour = (): Promise<string> =>
-      keyword.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+    await showReviewTop(page);
+    const colour = () => colourOf(keyword);
     const light = await colour();
     await shoot(page, 'viewer-review-page-light.png');
     await page.locator('#theme').selectOption('dark');

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
-import { openThemeReview } from './doc-scenes.js';
+import { colourOf, openThemeReview, showReviewTop } from './doc-scenes.js';
 import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals } from './viewer-harness.js';
 
 const fx = useViewerFixture();
@@ -106,13 +106,8 @@ describe('viewer review page', () => {
       )
       .toBeLessThan(2);
     // The screenshots show the page from its top.
-    await page.locator('#review').evaluate((el) => {
-      el.scrollTop = 0;
-    });
-    await page.locator('.rv-file[data-path="src/names.ts"] .hljs-string').first().waitFor();
-    await page.locator('.rv-file[data-path="README.md"] .rl.add').first().waitFor();
-    const colour = (): Promise<string> =>
-      keyword.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+    await showReviewTop(page);
+    const colour = () => colourOf(keyword);
     const light = await colour();
     await page.locator('#theme').selectOption('dark');
     const dark = await colour();

@@ -1,5 +1,4 @@
 import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -11,6 +10,7 @@ import type { TestClient } from '../helpers/client.js';
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { blobId } from '../helpers/git-ids.js';
 
 /**
  * The guarantee: every version of a file that existed on disk when the
@@ -36,10 +36,6 @@ let writer: ChildProcessByStdio<Writable, Readable, null>;
 let writerLines: Interface;
 
 const turnVersion = (rel: string) => `turn version of ${rel}\n${'x'.repeat(600)}\n`;
-const blobId = (content: Buffer | string) => {
-  const body = Buffer.from(content);
-  return createHash('sha1').update(`blob ${body.length}\0`).update(body).digest('hex');
-};
 
 beforeAll(async () => {
   // A pause between two writes spreads an operation's write phase over a few hundred milliseconds, where saves can land.

@@ -11,11 +11,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
-import { serviceForEachTest, type TestService } from '../helpers/service.js';
+import { serviceForEachTest } from '../helpers/service.js';
 import { git, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
-let _svc: TestService;
 let client: TestClient;
 let repo: string;
 const SID = 'eol';
@@ -24,7 +23,7 @@ const turnUri = (turnId: string) => expandChangesetUri(changesetUriTemplate(SID,
 const crlf = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => `${edit[i] ?? `line ${i}`}\r\n`).join('');
 const bytes = (rel: string) => readFileSync(join(repo, rel));
 
-serviceForEachTest(temp, (s, c) => ((_svc = s), (client = c)));
+serviceForEachTest(temp, (_s, c) => (client = c));
 beforeEach(async () => {
   repo = temp.make();
   git(repo, ['init', '-q', '-b', 'main']);

@@ -9,11 +9,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
-import { serviceForEachTest, type TestService } from '../helpers/service.js';
+import { serviceForEachTest } from '../helpers/service.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
-let _svc: TestService;
 let client: TestClient;
 let repo: string;
 const SID = 'names';
@@ -60,7 +59,7 @@ async function undo(): Promise<string> {
   return (await invoke(SESSION_CS, 'undo')).message;
 }
 
-serviceForEachTest(temp, (s, c) => ((_svc = s), (client = c)));
+serviceForEachTest(temp, (_s, c) => (client = c));
 beforeEach(async () => {
   repo = makeRepo(temp.make(), { 'keep.txt': 'untouched\n' });
   write(CAFE, 'one\ntwo\nthree\n');

@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,6 +9,8 @@ import { recordTurn } from '../helpers/changesets.js';
 import { Saver, type SaveStyle } from '../helpers/saver.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { until } from '../helpers/wait.js';
+import { blobId } from '../helpers/git-ids.js';
 
 /**
  * A second process saves a file at an exact point of the operation's swap
@@ -60,8 +61,7 @@ const revert = (turnUri: string) => client.requestError('invokeChangesetOperatio
 
 /** True when the store's safety checkpoints hold this content: what `undo` brings back. */
 function inSafetyCheckpoints(content: string): boolean {
-  const body = Buffer.from(content);
-  const id = createHash('sha1').update(`blob ${body.length}\0`).update(body).digest('hex');
+  const id = blobId(content);
   const stores: string[] = [];
   const find = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -82,22 +82,6 @@ function inSafetyCheckpoints(content: string): boolean {
 
 /** Our temporary files left in a directory. */
 const leftovers = (dir: string) => readdirSync(dir).filter((n) => n.startsWith('.changeset-'));
-
-/** Resolves once `predicate` holds, polling while an operation pauses. */
-async function until(predicate: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  const holds = () => {
-    try {
-      return predicate();
-    } catch {
-      return false;
-    }
-  };
-  while (!holds()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('a save landing between the check and the replace keeps every byte', () => {
   const styles: { style: SaveStyle; expect: (before: string, saved: string) => string }[] = [

@@ -1,26 +1,20 @@
-import { createHash } from 'node:crypto';
 import { linkSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WriteIntent, recoverInterruptedWrites } from '../../server/disk/write-intent.js';
 import { TempDirs } from '../helpers/workspace.js';
+import { blobId } from '../helpers/git-ids.js';
+import { swapNames } from './swap-names.js';
 
 const temp = new TempDirs();
 afterEach(() => temp.cleanup());
-
-const blobId = (content: string) =>
-  createHash('sha1')
-    .update(`blob ${Buffer.byteLength(content)}\0`)
-    .update(content)
-    .digest('hex');
-const names = (id: string) => ({ tmp: `.changeset-${id}.tmp`, aside: `.changeset-${id}.old` });
 
 /** States of the swap a SIGKILL can leave that only its rollback and final check create, recovered as the next start does. */
 describe('recovery after a kill during a swap or its rollback', () => {
   it('keeps a version someone saved that a rollback had taken off the name, and puts the version before back', async () => {
     const work = temp.make();
     const store = temp.make('store-');
-    const n = names('aaaaaaaaaaaa');
+    const n = swapNames('aaaaaaaaaaaa');
     // Rollback of a.txt: the name taken (it held a save by rename, not ours), the version before not yet linked back.
     writeFileSync(join(work, n.tmp), 'saved by an editor meanwhile\n');
     writeFileSync(join(work, n.aside), 'before the operation\n');
@@ -38,8 +32,8 @@ describe('recovery after a kill during a swap or its rollback', () => {
   it('removes a second name of the file in place and our own temporary files, whatever was written to the file since', async () => {
     const work = temp.make();
     const store = temp.make('store-');
-    const n = names('bbbbbbbbbbbb');
-    const partial = names('cccccccccccc');
+    const n = swapNames('bbbbbbbbbbbb');
+    const partial = swapNames('cccccccccccc');
     // b.txt: put back by a rollback (its aside still a second name of it), then appended to; our version taken off beside it.
     writeFileSync(join(work, 'b.txt'), 'before the operation\nappended meanwhile\n');
     linkSync(join(work, 'b.txt'), join(work, n.aside));

@@ -6,12 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
-import { serviceForEachTest, type TestService } from '../helpers/service.js';
+import { serviceForEachTest } from '../helpers/service.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { until } from '../helpers/wait.js';
 
 const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
 const temp = new TempDirs();
-let _svc: TestService;
 let client: TestClient;
 let repo: string;
 const SID = 'safety';
@@ -42,24 +42,7 @@ function invokeError(channel: string, operationId: string) {
   return client.requestError('invokeChangesetOperation', { channel, operationId }, { timeoutMs: 30_000 });
 }
 
-/** Resolves once `predicate` holds, polling the disk while an operation pauses between writes. */
-async function until(predicate: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  const holds = () => {
-    try {
-      return predicate();
-    } catch {
-      // A file being swapped is briefly absent.
-      return false;
-    }
-  };
-  while (!holds()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-serviceForEachTest(temp, (s, c) => ((_svc = s), (client = c)));
+serviceForEachTest(temp, (_s, c) => (client = c));
 afterEach(() => {
   delete process.env[PAUSE_ENV];
 });
