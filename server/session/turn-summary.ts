@@ -1,38 +1,8 @@
+import type { ChangedFileSummary, TurnSummary } from '../../protocol/index.js';
 import { compareDisplay } from './display-path.js';
 
-/** One file changed during a turn, with its line counts. */
-export interface ChangedFileSummary {
-  /** Path relative to the session's working directory, or absolute when outside it. */
-  path: string;
-  /** Sort key and label (see `displayPath`): always `/`-separated. */
-  display: string;
-  /** Lines added; zero for binary and oversized files. */
-  added: number;
-  /** Lines deleted; zero for binary and oversized files. */
-  deleted: number;
-  /** Present when either side of the file is binary. */
-  binary?: true;
-  /** Present when the file is larger than the size limit; its lines are not counted. */
-  oversized?: true;
-}
-
-/** The files a turn changed, in the shape of a workspace-changes summary. */
-export interface TurnSummary {
-  /** The turn whose changes this summary describes. */
-  turn: string;
-  /** The working directory `path` values are relative to. */
-  cwd: string;
-  /** Changed files in `display` order, capped at `maxFiles`. */
-  files: ChangedFileSummary[];
-  /** Complete changed-file count, including files left out by the cap. */
-  total: number;
-  /** Lines added over every changed file, including files left out by the cap. */
-  added: number;
-  /** Lines deleted over every changed file, including files left out by the cap. */
-  deleted: number;
-  /** Tree ids of the turn-start and turn-end snapshots; absent when no snapshot was taken. */
-  snapshot?: { before: string; after: string };
-}
+// What `harness/turnEnded` answers with: wire types.
+export type { ChangedFileSummary, TurnSummary } from '../../protocol/index.js';
 
 export interface SummaryOptions {
   turn: string;
