@@ -51,7 +51,22 @@ export {
 } from './validate/index.js';
 export type { Validation, InboundMethod, InboundParams, ClientAction, DispatchEnvelope } from './validate/index.js';
 
-// This server's extensions to AHP: what it carries in `_meta` and its own methods' results.
+// This server's extensions to AHP: what it carries in `_meta`, and its own methods' params and results.
 export type { ChangeKindName, ChangesetFileMeta, UnreadReason } from './extensions/changeset-file.js';
-export type { BinaryFileDiff, DiffHunk, LineEncoding, OversizedFileDiff, TextFileDiff, WorkspaceFileDiff } from './extensions/file-diff.js';
+export type {
+  BinaryFileDiff,
+  ChangesetFileDiffParams,
+  DiffHunk,
+  LineEncoding,
+  OversizedFileDiff,
+  TextFileDiff,
+  WorkspaceFileDiff,
+} from './extensions/file-diff.js';
 export type { TimelineMeta, TurnStats, UserAction } from './extensions/timeline.js';
+export type * from './extensions/harness.js';
+export type * from './extensions/mirror.js';
+export type * from './extensions/operations.js';
+export type * from './extensions/sessions.js';
+
+// Every method served, with its params and result.
+export type { Method, MethodMap, NotificationMethod, ParamsOf, RequestMethod, ResultOf } from './methods.js';

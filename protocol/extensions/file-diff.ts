@@ -4,6 +4,16 @@
  * lose nothing.
  */
 
+/** Params of `changesetFileDiff`. */
+export interface ChangesetFileDiffParams {
+  /** The changeset URI. */
+  channel: string;
+  /** The `id` of one of the changeset's files. */
+  fileId: string;
+  /** Lines of context around each change; 3 when omitted. */
+  context?: number;
+}
+
 /** How line bytes become strings: UTF-8 when the file is valid UTF-8, else one char per byte. */
 export type LineEncoding = 'utf-8' | 'latin1';
 

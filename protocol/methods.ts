@@ -1,0 +1,103 @@
+/**
+ * Every method this server serves, in one map: its name, its params, and
+ * for a request its result. The server's method registry, the command-line
+ * client (CLI, hooks, MCP) and the web viewer's client are all typed by it,
+ * so a handler or a call whose params or result disagree with the map does
+ * not compile. AHP's own methods carry AHP's types; the others are this
+ * server's extensions (`protocol/extensions/`).
+ */
+import type {
+  DispatchActionParams,
+  InitializeParams,
+  InitializeResult,
+  PingParams,
+  PingResult,
+  ReconnectParams,
+  ReconnectResult,
+  ResourceReadParams,
+  ResourceReadResult,
+  SubscribeParams,
+  SubscribeResult,
+  UnsubscribeParams,
+} from './common/commands.js';
+import type { ListSessionsParams, ListSessionsResult } from './root/commands.js';
+import type { CreateSessionParams, CreateSessionResult, DisposeSessionParams, DisposeSessionResult } from './session/commands.js';
+import type { ChangesetFileDiffParams, WorkspaceFileDiff } from './extensions/file-diff.js';
+import type {
+  BeforeEditParams,
+  BeforeEditResult,
+  PresentFilesParams,
+  PresentFilesResult,
+  StatusParams,
+  StatusResult,
+  TurnEndedParams,
+  TurnEndedResult,
+  TurnStartedParams,
+  TurnStartedResult,
+} from './extensions/harness.js';
+import type { MirrorStatus, MirrorStatusParams } from './extensions/mirror.js';
+import type { InvokeOperationParams, InvokeOperationResult } from './extensions/operations.js';
+import type { ForgetSessionParams, ForgetSessionResult } from './extensions/sessions.js';
+
+/**
+ * Method name → `{ params; result }` for a request (answered), `{ params }`
+ * for a notification (never answered), for every method a client may send.
+ */
+export interface MethodMap {
+  // AHP 0.6
+  /** The handshake: the first message on a connection. */
+  initialize: { params: InitializeParams; result: InitializeResult };
+  /** Resumes after a dropped connection: the envelopes missed, or fresh snapshots. */
+  reconnect: { params: ReconnectParams; result: ReconnectResult };
+  /** Checks that the server answers. */
+  ping: { params: PingParams; result: PingResult };
+  /** Starts receiving a channel's actions; answers with its current state. */
+  subscribe: { params: SubscribeParams; result: SubscribeResult };
+  /** Stops receiving a channel's actions. */
+  unsubscribe: { params: UnsubscribeParams };
+  /** Sends an action the client may take (marking files reviewed) to a channel. */
+  dispatchAction: { params: DispatchActionParams };
+  /** Pages through the sessions the server holds. */
+  listSessions: { params: ListSessionsParams; result: ListSessionsResult };
+  /** Starts recording a session over working directories. */
+  createSession: { params: CreateSessionParams; result: CreateSessionResult };
+  /** Ends a session: it records no more and stays reviewable. */
+  disposeSession: { params: DisposeSessionParams; result: DisposeSessionResult };
+  /** Reads content by URI: a file's side in a changeset, or a file a turn presented. */
+  resourceRead: { params: ResourceReadParams; result: ResourceReadResult };
+  /** Runs an operation a changeset offers (revert, restore, undo…); `_meta` carries this server's options. */
+  invokeChangesetOperation: { params: InvokeOperationParams; result: InvokeOperationResult };
+
+  // This server's extensions
+  /** A harness says a turn starts. */
+  'harness/turnStarted': { params: TurnStartedParams; result: TurnStartedResult };
+  /** A harness says a tool is about to write files. */
+  'harness/beforeEdit': { params: BeforeEditParams; result: BeforeEditResult };
+  /** A harness says a turn ended; answers with what it changed. */
+  'harness/turnEnded': { params: TurnEndedParams; result: TurnEndedResult };
+  /** A harness presents files for the user to look at. */
+  'harness/presentFiles': { params: PresentFilesParams; result: PresentFilesResult };
+  /** What is being recorded: sessions, recent turns, stores. */
+  'harness/status': { params: StatusParams | undefined; result: StatusResult };
+  /** The diff of one file of a changeset, in hunks. */
+  changesetFileDiff: { params: ChangesetFileDiffParams; result: WorkspaceFileDiff };
+  /** Removes a session and its history from the stores for good. */
+  forgetSession: { params: ForgetSessionParams; result: ForgetSessionResult };
+  /** What is still to be pushed to the mirror remote (only while mirroring). */
+  'mirror/status': { params: MirrorStatusParams; result: MirrorStatus };
+}
+
+/** Any method a client may send. */
+export type Method = keyof MethodMap;
+
+/** The methods that are answered. */
+export type RequestMethod = { [M in Method]: MethodMap[M] extends { result: unknown } ? M : never }[Method];
+
+/** The methods that are never answered. */
+export type NotificationMethod = Exclude<Method, RequestMethod>;
+
+/** The params of a method. */
+export type ParamsOf<M extends Method> = MethodMap[M]['params'];
+
+/** The result of a request method. */
+export type ResultOf<M extends RequestMethod> = MethodMap[M] extends { result: infer R } ? R : never;
