@@ -49,6 +49,10 @@ export interface PlanContext {
   hasResult: boolean;
   /** Identity of the rules that apply at the root, and of the snapshot options. */
   rulesKey: string;
+  /** Paths to visit besides the touched ones (added to or removed from the index: their ignore decision may change). */
+  extra?: readonly TouchedPath[];
+  /** Why the whole tree must be walked whatever was touched. */
+  walkAll?: string;
 }
 
 export class ChangeTracker {
@@ -63,11 +67,13 @@ export class ChangeTracker {
   /** Takes the touched paths (waiting for the watcher to catch up) and decides how to walk. */
   async plan(ctx: PlanContext): Promise<WalkPlan> {
     const taken = await this.feed.take();
-    const paths = this.withCarried(taken);
+    const took = this.withCarried(taken);
+    const paths = took && ctx.extra?.length ? [...took, ...ctx.extra] : took;
     const rulesChanged = this.lastRulesKey !== undefined && this.lastRulesKey !== ctx.rulesKey;
     this.lastRulesKey = ctx.rulesKey;
     let reason: string | undefined;
     if (!paths) reason = 'unknown' in taken ? taken.unknown : 'no change list';
+    else if (ctx.walkAll !== undefined) reason = ctx.walkAll;
     else if (!ctx.hasState) reason = 'no previous snapshot state';
     else if (rulesChanged) reason = 'ignore rules outside the tree changed';
     else if (paths.length > MAX_TOUCHED_PATHS) reason = `${paths.length} paths touched`;

@@ -96,6 +96,14 @@ export function matchLevel(level: IgnoreLevel, path: string, name: string, isDir
   return undefined;
 }
 
+/** Not excluded. */
+export const NOT_IGNORED = 0;
+/** Excluded by `.gitignore`, `info/exclude` or the global excludes: git still records a path its index has. */
+export const IGNORED_BY_GIT = 1;
+/** Excluded by the snapshot's own extra excludes: never recorded. */
+export const IGNORED_BY_EXTRA = 2;
+export type IgnoreDecision = typeof NOT_IGNORED | typeof IGNORED_BY_GIT | typeof IGNORED_BY_EXTRA;
+
 /**
  * An immutable chain of ignore levels: the per-directory `.gitignore` files
  * from the walk root down, then the repository-wide sources. Directories
@@ -124,10 +132,23 @@ export class IgnoreStack {
 
   /** True when git would exclude this path (relative to the walk root). */
   isIgnored(path: string, name: string, isDir: boolean): boolean {
+    return this.decide(path, name, isDir) !== NOT_IGNORED;
+  }
+
+  /**
+   * Whether this path is excluded, and by what: {@link IGNORED_BY_GIT} (a
+   * git source, which a path in the index overrides) or
+   * {@link IGNORED_BY_EXTRA} (the `first` levels, absolute).
+   */
+  decide(path: string, name: string, isDir: boolean): IgnoreDecision {
     for (const l of this.first) {
       const p = matchLevel(l, path, name, isDir);
-      if (p) return !p.negate;
+      if (p) return p.negate ? NOT_IGNORED : IGNORED_BY_EXTRA;
     }
+    return this.byGit(path, name, isDir) ? IGNORED_BY_GIT : NOT_IGNORED;
+  }
+
+  private byGit(path: string, name: string, isDir: boolean): boolean {
     for (let i = this.dirLevels.length - 1; i >= 0; i--) {
       const p = matchLevel(this.dirLevels[i]!, path, name, isDir);
       if (p) return !p.negate;

@@ -34,6 +34,10 @@ export class IndexSeed {
   private count = 0;
   /** The index's cache-tree extension by directory ('' or 'a/b/'): trees the repository holds. */
   private trees = new Map<string, CachedTree>();
+  /** Full paths of the entries not trusted for seeding (other stages, intent-to-add, skip-worktree, gitlinks): tracked all the same. */
+  private readonly others = new Set<string>();
+  /** Every directory ('a/', 'a/b/') holding an index entry at any depth, built on first use. */
+  private trackedDirs: Set<string> | undefined;
 
   constructor(
     private readonly buf: Buffer,
@@ -90,6 +94,46 @@ export class IndexSeed {
       }
     }
     this.lastMap.set(decodeName(bytes, dirEnd, end), i);
+  }
+
+  /** Records an entry not trusted for seeding (still a tracked path: git never ignores it). */
+  addOther(path: string): void {
+    this.others.add(path);
+  }
+
+  /** True when the index has an entry at `path` (relative to the work tree top), whatever its stage or type. */
+  isTracked(path: string): boolean {
+    const slash = path.lastIndexOf('/');
+    return this.byDir.get(path.slice(0, slash + 1))?.has(path.slice(slash + 1)) === true || this.others.has(path);
+  }
+
+  /** True when the index has an entry below the directory `dir` ('a/b/'). */
+  hasTrackedBelow(dir: string): boolean {
+    if (!this.trackedDirs) {
+      const dirs = new Set<string>();
+      const addAncestors = (d: string): void => {
+        for (let end = d.length; end > 0 && !dirs.has(d.slice(0, end)); end = d.lastIndexOf('/', end - 2) + 1) dirs.add(d.slice(0, end));
+      };
+      for (const d of this.byDir.keys()) addAncestors(d);
+      for (const p of this.others) addAncestors(p.slice(0, p.lastIndexOf('/') + 1));
+      this.trackedDirs = dirs;
+    }
+    return this.trackedDirs.has(dir);
+  }
+
+  /** Paths (relative to the work tree top) in one of the two indexes and not in the other. */
+  membershipDiff(prev: IndexSeed): string[] {
+    const out: string[] = [];
+    const oneWay = (a: IndexSeed, b: IndexSeed): void => {
+      for (const [dir, names] of a.byDir) {
+        const other = b.byDir.get(dir);
+        for (const name of names.keys()) if (!other?.has(name) && !b.others.has(dir + name)) out.push(dir + name);
+      }
+      for (const p of a.others) if (!b.isTracked(p)) out.push(p);
+    };
+    oneWay(this, prev);
+    oneWay(prev, this);
+    return out;
   }
 
   /** Where entry `i` is among all the index's entries (what {@link LstatPrefetch} numbers by). */
@@ -200,6 +244,8 @@ export interface IndexBytes {
   buf: Buffer;
   /** mtime of the index file. */
   mtimeMs: number;
+  /** Inode of the index file. */
+  ino: number;
 }
 
 /**
@@ -219,7 +265,7 @@ export function readIndexBytes(indexPath: string): IndexBytes | undefined {
       if (n === 0) return undefined;
       read += n;
     }
-    return { buf, mtimeMs: st.mtimeMs };
+    return { buf, mtimeMs: st.mtimeMs, ino: st.ino };
   } catch {
     return undefined;
   } finally {
@@ -308,8 +354,10 @@ export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undef
     const skipWorktree = (extended & 0x4000) !== 0;
     const intentToAdd = (extended & 0x2000) !== 0;
     const type = mode & 0o170000;
-    if (stage !== 0 || skipWorktree || intentToAdd) continue;
-    if (type !== 0o100000 && type !== 0o120000) continue;
+    if (stage !== 0 || skipWorktree || intentToAdd || (type !== 0o100000 && type !== 0o120000)) {
+      seed.addOther(decodeName(pathBuf, pathStart, pathEnd));
+      continue;
+    }
     seed.add(n, pathBuf, pathStart, pathEnd, ms(mtimeS, mtimeN), ms(ctimeS, ctimeN), ino, size, mode, oidOffset);
   }
   // A split index keeps most entries in a shared file: do not seed from a partial view.

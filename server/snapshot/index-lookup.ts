@@ -9,7 +9,7 @@ import { createDeltaBaseCache } from '../store/pack-reader.js';
 import { ObjectDirectory } from '../store/object-directory.js';
 import type { StoredObject } from '../store/types.js';
 import { hasCrlfText } from './eol-conversion.js';
-import { readIndexSeed, type IndexSeed } from './index-file.js';
+import { readIndexSeed, type IndexBytes, type IndexSeed } from './index-file.js';
 
 /** One stage-0 index entry. */
 export interface IndexEntry {
@@ -22,6 +22,8 @@ export class IndexLookup {
   private stamp = '';
   private checked = false;
   private objects: ObjectDirectory | undefined;
+  /** The index whose paths the last {@link membershipChanges} call saw; null before the first call. */
+  private membershipSeen: IndexSeed | undefined | null = null;
   /** Answers of `hasCrlf` by blob id (blobs never change). */
   private readonly crlf = new Map<string, boolean>();
 
@@ -33,6 +35,38 @@ export class IndexLookup {
   /** Makes the next lookup check whether the index file changed (call once per snapshot). */
   refresh(): void {
     this.checked = false;
+  }
+
+  /** Takes an index the caller has just parsed (the first snapshot's seed) instead of reading it again. */
+  adopt(seed: IndexSeed, file: IndexBytes): void {
+    this.seed = seed;
+    this.stamp = `${file.buf.length}:${file.mtimeMs}:${file.ino}`;
+    this.checked = true;
+  }
+
+  /** True when the index has an entry at `path` (relative to the work tree top): git never ignores such a path. */
+  isTracked(path: string): boolean {
+    return this.current()?.isTracked(path) === true;
+  }
+
+  /** True when the index has an entry below the directory `dir` ('a/b/'). */
+  hasTrackedBelow(dir: string): boolean {
+    return this.current()?.hasTrackedBelow(dir) === true;
+  }
+
+  /**
+   * The paths (relative to the work tree top) added to or removed from the
+   * index since the previous call, whose ignore decision may have changed;
+   * 'all' at the first call.
+   */
+  membershipChanges(): string[] | 'all' {
+    const seed = this.current();
+    const prev = this.membershipSeen;
+    this.membershipSeen = seed;
+    if (prev === null) return 'all';
+    if (prev === seed) return [];
+    if (!prev || !seed) return 'all';
+    return seed.membershipDiff(prev);
   }
 
   /** The entry at `path` (relative to the work tree top), or undefined. */

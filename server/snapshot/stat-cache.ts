@@ -21,6 +21,8 @@ export const STATUS_INCLUDED = 0;
 export const STATUS_IGNORED = 1;
 /** Not recorded for another reason (unreadable, too large, reserved name, nested repo without commit). */
 export const STATUS_SKIPPED = 2;
+/** A directory the ignore rules exclude that holds paths the index tracks: walked for those only. */
+export const STATUS_TRACKED_ONLY = 3;
 
 /** One directory entry as last seen. */
 export interface CachedEntry {

@@ -14,7 +14,7 @@ import { liteLstat, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, type LiteStat } from './f
 import type { ObjectStore, ObjectType } from '../store/types.js';
 import { compareTreeNames, encodeTree, hashObject, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, MODE_TREE, type TreeEntryInput } from './git-objects.js';
 import { readHeadCommit, resolveDotGit } from './git-repository.js';
-import { parseIgnoreFile, type IgnoreStack } from './ignore-rules.js';
+import { IGNORED_BY_EXTRA, IGNORED_BY_GIT, NOT_IGNORED, parseIgnoreFile, type IgnoreStack } from './ignore-rules.js';
 import type { CachedTree, IndexSeed, SeedDirectory } from './index-file.js';
 import type { LstatPrefetch } from './lstat-prefetch.js';
 import { isLfsPointer, lfsPointer } from './lfs-attributes.js';
@@ -23,7 +23,17 @@ import { parseAttributes, type AttributeStack } from './git-attributes.js';
 import { cleanClass, cleanContent, convertsNothing, crlfAction, EOL_AUTO, EOL_KEEP } from './eol-conversion.js';
 import type { CoreSettings } from './git-config.js';
 import type { IndexLookup } from './index-lookup.js';
-import { KIND_DIR, KIND_FILE, KIND_OTHER, KIND_SYMLINK, STATUS_IGNORED, STATUS_INCLUDED, type CachedEntry, type DirState } from './stat-cache.js';
+import {
+  KIND_DIR,
+  KIND_FILE,
+  KIND_OTHER,
+  KIND_SYMLINK,
+  STATUS_IGNORED,
+  STATUS_INCLUDED,
+  STATUS_TRACKED_ONLY,
+  type CachedEntry,
+  type DirState,
+} from './stat-cache.js';
 import { NOTHING_TOUCHED, type TouchedNode } from './touched-paths.js';
 import type { UnreadReason } from '../../protocol/extensions/changeset-file.js';
 
@@ -123,6 +133,13 @@ export interface WalkEnv {
   core: CoreSettings;
   /** The repository's index, for what `git add` takes from it; undefined outside repositories. */
   index: IndexLookup | undefined;
+  /**
+   * Paths (relative to the walk root) whose ignore decision is made again
+   * although their directory's rules did not change: they were added to or
+   * removed from the index (git never ignores a tracked path). 'all': every
+   * entry.
+   */
+  redecide?: ReadonlySet<string> | 'all' | undefined;
   /** Files not read at the last walk, kept across walks: a walk that follows touched paths visits them anyway, so every snapshot reports them. */
   unreadMarks?: UnreadMarks;
 }
@@ -155,6 +172,20 @@ export interface RuleContext {
   attrs: AttributeStack;
   /** Identity of both, stored with decisions so they are redone when rules change. */
   key: string;
+  /** Inside a directory the ignore rules exclude: only paths the index tracks are recorded. */
+  excluded?: boolean;
+}
+
+/** The rules below a directory the ignore rules exclude but whose tracked paths are recorded. */
+const excludedRules = new WeakMap<RuleContext, RuleContext>();
+function rulesInsideExcluded(rules: RuleContext): RuleContext {
+  if (rules.excluded) return rules;
+  let inside = excludedRules.get(rules);
+  if (!inside) {
+    inside = { ignore: rules.ignore, attrs: rules.attrs, key: createHash('sha1').update(`${rules.key}\nexcluded`).digest('hex'), excluded: true };
+    excludedRules.set(rules, inside);
+  }
+  return inside;
 }
 
 /** Parsed rule files kept in memory between snapshots, keyed by blob id. */
@@ -464,9 +495,10 @@ export class Walker {
       const key = createHash('sha1')
         .update(`${parentRules.key}\n${gi?.oid ?? ''}\n${ga?.oid ?? ''}`)
         .digest('hex');
-      rules = { ignore, attrs, key };
+      rules = { ignore, attrs, key, ...(parentRules.excluded ? { excluded: true } : {}) };
     }
-    const decide = !listingValid || prev.rulesKey !== rules.key;
+    const decide = !listingValid || prev.rulesKey !== rules.key || env.redecide === 'all';
+    const redecide = env.redecide instanceof Set && env.redecide.size > 0 ? env.redecide : undefined;
     if (decide) this.changed = true;
 
     let dirty = !listingValid || prev.tree === undefined;
@@ -482,9 +514,14 @@ export class Walker {
       const e = entries[i]!;
       if (e.kind === KIND_OTHER) continue;
       const path = rel + e.name;
-      if (decide) {
-        const status = rules.ignore.isIgnored(path, e.name, e.kind === KIND_DIR) ? STATUS_IGNORED : STATUS_INCLUDED;
-        if (status !== e.status) dirty = true;
+      let reentered = false;
+      if (decide || redecide?.has(path)) {
+        const status = this.ignoreStatus(rules, path, e);
+        if (status !== e.status) {
+          dirty = true;
+          // A directory entered again after being ignored: the watch saw into it all along, but nothing below is known.
+          reentered = e.kind === KIND_DIR && status !== STATUS_IGNORED;
+        }
         e.status = status;
         if (e.kind !== KIND_DIR) {
           let lfs = false;
@@ -502,7 +539,7 @@ export class Walker {
           }
         }
       }
-      if (e.status !== STATUS_INCLUDED) {
+      if (e.status !== STATUS_INCLUDED && e.status !== STATUS_TRACKED_ONLY) {
         if (e.mode !== 0) {
           e.mode = 0;
           dirty = true;
@@ -515,7 +552,7 @@ export class Walker {
         e.mode = 0;
         continue;
       }
-      const childSel = sel === undefined ? undefined : this.follow(sel, fresh, e, path);
+      const childSel = sel === undefined ? undefined : reentered ? null : this.follow(sel, fresh, e, path);
       if (childSel === SKIP) {
         asIndexed.other++;
         const reused = e.mode === 0 ? 0 : e.mode === MODE_TREE ? e.dir!.files : 1;
@@ -529,7 +566,7 @@ export class Walker {
       const entryPath = joinPath(fsPath, e);
       this.seededAsIndexed = false;
       if (e.kind === KIND_DIR) {
-        await this.visitDir(e, entryPath, path, rules, listingValid, childSel);
+        await this.visitDir(e, entryPath, path, e.status === STATUS_TRACKED_ONLY ? rulesInsideExcluded(rules) : rules, listingValid, childSel);
       } else {
         const reading = this.visitFile(e, entryPath, path, listingValid, seedDir);
         if (reading) await reading;
@@ -563,6 +600,24 @@ export class Walker {
     if (cached) this.indexTrees.set(state, cached);
     if (holdsUnread) env.unreadMarks!.dirs.add(state);
     return state;
+  }
+
+  /**
+   * Whether an entry is recorded: git never ignores a path its index has,
+   * and enters an excluded directory only for the tracked paths below it
+   * (`git add -A` stages tracked files there and nothing else). The
+   * snapshot's own extra excludes are absolute.
+   */
+  private ignoreStatus(rules: RuleContext, path: string, e: CachedEntry): number {
+    const isDir = e.kind === KIND_DIR;
+    let decision = rules.ignore.decide(path, e.name, isDir);
+    if (decision === NOT_IGNORED && rules.excluded) decision = IGNORED_BY_GIT;
+    if (decision === NOT_IGNORED) return STATUS_INCLUDED;
+    const index = this.env.index;
+    if (decision === IGNORED_BY_EXTRA || !index) return STATUS_IGNORED;
+    const full = this.env.seedPrefix + path;
+    if (index.isTracked(full)) return isDir ? STATUS_TRACKED_ONLY : STATUS_INCLUDED;
+    return isDir && index.hasTrackedBelow(full + '/') ? STATUS_TRACKED_ONLY : STATUS_IGNORED;
   }
 
   private countAsIndexed(counts: { files: number; trees: number; treeEntries: number; other: number }, e: CachedEntry): void {
@@ -864,7 +919,7 @@ export class Walker {
     // (U+D800 and up) or is raw bytes: only then compare encoded bytes.
     let simple = true;
     for (const e of entries) {
-      if (e.mode === 0 || e.oid === undefined || e.status !== STATUS_INCLUDED) continue;
+      if (e.mode === 0 || e.oid === undefined || (e.status !== STATUS_INCLUDED && e.status !== STATUS_TRACKED_ONLY)) continue;
       items.push(e);
       if (simple && (e.raw !== undefined || /[\uD800-\uFFFF]/.test(e.name))) simple = false;
     }

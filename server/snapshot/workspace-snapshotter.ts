@@ -425,13 +425,21 @@ export class WorkspaceSnapshotter {
     const core = repo ? readCoreSettings(this.opts.env ?? process.env, join(repo.commonDir, 'config')) : DEFAULT_CORE_SETTINGS;
     const rules = this.rootRules(repo, rootPath, core);
     const index = this.indexLookup(repo);
+    const prefix = repo ? pathInWorkTree(repo.workTree, rootPath) : '';
+    // Paths added to or removed from the index since the last snapshot: git never ignores a tracked path.
+    const redecide = cold || !index ? undefined : redecidedPaths(index.membershipChanges(), prefix);
     let plan: WalkPlan | undefined;
     let reported: TouchedPath[] | undefined;
     if (this.tracker && verifying) {
       const taken = await this.tracker.planVerification();
       if ('touched' in taken) reported = taken.touched;
     } else if (this.tracker) {
-      plan = await this.tracker.plan({ hasState: this.state !== undefined, hasResult: this.lastResult !== undefined, rulesKey: `${identity}\0${rules.key}` });
+      plan = await this.tracker.plan({
+        hasState: this.state !== undefined,
+        hasResult: this.lastResult !== undefined,
+        rulesKey: `${identity}\0${rules.key}`,
+        ...(redecide === 'all' ? { walkAll: 'the repository index was read afresh' } : redecide ? { extra: redecide.touched } : {}),
+      });
       if (plan.kind === 'reuse') return { result: this.reusedResult(t0), missed: [] };
     }
     const { touched, visitAll } = this.walkSelection(plan, reported);
@@ -443,13 +451,19 @@ export class WorkspaceSnapshotter {
       prefetch?.stop();
       prefetch = undefined;
     }
+    if (cold && index) {
+      // A cold walk decides every entry anyway; the lookup starts from the index just parsed.
+      if (seed && indexBytes) index.adopt(seed, indexBytes);
+      index.membershipChanges();
+    }
     const now = this.fsNow();
     const walker = new Walker(
       {
         store: this.opts.store,
         prevRefTimeMs: this.refTimeMs,
         seed,
-        seedPrefix: repo ? pathInWorkTree(repo.workTree, rootPath) : '',
+        seedPrefix: prefix,
+        redecide: redecide === 'all' ? 'all' : redecide?.paths,
         prefetch,
         maxFileBytes: this.maxFileBytes(repo),
         hooks: this.opts.hooks ?? {},
@@ -600,6 +614,24 @@ export class WorkspaceSnapshotter {
     out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return out;
   }
+}
+
+/**
+ * The index paths whose membership changed, as walk-root paths to decide
+ * again (each with its directories) and to visit; 'all' passes through.
+ */
+function redecidedPaths(changed: string[] | 'all', prefix: string): 'all' | { paths: Set<string>; touched: TouchedPath[] } | undefined {
+  if (changed === 'all') return 'all';
+  if (changed.length === 0) return undefined;
+  const paths = new Set<string>();
+  const touched: TouchedPath[] = [];
+  for (const p of changed) {
+    if (!p.startsWith(prefix) || p.length === prefix.length) continue;
+    const rel = p.slice(prefix.length);
+    touched.push({ path: rel, created: false });
+    for (let end = rel.length; end > 0 && !paths.has(rel.slice(0, end)); end = rel.lastIndexOf('/', end - 1)) paths.add(rel.slice(0, end));
+  }
+  return touched.length ? { paths, touched } : undefined;
 }
 
 /** True when `path` ('a/b') names a nested repository recorded as a gitlink in the walked state. */
