@@ -4,9 +4,9 @@ import type { UnreadReason } from '../snapshot/walker.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SafetyRecord } from '../session/session-journal.js';
 import type { TurnRecord } from '../session/turn-record.js';
-import { reverseMerge, type RangeSelection, type Version } from './reverse-merge.js';
+import { reverseMerge, type CurrentFile, type RangeSelection, type Version } from './reverse-merge.js';
 import { lookupPath } from '../changes/tree-lookup.js';
-import { hashObject, workingTreeContent } from '../snapshot/index.js';
+import { checkoutConversion, hashObject, type CheckoutConversion } from '../snapshot/index.js';
 import { NotAFileError, readDiskFile, type DiskFile } from '../disk/workspace-file.js';
 import { dirname, join, relative } from 'node:path';
 import { readCoreSettings } from '../snapshot/git-config.js';
@@ -101,16 +101,18 @@ export async function planReverse(
       plan.conflicts.push({ path: display, reason: 'too large: its content was not recorded' });
       continue;
     }
-    const before = await version(change.before, change.captured ? undefined : { session, root: change.root, absPath: change.oldAbsPath ?? change.absPath });
-    const after = await version(change.after, change.captured ? undefined : { session, root: change.root, absPath: change.absPath });
+    // Merged as git stores them, then written as `git checkout` would write them; captures are raw disk copies.
+    const before = await version(change.before);
+    const after = await version(change.after);
+    const convert = (absPath: string) => (change.captured ? undefined : conversionAt(session, change.root, absPath));
     if (change.kind === 'renamed' && change.oldAbsPath) {
       // Undo a rename as two paths: the new one goes away, the old one comes back.
       const oldDisplay = session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
-      await addOutcome(session, plan, change.absPath, change.root, display, undefined, after, undefined, guard);
-      await addOutcome(session, plan, change.oldAbsPath, change.root, oldDisplay, before, undefined, undefined, guard);
+      await addOutcome(session, plan, change.absPath, change.root, display, undefined, after, undefined, guard, convert(change.absPath));
+      await addOutcome(session, plan, change.oldAbsPath, change.root, oldDisplay, before, undefined, undefined, guard, convert(change.oldAbsPath));
       continue;
     }
-    await addOutcome(session, plan, change.absPath, change.root, display, before, after, selection, guard);
+    await addOutcome(session, plan, change.absPath, change.root, display, before, after, selection, guard, convert(change.absPath));
   }
   if (restoredTrees) plan.removeDirs = await dirsToRemove(session, plan, restoredTrees);
   return plan;
@@ -161,7 +163,9 @@ export async function planRestore(
       const oldDisplay = session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
       wanted.set(change.oldAbsPath, { root: change.root, display: oldDisplay, next: undefined });
     }
-    const next = await version(change.after, change.captured ? undefined : { session, root: change.root, absPath: change.absPath });
+    const stored = await version(change.after);
+    const convert = change.captured ? undefined : conversionAt(session, change.root, change.absPath);
+    const next = stored && convert && isPlainFile(stored) ? { ...stored, content: convert.smudge(stored.content) } : stored;
     wanted.set(change.absPath, { root: change.root, display: session.display(change), next });
   }
   // Captured paths (ignored by snapshots) go back to what they held before this turn first touched them.
@@ -285,13 +289,20 @@ async function addOutcome(
   after: Version,
   selection?: RangeSelection,
   guard?: WriteGuard,
+  convert?: CheckoutConversion,
 ): Promise<void> {
   if (root < 0) {
     plan.skipped.push({ path: display, reason: 'outside the working directories' });
     return;
   }
   // What a revert writes is the change's old side (or a merge of it): that is the version judged.
-  const refused = refusedWrite(session, absPath, root, before, guard);
+  const refused = refusedWrite(
+    session,
+    absPath,
+    root,
+    before && convert && isPlainFile(before) ? { ...before, content: convert.smudge(before.content) } : before,
+    guard,
+  );
   if (refused) {
     plan.skipped.push({ path: display, reason: refused });
     return;
@@ -300,12 +311,16 @@ async function addOutcome(
   if (current === 'blocked') return;
   // With core.fileMode=false the executable bit on disk means nothing: compare as the recorded mode, and leave the bit as it is.
   const ignoresBit = !trustsExecutableBit(session, root) && isPlainFile(current) && isPlainFile(after);
-  const compared = ignoresBit ? { ...current!, mode: after!.mode } : current;
+  const raw = ignoresBit ? { ...current!, mode: after!.mode } : current;
+  // Compared and merged as git stores them: a file saved with other line endings than a checkout writes is not an edit.
+  const compared = convert && raw && isPlainFile(raw) ? cleaned(convert, raw, after) : raw;
   const outcome = reverseMerge(before, after, compared, selection);
   if (outcome.kind === 'conflict') plan.conflicts.push({ path: display, reason: outcome.reason });
   else if (outcome.kind === 'unchanged') plan.unchanged.push(display);
   else {
-    const next = ignoresBit && isPlainFile(outcome.next) ? { ...outcome.next!, mode: current!.mode } : outcome.next;
+    let next = outcome.next;
+    if (next && convert && isPlainFile(next)) next = { ...next, content: convert.smudge(next.content) };
+    if (ignoresBit && isPlainFile(next)) next = { ...next!, mode: current!.mode };
     plan.writes.push({ absPath, root, display, current, next });
   }
 }
@@ -320,16 +335,27 @@ function trustsExecutableBit(session: RecordingSession, root: number): boolean {
   return repo ? readCoreSettings(process.env, join(repo.commonDir, 'config')).fileMode : true;
 }
 
-/**
- * A recorded version as bytes to write. Tree blobs hold what git stores:
- * given the file (`at`), they get the line endings a checkout would write
- * there. Captures are raw disk copies and are written as they are.
- */
-async function version(ref: BlobRef | undefined, at?: { session: RecordingSession; root: number; absPath: string }): Promise<Version> {
+/** A recorded version as it is stored: tree blobs hold what git stores, captures the raw disk bytes. */
+async function version(ref: BlobRef | undefined): Promise<Version> {
   if (!ref) return undefined;
-  const content = (await ref.store.readObject(ref.oid)).content;
-  const dir = at && at.root >= 0 && ref.mode !== '120000' ? at.session.sources[at.root]?.dir : undefined;
-  return { content: dir ? workingTreeContent(dir, toSlashes(relative(dir, at!.absPath)), content) : content, mode: ref.mode };
+  return { content: (await ref.store.readObject(ref.oid)).content, mode: ref.mode };
+}
+
+/** How git converts the file at `absPath` between the blob it stores and the bytes a checkout writes (line endings). */
+function conversionAt(session: RecordingSession, root: number, absPath: string): CheckoutConversion | undefined {
+  const dir = root >= 0 ? session.sources[root]?.dir : undefined;
+  return dir ? checkoutConversion(dir, toSlashes(relative(dir, absPath))) : undefined;
+}
+
+/**
+ * The file on disk as `git add` would store it, to compare with and merge
+ * into recorded blobs: its own bytes when they already are the blob
+ * `stored` (or git keeps that blob's CRLF), else converted.
+ */
+function cleaned(convert: CheckoutConversion, disk: NonNullable<DiskFile>, stored: Version): NonNullable<CurrentFile> {
+  if (stored && (disk.oid === hashObject('blob', stored.content) || convert.keepsCrlf(stored.content))) return disk;
+  const content = convert.clean(disk.content);
+  return content === disk.content ? disk : { content, mode: disk.mode, oid: hashObject('blob', content) };
 }
 
 function sameVersion(disk: DiskFile, next: Version): boolean {

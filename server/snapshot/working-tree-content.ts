@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsPath } from '../path-bytes.js';
-import { crlfAction, smudgeContent } from './eol-conversion.js';
+import { cleanClass, cleanContent, crlfAction, EOL_AUTO, EOL_KEEP, hasCrlfText, smudgeContent } from './eol-conversion.js';
 import { AttributeStack, parseAttributes, type AttributeLevel } from './git-attributes.js';
 import { DEFAULT_CORE_SETTINGS, globalGitFiles, readCoreSettings, type GitEnvironment } from './git-config.js';
 import { findGitRepository, pathInWorkTree } from './git-repository.js';
@@ -21,14 +21,28 @@ function readText(path: string): string | undefined {
 }
 
 /**
- * The bytes to write at `relPath` (relative to the working directory
- * `root`, '/'-separated) for a stored blob: LF → CRLF where git would check
- * the file out with CRLF, else the blob itself. Not for symlinks, and not
- * for raw disk copies (safety checkpoints, captures), which are written as
- * they are.
+ * How git converts one path between what it stores and what the working
+ * tree holds: `smudge` is what `git checkout` writes for a stored blob,
+ * `clean` what `git add` would store for bytes on disk (without the index
+ * check of "safer autocrlf", see `keepsCrlf`).
  */
-export function workingTreeContent(root: string, relPath: string, blob: Uint8Array, env: GitEnvironment = process.env): Uint8Array {
-  if (blob.indexOf(10) < 0) return blob;
+export interface CheckoutConversion {
+  smudge(blob: Uint8Array): Uint8Array;
+  clean(content: Uint8Array): Uint8Array;
+  /** True when `git add` keeps this stored content's CRLF line ends as they are (text=auto and core.autocrlf leave committed CRLF alone). */
+  keepsCrlf(blob: Uint8Array): boolean;
+}
+
+const IDENTITY: CheckoutConversion = { smudge: (b) => b, clean: (c) => c, keepsCrlf: () => true };
+
+/**
+ * The conversion git applies at `relPath` (relative to the working
+ * directory `root`, '/'-separated): line endings from attributes and
+ * `core.autocrlf` / `core.eol`. LFS paths are left as recorded (the
+ * pointer). Not for symlinks, and not for raw disk copies (safety
+ * checkpoints, captures), which are written as they are.
+ */
+export function checkoutConversion(root: string, relPath: string, env: GitEnvironment = process.env): CheckoutConversion {
   const repo = findGitRepository(root);
   const core = repo ? readCoreSettings(env, join(repo.commonDir, 'config')) : DEFAULT_CORE_SETTINGS;
   const top = repo?.workTree ?? root;
@@ -47,9 +61,26 @@ export function workingTreeContent(root: string, relPath: string, blob: Uint8Arr
     const text = readText(join(top, dir, '.gitattributes'));
     if (text !== undefined) attrs = attrs.push({ rules: parseAttributes(text, { macros: depth === 0, caseFold }), prepend: '', strip: dir.length });
   }
-  if (attrs.empty && core.autocrlf === 'false') return blob;
+  if (attrs.empty && core.autocrlf === 'false') return IDENTITY;
   const found = attrs.lookup(path, names[names.length - 1]!);
   // LFS content is git-lfs's business: the pointer is written back as recorded.
-  if (found.filter === 'lfs') return blob;
-  return smudgeContent(blob, crlfAction(found, core), core);
+  if (found.filter === 'lfs') return IDENTITY;
+  const action = crlfAction(found, core);
+  const eolClass = cleanClass(action);
+  if (eolClass === EOL_KEEP) return IDENTITY;
+  return {
+    smudge: (blob) => smudgeContent(blob, action, core),
+    clean: (content) => cleanContent(content, eolClass) ?? content,
+    keepsCrlf: (blob) => eolClass === EOL_AUTO && hasCrlfText(blob),
+  };
+}
+
+/**
+ * The bytes to write at `relPath` (relative to the working directory
+ * `root`, '/'-separated) for a stored blob: LF → CRLF where git would check
+ * the file out with CRLF, else the blob itself (see {@link checkoutConversion}).
+ */
+export function workingTreeContent(root: string, relPath: string, blob: Uint8Array, env: GitEnvironment = process.env): Uint8Array {
+  if (blob.indexOf(10) < 0) return blob;
+  return checkoutConversion(root, relPath, env).smudge(blob);
 }
