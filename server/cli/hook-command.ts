@@ -5,8 +5,7 @@ import { cursorAgent } from '../hook/cursor-event.js';
 import { geminiAgent } from '../hook/gemini-event.js';
 import { peekHookEventName, type HookAgent } from '../hook/hook-event.js';
 import { hookLog } from '../client/hook-log.js';
-import { defaultStateDir } from '../store/index.js';
-import { DEFAULT_HOOK_IDLE_MS } from '../client/ensure-server.js';
+import { defaultStateDir } from '../store/state-dir.js';
 import { cliCommand } from '../client/package-root.js';
 
 export const HOOK_USAGE = [
@@ -74,10 +73,10 @@ export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEn
   const stateDir = values['state-dir'] ?? defaultStateDir(env);
   const log = (line: string): void => hookLog(stateDir, `${agent.name}: ${line}`);
   const timeoutMs = values.timeout === undefined ? DEFAULT_HOOK_TIMEOUT_MS : Number(values.timeout);
-  const idleTimeoutMs = values['idle-timeout'] === undefined ? DEFAULT_HOOK_IDLE_MS : Number(values['idle-timeout']);
+  const idleTimeoutMs = values['idle-timeout'] === undefined ? undefined : Number(values['idle-timeout']);
   let problem: string | undefined;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 100) problem = `--timeout must be an integer of at least 100 ms, got "${values.timeout}"`;
-  else if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1)
+  else if (idleTimeoutMs !== undefined && (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1))
     problem = `--idle-timeout must be a positive integer of milliseconds, got "${values['idle-timeout']}"`;
   const boundMs = problem ? DEFAULT_HOOK_TIMEOUT_MS : timeoutMs;
 
@@ -100,7 +99,14 @@ export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEn
     const input = await readStdin(MAX_INPUT_BYTES);
     answer(peekHookEventName(input));
     if (problem) log(problem);
-    else await runAgentHook(agent, input, { stateDir, deadline: deadline - 500, command: cliCommand(), idleTimeoutMs, log });
+    else
+      await runAgentHook(agent, input, {
+        stateDir,
+        deadline: deadline - 500,
+        command: cliCommand(),
+        ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
+        log,
+      });
   } catch (error) {
     log(`error: ${(error as Error).message}`);
   } finally {

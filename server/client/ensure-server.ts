@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findServerFor, type ServerEntry } from '../registry/index.js';
+import { findServerFor, type ServerEntry } from '../registry/server-registry.js';
 import { logDir } from './hook-log.js';
 
 /** Default idle time after which a server started by the hook goes away (10 minutes). */
@@ -47,6 +46,8 @@ export async function ensureServer(options: EnsureServerOptions): Promise<Server
     const again = locked ? await findServerFor(options.stateDir, options.cwd) : undefined;
     if (again) return again;
     if (locked) {
+      // Loaded only here: most hook events find the server running.
+      const { spawn } = await import('node:child_process');
       const logPath = join(logDir(options.stateDir), `server-${Date.now()}-${process.pid}.log`);
       mkdirSync(logDir(options.stateDir), { recursive: true, mode: 0o700 });
       const out = openSync(logPath, 'a', 0o600);

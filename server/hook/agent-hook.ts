@@ -1,9 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import { sessionUri } from '../../protocol/index.js';
-import type { StatusResult } from '../harness/status.js';
-import { RemoteError, RpcClient } from '../client/rpc-client.js';
+import { sessionUri } from '../../protocol/common/channels.js';
+import type { HookConnection } from '../client/hook-connection.js';
+import { RemoteError } from '../client/remote-error.js';
 import { ulid } from '../ulid.js';
-import { ensureServer } from '../client/ensure-server.js';
 import { parseHookEvent, type AgentHookEvent, type HookAction, type HookAgent, type HookTurnState } from './hook-event.js';
 import { readSessionState, removeSessionState, writeSessionState } from './hook-state.js';
 
@@ -15,7 +14,7 @@ export interface AgentHookOptions {
   deadline: number;
   /** How to start a server when none runs. */
   command: { node: string; script: string } | undefined;
-  /** Idle time after which a server the hook starts goes away. */
+  /** Idle time after which a server the hook starts goes away (10 minutes when omitted). */
   idleTimeoutMs?: number;
   /** Receives what happened. */
   log: (line: string) => void;
@@ -34,7 +33,9 @@ const LATE_TURN_MESSAGE = '(turn started after an edit: its prompt was not recor
 /**
  * Handles one hook event of `agent`: finds (or starts) the server for the
  * event's first directory and maps the event onto the harness methods.
- * Throws on failure; the caller logs and exits 0 regardless.
+ * Throws on failure; the caller logs and exits 0 regardless. What reaches
+ * the server is loaded only for the events that do (an agent waits on the
+ * hook at every tool call).
  */
 export async function runAgentHook(agent: HookAgent, input: string, options: AgentHookOptions): Promise<void> {
   const event = parseHookEvent(agent, input);
@@ -42,15 +43,19 @@ export async function runAgentHook(agent: HookAgent, input: string, options: Age
   if (!action) return;
   // A finished edit inside a recorded turn needs nothing from the server.
   if (action.kind === 'continue-turn' && (await readSessionState(options.stateDir, agent.name, event.sessionId)).turnId !== undefined) return;
+  const [{ DEFAULT_HOOK_IDLE_MS, ensureServer }, { HookConnection }] = await Promise.all([
+    import('../client/ensure-server.js'),
+    import('../client/hook-connection.js'),
+  ]);
   const entry = await ensureServer({
     stateDir: options.stateDir,
     cwd: event.workingDirectories[0]!,
     deadline: options.deadline,
     command: options.command,
     log: options.log,
-    ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_HOOK_IDLE_MS,
   });
-  const client = await RpcClient.connect(entry.url, {
+  const client = await HookConnection.connect(entry.url, {
     timeoutMs: Math.max(1000, options.deadline - Date.now()),
     clientId: `${agent.provider}-hook-${event.sessionId}`,
     ...(entry.token !== undefined ? { token: entry.token } : {}),
@@ -67,7 +72,7 @@ class HookContext {
   readonly channel: string;
 
   constructor(
-    private readonly client: RpcClient,
+    private readonly client: HookConnection,
     private readonly agent: HookAgent,
     private readonly event: AgentHookEvent,
     private readonly options: AgentHookOptions,
@@ -112,7 +117,7 @@ class HookContext {
 
   private async startTurn(turnId: string, message: string): Promise<string> {
     await this.remember(turnId);
-    const result = await this.client.request<{ turnId: string }>('harness/turnStarted', { channel: this.channel, turnId, message });
+    const result = await this.client.request('harness/turnStarted', { channel: this.channel, turnId, message });
     this.options.log(`${this.channel}: turn ${result.turnId} started`);
     return result.turnId;
   }
@@ -158,7 +163,7 @@ class HookContext {
       return;
     }
     try {
-      const { summary } = await this.client.request<{ summary: { total: number } }>('harness/turnEnded', {
+      const { summary } = await this.client.request('harness/turnEnded', {
         channel: this.channel,
         turnId,
         ...(state !== undefined ? { state } : {}),
@@ -189,7 +194,7 @@ class HookContext {
   }
 
   private async activeTurnId(): Promise<string | undefined> {
-    const status = await this.client.request<StatusResult>('harness/status', { channel: this.channel, turns: 0 });
+    const status = await this.client.request('harness/status', { channel: this.channel, turns: 0 });
     return status.sessions[0]?.activeTurn?.turnId;
   }
 }

@@ -58,10 +58,10 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
 /** Runs the binary to completion. */
 export function run(
   args: string[],
-  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string; nodeArgs?: string[] } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${process.cwd()}/${BIN}`, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), `${process.cwd()}/${BIN}`, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, ...options.env },
       ...(options.cwd ? { cwd: options.cwd } : {}),

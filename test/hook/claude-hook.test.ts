@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusResult } from '../../server/harness/status.js';
 import { findServerFor, isProcessAlive, type ServerEntry } from '../../server/registry/index.js';
@@ -7,7 +8,7 @@ import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.j
 import { subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
-import { run } from '../cli/serve-process.js';
+import { run, startServe } from '../cli/serve-process.js';
 import { fixture as recordedEvent, stopServer, waitFor } from './hook-fixtures.js';
 
 const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
@@ -165,6 +166,51 @@ describe('Claude Code hook', () => {
     writeFileSync(file, '');
     const unusable = await run(['hook', 'claude', '--state-dir', file], { input: fixture('02-user-prompt-submit.json', temp.make()) });
     expect(unusable).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('records an edit with the server running without loading ws, vscode-jsonrpc, isomorphic-git, the MCP SDK or the server', async () => {
+    const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n' });
+    const state = temp.make('cs-hook-state-');
+    const serve = await startServe([workspace, '--no-session', '--state-dir', state]);
+    try {
+      const hook = (name: string, options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}) =>
+        run(['hook', 'claude', '--state-dir', state], { input: fixture(name, workspace), cwd: workspace, ...options });
+      expect(await hook('02-user-prompt-submit.json')).toEqual({ code: 0, stdout: '', stderr: '' });
+      const log = join(temp.make(), 'modules.log');
+      const edit = await hook('04-pre-tool-use-edit.json', {
+        env: { CHANGESET_SERVER_TEST_MODULE_LOG: log },
+        nodeArgs: ['--import', join(process.cwd(), 'test', 'cli', 'module-log.mjs')],
+      });
+      expect(edit).toEqual({ code: 0, stdout: '', stderr: '' });
+      const loaded = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((url) => url.startsWith('file:'))
+        .map((url) => relative(process.cwd(), fileURLToPath(url)));
+      expect(loaded).toContain(join('dist', 'server', 'hook', 'agent-hook.js'));
+      expect(loaded.filter((m) => /(^|\/)node_modules\/(ws|vscode-jsonrpc|isomorphic-git|@modelcontextprotocol)\//.test(m))).toEqual([]);
+      // No dependency at all, nor the protocol's validators or any part of the server (but where the state directory is).
+      expect(loaded.filter((m) => m.includes('node_modules'))).toEqual([]);
+      expect(
+        loaded.filter((m) =>
+          /^dist\/(protocol\/(index|validate)|server\/(store\/(?!state-dir\.js)|transport|connection|session|channels|security)\/?)/.test(m),
+        ),
+      ).toEqual([]);
+
+      writeFileSync(join(workspace, 'hello.txt'), 'hello, friend\n');
+      expect(await hook('07-stop.json')).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(readFileSync(join(state, 'logs', 'hook.log'), 'utf8')).not.toContain('error');
+      const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
+      await client.initialize();
+      const session = (await client.request<StatusResult>('harness/status', { channel: `ahp-session:/${SESSION_ID}` })).sessions[0]!;
+      expect(session.turns.map((t) => [t.message, t.state, t.changes])).toEqual([
+        ['Make hello.txt friendlier and add notes', 'complete', { files: 1, added: 1, deleted: 1 }],
+      ]);
+      const turn = await subscribeReady(client, expandChangesetUri(changesetUriTemplate(SESSION_ID, 'turn'), { turnId: session.turns[0]!.turnId }));
+      expect((turn._meta as { steps: { tool: string; paths: string[] }[] }).steps.map((s) => [s.tool, s.paths])).toEqual([['Edit', ['hello.txt']]]);
+      await client.close();
+    } finally {
+      await serve.stop();
+    }
   });
 
   it('ignores events it does not record without starting a server', async () => {
