@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readIndexBytes } from '../../server/snapshot/index-file.js';
 import { LstatPrefetch } from '../../server/snapshot/lstat-prefetch.js';
-import { git, gitTree } from './helpers.js';
+import { git, gitEnv, gitTree, initRepo, removeDir, tempDir } from './helpers.js';
 import { SnapshotFixture, write } from './snapshot-fixture.js';
 
 const fixture = new SnapshotFixture();
@@ -12,19 +13,36 @@ const fixture = new SnapshotFixture();
 const MIN_ENTRIES = 4096;
 afterEach(() => fixture.cleanup());
 
-/** A committed repository with more files than the prefetch needs to start. */
-function bigRepository(): { root: string; cacheDir: string; paths: string[] } {
-  const { root, cacheDir } = fixture.workspace();
-  const paths: string[] = [];
+/**
+ * A committed repository with more files than the prefetch needs to start,
+ * made once; each test works on its own copy. The commit is written by
+ * `git fast-import` (one pack, not thousands of loose objects to write and
+ * later delete) and the index read from it, then refreshed against the files.
+ */
+let template: string;
+const paths: string[] = [];
+beforeAll(() => {
+  template = join(tempDir(), 'ws');
+  initRepo(template);
+  const commands = [`commit refs/heads/main\ncommitter Test <test@example.com> ${Math.floor(Date.now() / 1000)} +0000\ndata 5\nfiles\n`];
+  for (let i = 0; i < 280; i++) mkdirSync(join(template, `d${i % 40}/e${i % 7}`), { recursive: true });
   for (let i = 0; i < MIN_ENTRIES + 1000; i++) {
     const rel = `d${i % 40}/e${i % 7}/f${i}.txt`;
-    mkdirSync(join(root, `d${i % 40}/e${i % 7}`), { recursive: true });
-    writeFileSync(join(root, rel), `file ${i}\n`);
+    const content = `file ${i}\n`;
+    writeFileSync(join(template, rel), content);
+    commands.push(`M 100644 inline ${rel}\ndata ${Buffer.byteLength(content)}\n${content}\n`);
     paths.push(rel);
   }
-  git(root, ['add', '-A']);
-  git(root, ['commit', '-q', '-m', 'files']);
-  return { root, cacheDir, paths };
+  execFileSync('git', ['fast-import', '--quiet'], { cwd: template, env: gitEnv, input: commands.join('') });
+  git(template, ['read-tree', 'HEAD']);
+  git(template, ['update-index', '-q', '--refresh']);
+  expect(git(template, ['status', '--porcelain'])).toBe('');
+}, 120_000);
+afterAll(() => removeDir(join(template, '..')));
+
+/** A copy of the big repository (see {@link SnapshotFixture.linkedCopy}); `ownCopies` are the files the test writes in place or chmods. */
+function bigRepository(ownCopies: readonly string[] = []): { root: string; cacheDir: string; paths: string[] } {
+  return { ...fixture.linkedCopy(template, ownCopies), paths };
 }
 
 describe('lstat prefetch on a first snapshot', () => {
@@ -68,11 +86,12 @@ describe('lstat prefetch on a first snapshot', () => {
   });
 
   it('snapshots the tree git writes when files changed, vanished, changed kind and mode since the index was written', async () => {
-    const { root, cacheDir, paths } = bigRepository();
+    const rewritten = Array.from({ length: 60 }, (_, i) => paths[i * 50]!);
+    const chmodded = Array.from({ length: 5 }, (_, i) => paths[i * 50 + 17]!);
+    const { root, cacheDir } = bigRepository([...rewritten, ...chmodded]);
     // An entry the seed does not trust, early in the index: the worker's numbering still counts it.
     git(root, ['update-index', '--skip-worktree', paths[1]!]);
-    // Wait out git's racy window so unchanged entries are trusted from the index.
-    await new Promise((r) => setTimeout(r, 1100));
+    // Unchanged entries are older than the index (the copy's files were written before its index), so the seed trusts them.
     for (let i = 0; i < 60; i++) writeFileSync(join(root, paths[i * 50]!), `FILE ${i * 50}\n`.padEnd(9 + String(i * 50).length, 'x'));
     for (let i = 0; i < 20; i++) rmSync(join(root, paths[i * 50 + 7]!));
     for (let i = 0; i < 5; i++) {
@@ -104,7 +123,6 @@ describe('lstat prefetch on a first snapshot', () => {
     git(root, ['write-tree']);
     write(root, 'd2/e2/untracked.txt', 'not in the index\n');
     rmSync(join(root, paths[3]!));
-    await new Promise((r) => setTimeout(r, 1100));
 
     const snap = fixture.snapshotter(root, cacheDir, undefined, { prefetchMinEntries: MIN_ENTRIES });
     const result = await snap.snapshot();

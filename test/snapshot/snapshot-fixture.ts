@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkspaceSnapshotter, type SnapshotOptions } from '../../server/snapshot/index.js';
 import { DirectoryWatcher } from '../../server/watch/directory-watcher.js';
 import { WatchFeed } from '../../server/watch/watch-feed.js';
-import { gitEnv, initRepo, removeDir, tempDir } from './helpers.js';
+import { git, gitEnv, initRepo, removeDir, tempDir } from './helpers.js';
 import { MemoryObjectStore } from './memory-store.js';
 
 /**
@@ -24,6 +25,29 @@ export class SnapshotFixture {
     this.dirs.push(base);
     const root = join(base, 'ws');
     initRepo(root);
+    return { root, cacheDir: join(base, 'cache') };
+  }
+
+  /**
+   * A fresh workspace holding a copy of the repository at `template`, made
+   * in a fraction of the time writing and adding thousands of files takes:
+   * every file is a hard link to the template's, except `ownCopies`, which
+   * get an inode of their own (write to a file in place or change its mode
+   * only if it is listed there; removing, renaming or replacing any file is
+   * fine). The index's stat data is then refreshed to the copy, so its
+   * entries match the files as they would in a repository made there.
+   */
+  linkedCopy(template: string, ownCopies: readonly string[] = []): { root: string; cacheDir: string } {
+    const base = tempDir();
+    this.dirs.push(base);
+    const root = join(base, 'ws');
+    execFileSync('cp', ['-al', template, root]);
+    for (const rel of ownCopies) {
+      const path = join(root, rel);
+      copyFileSync(path, `${path}.own`);
+      renameSync(`${path}.own`, path);
+    }
+    git(root, ['update-index', '-q', '--refresh']);
     return { root, cacheDir: join(base, 'cache') };
   }
 
