@@ -7,6 +7,7 @@ import { findResumableSession } from './session/resume.js';
 import { SessionManager, type SessionDefaults } from './session/session-manager.js';
 import { registerSessionMethods } from './session/session-methods.js';
 import { defaultStateDir } from './store/index.js';
+import { DisposableStore } from './events.js';
 import { SessionCommands } from './connection/session-commands.js';
 
 /** Options of {@link ChangesetService}. */
@@ -31,6 +32,8 @@ export class ChangesetService {
   readonly changesets: Changesets;
   readonly operations: ChangesetOperations;
   readonly stateDir: string;
+  /** What this service connected, let go of at {@link stop}. */
+  private readonly wiring = new DisposableStore();
 
   constructor(options: ChangesetServiceOptions = {}) {
     this.stateDir = options.stateDir ?? defaultStateDir();
@@ -47,6 +50,13 @@ export class ChangesetService {
       ...(options.changesetMaxFiles !== undefined ? { maxFiles: options.changesetMaxFiles } : {}),
     });
     this.operations = new ChangesetOperations(this.server, this.sessions, this.changesets);
+    // Each session added is followed by its changesets, then told whether undo is possible (which reads them).
+    this.wiring.add(
+      this.sessions.onSessionAdded((session) => {
+        this.changesets.attach(session);
+        void this.operations.refreshUndo(session);
+      }),
+    );
     registerHarnessMethods(this.server, this.sessions, () => (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId), {
       serveOutsideFiles: options.serveOutsideFiles === true,
     });

@@ -102,7 +102,7 @@ async function turns(work: string, repo: string, gitRepo: string, files: number)
   git(gitRepo, ['add', '-A'], env);
   let gitBefore = git(gitRepo, ['write-tree'], env).trim();
   // Diagnostics: how much of a turn step is the snapshot itself.
-  const root = session.roots[0]!;
+  const root = session.files.root(0);
   const snapshotMs: number[] = [];
   const snapshot = root.snapshot.bind(root);
   root.snapshot = async (onProgress) => {

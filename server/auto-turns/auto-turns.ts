@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { RootTrees } from '../changes/collect-changes.js';
+import { once } from '../events.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { TurnSummary } from '../session/turn-summary.js';
 import { ulid } from '../ulid.js';
@@ -68,7 +69,7 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
   constructor(private readonly options: AutoTurnsOptions) {
     super();
     this.session = options.session;
-    this.session.once('disposed', () => this.stop());
+    once(this.session.onDisposed, () => this.stop());
   }
 
   /** The automatic turn being recorded, if any. */

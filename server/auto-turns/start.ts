@@ -1,4 +1,4 @@
-import { harnessEvents } from '../harness/events.js';
+import { once } from '../events.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { AutoTurns, type AutoTurnsOptions } from './auto-turns.js';
@@ -10,14 +10,12 @@ import { AutoTurns, type AutoTurnsOptions } from './auto-turns.js';
  */
 export function startAutoTurns(sessions: SessionManager, session: RecordingSession, options: Omit<AutoTurnsOptions, 'session'>): AutoTurns {
   const auto = new AutoTurns({ ...options, session });
-  const events = harnessEvents(sessions);
-  const onTurnStarting = (target: RecordingSession): void => {
+  const handOver = sessions.onTurnRequested((target) => {
     if (target !== session) return;
-    events.off('turnStarting', onTurnStarting);
+    handOver.dispose();
     auto.handOver();
-  };
-  events.on('turnStarting', onTurnStarting);
-  session.once('disposed', () => events.off('turnStarting', onTurnStarting));
+  });
+  once(session.onDisposed, () => handOver.dispose());
   auto.start();
   return auto;
 }

@@ -16,9 +16,10 @@ const LABELS: Record<ChangesetKindName, string> = {
 /** The changeset catalogue of a session (`SessionState.changesets`). Every entry is reviewable. */
 export function catalogueFor(session: RecordingSession): Changeset[] {
   const entries: Changeset[] = [];
-  const multiRoot = session.roots.length > 1;
+  const roots = session.files.list();
+  const multiRoot = roots.length > 1;
   const add = (kind: ChangesetKindName, description: string, dir?: number) => {
-    const scope = dir === undefined ? '' : ` (${basename(session.roots[dir]!.dir)})`;
+    const scope = dir === undefined ? '' : ` (${basename(roots[dir]!.dir)})`;
     entries.push({
       label: LABELS[kind] + scope,
       uriTemplate: changesetUriTemplate(session.id, kind, dir),
@@ -32,14 +33,14 @@ export function catalogueFor(session: RecordingSession): Changeset[] {
   add('compare-turns', 'The difference between the end states of two turns.');
   add('step', 'What one tool call of a turn changed (step 1 is its first tool call).');
   add('since', "A checkpoint (a turn's start, or the moment before one of its tool calls) → the working tree now.");
-  const gitRoots = session.roots.map((r, i) => ({ root: r, i })).filter(({ root }) => root.repository);
+  const gitRoots = roots.map((r, i) => ({ root: r, i })).filter(({ root }) => root.repository);
   if (gitRoots.length > 0) {
     add('uncommitted', 'Working tree changes against HEAD (the index is not consulted).');
     const bases = gitRoots.map(({ root }) => findBaseBranch(root.repository!)).filter((b) => b !== undefined);
     if (bases.length > 0) add('branch', `Changes since the merge-base with ${[...new Set(bases.map((b) => b.name))].join(', ')}.`);
   }
   if (multiRoot) {
-    session.roots.forEach((root, i) => {
+    roots.forEach((root, i) => {
       add('session', `Everything changed in ${root.dir} since the session began.`, i);
       add('turn', `What one turn changed in ${root.dir}.`, i);
       if (root.repository) {

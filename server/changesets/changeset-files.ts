@@ -17,11 +17,11 @@ export class ChangesetFileBuilder {
   constructor(private readonly session: RecordingSession) {}
 
   async build(change: FileChange): Promise<ChangesetFile> {
-    const stats = await this.session.stats(change);
+    const stats = await this.session.files.stats(change);
     const afterUri = change.after ? fileUri(change.absPath) : undefined;
     const beforeUri = change.before ? fileUri(change.oldAbsPath ?? change.absPath) : undefined;
-    const meta: ChangesetFileMeta = { path: this.session.display(change), kind: change.kind, root: change.root };
-    if (change.oldAbsPath) meta.oldPath = this.session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
+    const meta: ChangesetFileMeta = { path: this.session.files.display(change), kind: change.kind, root: change.root };
+    if (change.oldAbsPath) meta.oldPath = this.session.files.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
     if (change.similarity !== undefined && change.kind === 'renamed') meta.similarity = Math.round(change.similarity * 1000) / 1000;
     if (stats.binary) meta.binary = true;
     if (stats.oversized) meta.oversized = true;

@@ -1,6 +1,4 @@
-import { relative } from 'node:path';
 import type { JsonObject, ParsedChangesetUri } from '../../protocol/index.js';
-import { toSlashes } from '../paths.js';
 import { presentedMeta } from '../session/presented-files.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import { stepOf, stepsMeta } from '../session/step-recorder.js';
@@ -13,10 +11,7 @@ import { stepOf, stepsMeta } from '../session/step-recorder.js';
 export function changesetMeta(session: RecordingSession, parsed: ParsedChangesetUri): JsonObject | undefined {
   const turn = parsed.turnId !== undefined ? session.turn(parsed.turnId) : undefined;
   if (!turn) return undefined;
-  const display = (absPath: string) => {
-    const root = session.rootIndexOf(absPath);
-    return session.display({ absPath, root, path: root >= 0 ? toSlashes(relative(session.roots[root]!.dir, absPath)) : absPath });
-  };
+  const display = (absPath: string) => session.files.displayOf(absPath);
   switch (parsed.kind) {
     case 'turn': {
       const meta: JsonObject = {};

@@ -32,7 +32,7 @@ export async function produceChanges(
     return (await session.turnChanges(turn)).filter(inScope);
   }
   const sides = await resolveSides(session, parsed, current);
-  const changes = await session.changesBetween(sides.before, sides.after);
+  const changes = await session.files.changesBetween(sides.before, sides.after);
   if (parsed.kind === 'session') changes.push(...(await capturedSinceStart(session)).filter(inScope));
   return changes;
 }
@@ -51,7 +51,7 @@ async function capturedSinceStart(session: RecordingSession): Promise<FileChange
   }
   const out: FileChange[] = [];
   for (const [absPath, change] of first) {
-    const store = session.roots[Math.max(change.root, 0)]!.store;
+    const store = session.files.root(change.root).store;
     let now: CapturedSide;
     let left = false;
     try {
@@ -70,6 +70,6 @@ async function capturedSinceStart(session: RecordingSession): Promise<FileChange
     if (now) fc.after = now;
     out.push(fc);
   }
-  await Promise.all(session.roots.map((r) => r.store.flush()));
+  await session.files.flush();
   return out;
 }

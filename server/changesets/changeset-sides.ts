@@ -66,9 +66,9 @@ export async function resolveSides(session: RecordingSession, parsed: ParsedChan
       const now = current ?? (await session.currentTrees());
       const before: (RootTrees | undefined)[] = [];
       const after: (RootTrees | undefined)[] = [];
-      for (let i = 0; i < session.roots.length; i++) {
-        const root = session.roots[i]!;
-        const source = session.sources[i]!;
+      for (let i = 0; i < session.files.count; i++) {
+        const root = session.files.root(i);
+        const source = session.files.source(i);
         if ((parsed.dir !== undefined && parsed.dir !== i) || !root.repository) {
           before.push(undefined);
           after.push(undefined);

@@ -63,8 +63,6 @@ export class Changesets {
     private readonly sessions: SessionManager,
     private readonly opts: ChangesetsOptions,
   ) {
-    sessions.onSessionAdded((session) => this.attach(session));
-    sessions.changesOf = (session) => this.perSession.get(session.uri)?.totals;
     server.store.registerResolver('ahp-changeset:', (uri) => this.resolve(uri));
     server.store.onEnvelope((envelope, kind) => {
       if (kind !== 'changeset' || !envelope.origin || envelope.action.type !== 'changeset/filesReviewChanged') return;
@@ -132,7 +130,8 @@ export class Changesets {
     return { owner, channel };
   }
 
-  private attach(session: RecordingSession): void {
+  /** Follows a session's turns with its changesets (every session the manager adds; `service.ts` connects them). */
+  attach(session: RecordingSession): void {
     const sc = new SessionChangesets(session, this.server.store, {
       stateDir: this.opts.stateDir,
       maxFiles: this.opts.maxFiles ?? 5000,
@@ -140,7 +139,7 @@ export class Changesets {
     });
     this.perSession.set(session.uri, sc);
     session.dispatchSession({ type: 'session/changesetsChanged', changesets: catalogueFor(session) });
-    session.on('turnEnded', (turn) => {
+    session.onTurnEnded((turn) => {
       // A turn cut short by a shutdown is computed after the restart: its stores are closing, and clients keep what they have.
       if (this.shuttingDown) return;
       const key = `${session.uri} ${turn.id}`;
@@ -153,7 +152,7 @@ export class Changesets {
         .finally(() => setTimeout(() => this.turnWork.delete(key), 60_000).unref());
       this.turnWork.set(key, work);
     });
-    session.on('disposed', () => {
+    session.onDisposed(() => {
       this.perSession.delete(session.uri);
       this.detached.add(sc);
       void sc.reviews.flushed().then(() => this.detached.delete(sc));
@@ -176,10 +175,10 @@ export class Changesets {
     const sc = this.perSession.get(sessionUri(parsed.sessionId));
     if (!sc) return { code: AhpErrorCodes.SessionNotFound, message: `no session ${JSON.stringify(parsed.sessionId)}` };
     const session = sc.session;
-    if (parsed.dir !== undefined && parsed.dir >= session.roots.length) {
+    if (parsed.dir !== undefined && parsed.dir >= session.files.count) {
       return { code: AhpErrorCodes.NotFound, message: `session ${parsed.sessionId} has no working directory ${parsed.dir}` };
     }
-    if ((parsed.kind === 'uncommitted' || parsed.kind === 'branch') && !session.roots.some((r, i) => r.repository && (parsed.dir ?? i) === i)) {
+    if ((parsed.kind === 'uncommitted' || parsed.kind === 'branch') && !session.files.list().some((r, i) => r.repository && (parsed.dir ?? i) === i)) {
       return { code: AhpErrorCodes.NotFound, message: `${parsed.kind} changesets need a git working directory` };
     }
     for (const turnId of [parsed.turnId, parsed.originalTurnId, parsed.modifiedTurnId]) {
@@ -237,7 +236,7 @@ export class Changesets {
     if (!address || !sc?.builder.issued.has(`${address.root}:${address.oid}`)) {
       throw new DomainError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}`);
     }
-    const root = sc.session.roots[address.root];
+    const root = sc.session.files.list()[address.root];
     if (!root) throw new DomainError(AhpErrorCodes.ContentNotFound, `no content ${params.uri}`);
     const { content } = await root.store.readObject(address.oid);
     const text = isUtf8(content) && !isBinary(content);

@@ -65,7 +65,7 @@ export class SessionChangesets {
   ) {
     this.builder = new ChangesetFileBuilder(session);
     this.reviews = new ReviewStore(opts.stateDir, session.id);
-    this.delta = new SessionDelta(session.sources, () => session.startTrees);
+    this.delta = new SessionDelta(session.files.treeSources(), () => session.startTrees);
   }
 
   /** Totals of the session changeset as of the last turn end (for `SessionSummary.changes`). */
@@ -173,7 +173,7 @@ export class SessionChangesets {
     const changes = await produceChanges(this.session, { sessionId: this.session.id, kind: 'session' }, current, this.delta);
     const totals: ChangesSummary = { additions: 0, deletions: 0, files: changes.length };
     for (const change of changes) {
-      const stats = await this.session.stats(change);
+      const stats = await this.session.files.stats(change);
       totals.additions! += stats.added;
       totals.deletions! += stats.deleted;
     }

@@ -1,7 +1,6 @@
 import type { ChangesetServer } from '../app.js';
 import type { SessionManager } from '../session/session-manager.js';
 import type { TurnSummary } from '../session/turn-summary.js';
-import { harnessEvents } from './events.js';
 import { registerPresentFiles } from './present-files.js';
 import type { PresentedReadOptions } from './presented-content.js';
 import {
@@ -56,7 +55,7 @@ export function registerHarnessMethods(
     'harness/turnStarted',
     async (params) => {
       const session = sessions.require(params.channel);
-      harnessEvents(sessions).emit('turnStarting', session);
+      sessions.turnRequested(session);
       const turn = await session.startTurn({
         ...(params.turnId !== undefined ? { id: params.turnId } : {}),
         ...(params.message !== undefined ? { message: params.message } : {}),

@@ -41,7 +41,7 @@ export async function readPresentedContent(
   maxBytes = PRESENTED_READ_MAX_BYTES,
 ): Promise<Buffer> {
   const name = file.display;
-  if (session.rootIndexOf(file.path) < 0) {
+  if (session.files.rootIndexOf(file.path) < 0) {
     if (!opts.serveOutsideFiles) {
       throw new PresentedReadError(
         'outside',

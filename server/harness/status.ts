@@ -89,12 +89,14 @@ export async function sessionStatusOf(session: RecordingSession, limit: number):
     createdAt: session.createdAt,
     turnCount: session.turns.length,
     turns: session.turns.slice(Math.max(0, session.turns.length - limit)).map(turnStatusOf),
-    stores: await Promise.all(session.roots.map(async (r) => storeStatusOf(r.dir, await r.storeSize(), r.store.budgetBytes, r.lastRetentionRun))),
+    stores: await Promise.all(session.files.list().map(async (r) => storeStatusOf(r.dir, await r.storeSize(), r.store.budgetBytes, r.lastRetentionRun))),
   };
   if (active) out.activeTurn = turnStatusOf(active);
-  const tracking = session.roots.flatMap((r) => (r.changeTracking ? [{ dir: r.dir, ...r.changeTracking, lastMissed: [...r.changeTracking.lastMissed] }] : []));
+  const tracking = session.files
+    .list()
+    .flatMap((r) => (r.changeTracking ? [{ dir: r.dir, ...r.changeTracking, lastMissed: [...r.changeTracking.lastMissed] }] : []));
   if (tracking.length > 0) out.snapshots = tracking;
-  const meta = session.timeline.current;
+  const meta = session.meta;
   for (const t of out.turns) {
     const title = meta.turns[t.turnId]?.title;
     if (title) t.title = title;

@@ -6,6 +6,7 @@
  * answers what is pending.
  */
 import type { ChangesetServer } from '../app.js';
+import { DisposableStore } from '../events.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { WorkspaceRoot } from '../session/workspace-root.js';
@@ -35,14 +36,15 @@ export class MirrorService {
   private readonly mirrors = new Map<string, { mirror: WorkspaceMirror; root: Promise<WorkspaceRoot> }>();
   private readonly poll: NodeJS.Timeout;
   private stopping = false;
-  private readonly detach: () => void;
+  /** The subscriptions to the session manager and to every tracked session. */
+  private readonly subscriptions = new DisposableStore();
 
   constructor(
     sessions: SessionManager,
     private readonly options: MirrorServiceOptions,
   ) {
     for (const session of sessions.list()) this.track(session);
-    this.detach = sessions.onSessionAdded((session) => this.track(session));
+    this.subscriptions.add(sessions.onSessionAdded((session) => this.track(session)));
     this.poll = setInterval(() => {
       for (const { mirror } of this.mirrors.values()) void mirror.scheduleIfChanged();
     }, options.pollMs ?? 30_000);
@@ -69,7 +71,7 @@ export class MirrorService {
   /** Stops syncing: a last sync gets `graceMs` to finish, then the stores are let go. */
   async stop(graceMs?: number): Promise<void> {
     this.stopping = true;
-    this.detach();
+    this.subscriptions.dispose();
     clearInterval(this.poll);
     const all = [...this.mirrors.values()];
     this.mirrors.clear();
@@ -80,7 +82,7 @@ export class MirrorService {
   private track(session: RecordingSession): void {
     if (this.stopping) return;
     const mine: WorkspaceMirror[] = [];
-    for (const root of session.roots) {
+    for (const root of session.files.list()) {
       let entry = this.mirrors.get(root.dir);
       if (!entry) {
         // Held by the mirror too, so a session closing mid-push does not close the store under it.
@@ -96,9 +98,9 @@ export class MirrorService {
     const schedule = (): void => {
       for (const mirror of mine) mirror.schedule();
     };
-    session.on('turnEnded', schedule);
-    session.on('userAction', schedule);
-    session.on('ended', schedule);
+    this.subscriptions.add(session.onTurnEnded(schedule));
+    this.subscriptions.add(session.onUserAction(schedule));
+    this.subscriptions.add(session.onEnded(schedule));
     schedule();
   }
 }

@@ -60,7 +60,7 @@ export async function executePlan(session: RecordingSession, plan: Plan, details
     const written = batch.count;
     const putBack = await batch.rollBack();
     if (putBack.failed.length === 0) {
-      await session.journal.writeSafety({
+      await session.safety.write({
         operation: 'rollback',
         changeset: details.changeset,
         paths: [],
@@ -129,8 +129,8 @@ async function writeSafetyCheckpoint(session: RecordingSession, steps: readonly 
     }
     paths.push(p);
   }
-  await Promise.all(session.roots.map((r) => r.store.flush()));
-  return session.journal.writeSafety({ ...details, paths });
+  await session.files.flush();
+  return session.safety.write({ ...details, paths });
 }
 
 /** One intent per store, naming the writes in its working directory, so each root recovers its own on open. */
@@ -156,10 +156,10 @@ async function beginIntents(session: RecordingSession, steps: readonly Step[], i
     };
     byRoot.set(root, [...(byRoot.get(root) ?? []), entry]);
   }
-  const dirsOf = (root: number) => removeDirs.filter((d) => isInsideDir(session.roots[root]!.dir, d));
+  const dirsOf = (root: number) => removeDirs.filter((d) => isInsideDir(session.files.root(root).dir, d));
   return Promise.all(
     [...byRoot].map(([root, writes]) =>
-      WriteIntent.begin(session.roots[root]!.store.layout.root, writes, { sessionId: session.id, id, removeDirs: dirsOf(root) }),
+      WriteIntent.begin(session.files.root(root).store.layout.root, writes, { sessionId: session.id, id, removeDirs: dirsOf(root) }),
     ),
   );
 }
@@ -192,7 +192,7 @@ function failure(_session: RecordingSession, write: PlannedWrite, error: unknown
 }
 
 function storeOf(session: RecordingSession, root: number) {
-  return session.roots[Math.max(root, 0)]!.store;
+  return session.files.root(root).store;
 }
 
 function plural(n: number, word: string): string {

@@ -58,7 +58,6 @@ export class ChangesetOperations {
     private readonly changesets: Changesets,
   ) {
     changesets.setOperations((session, parsed) => operationsFor(parsed, (id) => this.statusOf(session, parsed, id)));
-    sessions.onSessionAdded((session) => void this.refreshUndo(session));
     server.registerRequest<InvokeChangesetOperationParams, InvokeChangesetOperationResult>('invokeChangesetOperation', (params) => this.invoke(params));
   }
 
@@ -144,7 +143,7 @@ export class ChangesetOperations {
         const message = describe(plan);
         if (dryRun) return { message: `Dry run: ${message}`, _meta: dryRunMeta(plan) } as InvokeChangesetOperationResult;
         const files = plan.writes.map((w) => w.display);
-        const undid = undoes !== undefined ? (await session.journal.listSafety()).find((r) => r.index === undoes)?.details.action : undefined;
+        const undid = undoes !== undefined ? (await session.safety.list()).find((r) => r.index === undoes)?.details.action : undefined;
         const step = (params as { _meta?: InvocationMeta })._meta?.step;
         const parsed = step !== undefined ? { ...channel.parsed, step } : channel.parsed;
         const action = userActionText(session, { operation: opId, parsed, target: params.target, files, ...(undid ? { undid } : {}) });
@@ -291,10 +290,11 @@ export class ChangesetOperations {
   }
 
   private async lastUndoable(session: RecordingSession): Promise<SafetyRecord | undefined> {
-    return lastUndoableOf(await session.journal.listSafety());
+    return lastUndoableOf(await session.safety.list());
   }
 
-  private async refreshUndo(session: RecordingSession): Promise<void> {
+  /** Publishes whether `undo` is possible on a session's changesets (for every session added; `service.ts` connects them). */
+  async refreshUndo(session: RecordingSession): Promise<void> {
     const available = (await this.lastUndoable(session).catch(() => undefined)) !== undefined;
     if (this.undoable.get(session.uri) === available) return;
     this.undoable.set(session.uri, available);
@@ -310,7 +310,7 @@ export class ChangesetOperations {
 
   /** From the journal's records when it has read them (a restarted session's first answers are then right), else as last refreshed. */
   private undoAvailable(session: RecordingSession): boolean {
-    const known = session.journal.knownSafety();
+    const known = session.safety.known();
     return known ? lastUndoableOf(known) !== undefined : this.undoable.get(session.uri) === true;
   }
 

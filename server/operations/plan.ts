@@ -87,7 +87,7 @@ export async function planReverse(
 ): Promise<Plan> {
   const plan = emptyPlan();
   for (const change of changes) {
-    const display = session.display(change);
+    const display = session.files.display(change);
     if (change.before?.mode === '160000' || change.after?.mode === '160000') {
       plan.skipped.push({ path: display, reason: 'a submodule commit change is not reverted (the submodule is its own repository)' });
       continue;
@@ -107,7 +107,7 @@ export async function planReverse(
     const convert = (absPath: string) => (change.captured ? undefined : conversionAt(session, change.root, absPath));
     if (change.kind === 'renamed' && change.oldAbsPath) {
       // Undo a rename as two paths: the new one goes away, the old one comes back.
-      const oldDisplay = session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
+      const oldDisplay = session.files.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
       await addOutcome(session, plan, change.absPath, change.root, display, undefined, after, undefined, guard, convert(change.absPath));
       await addOutcome(session, plan, change.oldAbsPath, change.root, oldDisplay, before, undefined, undefined, guard, convert(change.oldAbsPath));
       continue;
@@ -123,7 +123,7 @@ async function dirsToRemove(session: RecordingSession, plan: Plan, trees: readon
   const out = new Set<string>();
   for (const w of plan.writes) {
     if (w.next || w.root < 0 || !trees[w.root]) continue;
-    const source = session.sources[w.root]!;
+    const source = session.files.source(w.root);
     for (let dir = dirname(w.absPath); dir !== source.dir && dir.startsWith(source.dir); dir = dirname(dir)) {
       if (out.has(dir)) continue;
       if (await lookupPath(source.reader, trees[w.root]!.tree, toSlashes(relative(source.dir, dir)))) break;
@@ -147,26 +147,26 @@ export async function planRestore(
 ): Promise<Plan> {
   const plan = emptyPlan();
   const current = await session.snapshotInQueue();
-  const changes = await session.changesBetween(current, target);
+  const changes = await session.files.changesBetween(current, target);
   const wanted = new Map<string, { root: number; display: string; next: Version }>();
   for (const change of changes) {
     if (change.before?.mode === '160000' || change.after?.mode === '160000') {
-      plan.skipped.push({ path: session.display(change), reason: 'submodule commits are not restored' });
+      plan.skipped.push({ path: session.files.display(change), reason: 'submodule commits are not restored' });
       continue;
     }
     const unread = unreadReason(change);
     if (unread) {
-      plan.skipped.push({ path: session.display(change), reason: unread });
+      plan.skipped.push({ path: session.files.display(change), reason: unread });
       continue;
     }
     if (change.kind === 'renamed' && change.oldAbsPath) {
-      const oldDisplay = session.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
+      const oldDisplay = session.files.display({ absPath: change.oldAbsPath, root: change.root, path: change.oldPath ?? '' });
       wanted.set(change.oldAbsPath, { root: change.root, display: oldDisplay, next: undefined });
     }
     const stored = await version(change.after);
     const convert = change.captured ? undefined : conversionAt(session, change.root, change.absPath);
     const next = stored && convert && isPlainFile(stored) ? { ...stored, content: convert.smudge(stored.content) } : stored;
-    wanted.set(change.absPath, { root: change.root, display: session.display(change), next });
+    wanted.set(change.absPath, { root: change.root, display: session.files.display(change), next });
   }
   // Captured paths (ignored by snapshots) go back to what they held before this turn first touched them.
   const captured = new Set<string>();
@@ -180,16 +180,16 @@ export async function planRestore(
       if (capturedAt !== undefined && capturedAt < fromStep!) {
         // Its content was captured before an earlier tool call only: what it held at the step is not known.
         plan.skipped.push({
-          path: session.display(change),
+          path: session.files.display(change),
           reason: `captured before step ${capturedAt}; its content just before step ${fromStep} was not recorded: left as it is`,
         });
         continue;
       }
       if (capture.before?.oversized) {
-        plan.conflicts.push({ path: session.display(change), reason: 'too large: its content was not recorded' });
+        plan.conflicts.push({ path: session.files.display(change), reason: 'too large: its content was not recorded' });
         continue;
       }
-      wanted.set(capture.absPath, { root: capture.root, display: session.display(change), next: await version(capture.before) });
+      wanted.set(capture.absPath, { root: capture.root, display: session.files.display(change), next: await version(capture.before) });
       captured.add(capture.absPath);
     }
   }
@@ -226,10 +226,10 @@ export async function planRestore(
 async function knownVersions(session: RecordingSession, current: readonly RootTrees[]): Promise<(absPath: string, disk: DiskFile) => boolean> {
   const last = [...session.turns].reverse().find((t) => t.after);
   if (!last?.after) return () => true;
-  const differing = new Set((await session.changesBetween(last.after, current)).flatMap((c) => [c.absPath, c.oldAbsPath ?? '']));
+  const differing = new Set((await session.files.changesBetween(last.after, current)).flatMap((c) => [c.absPath, c.oldAbsPath ?? '']));
   const endedAt = Date.parse(last.startedAt) + (last.durationMs ?? 0);
   const written = new Map<string, Set<string | null>>();
-  for (const record of await session.journal.listSafety()) {
+  for (const record of await session.safety.list()) {
     if (Date.parse(record.createdAt) < endedAt - 1000) continue;
     for (const p of record.details.paths) {
       if (p.result === undefined) continue;
@@ -248,9 +248,9 @@ async function knownVersions(session: RecordingSession, current: readonly RootTr
 export async function planUndo(session: RecordingSession, record: SafetyRecord, guard?: WriteGuard): Promise<Plan> {
   const plan = emptyPlan();
   for (const p of record.details.paths) {
-    const store = session.roots[Math.max(p.root, 0)]!.store;
+    const store = session.files.root(p.root).store;
     const next: Version = p.oid && p.mode ? { content: (await store.readObject(p.oid)).content, mode: p.mode } : undefined;
-    const display = session.display({ absPath: p.absPath, root: p.root, path: '' });
+    const display = session.files.display({ absPath: p.absPath, root: p.root, path: '' });
     const refused = refusedWrite(session, p.absPath, p.root, next, guard);
     if (refused) {
       plan.skipped.push({ path: display, reason: refused });
@@ -331,7 +331,7 @@ function isPlainFile(v: { mode: string } | undefined): boolean {
 
 /** `core.fileMode` of the working directory's repository (true outside a repository, as git would). */
 function trustsExecutableBit(session: RecordingSession, root: number): boolean {
-  const repo = session.roots[root]?.repository;
+  const repo = session.files.list()[root]?.repository;
   return repo ? readCoreSettings(process.env, join(repo.commonDir, 'config')).fileMode : true;
 }
 
@@ -343,7 +343,7 @@ async function version(ref: BlobRef | undefined): Promise<Version> {
 
 /** How git converts the file at `absPath` between the blob it stores and the bytes a checkout writes (line endings). */
 function conversionAt(session: RecordingSession, root: number, absPath: string): CheckoutConversion | undefined {
-  const dir = root >= 0 ? session.sources[root]?.dir : undefined;
+  const dir = root >= 0 ? session.files.dirs[root] : undefined;
   return dir ? checkoutConversion(dir, toSlashes(relative(dir, absPath))) : undefined;
 }
 

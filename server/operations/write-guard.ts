@@ -28,7 +28,7 @@ export interface WriteGuard {
 
 /** The guard for one invocation on a session. */
 export async function writeGuardFor(session: RecordingSession, allowOutsideSymlinks: boolean): Promise<WriteGuard> {
-  return { imported: await isImportedSession(session.roots[0]!.store, session.id), allowOutsideSymlinks };
+  return { imported: await isImportedSession(session.files.root(0).store, session.id), allowOutsideSymlinks };
 }
 
 /**

@@ -6,10 +6,9 @@
  */
 import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
-import { extname, relative } from 'node:path';
+import { extname } from 'node:path';
 import type { ResponsePart } from '../../protocol/index.js';
 import { fileUri } from '../file-uri.js';
-import { toSlashes } from '../paths.js';
 import type { RecordingSession } from './recording-session.js';
 import { SessionError } from './session-error.js';
 import type { PresentedFile, TurnRecord } from './turn-record.js';
@@ -72,7 +71,7 @@ export function presentFiles(session: RecordingSession, turnId: string, files: r
 }
 
 async function resolvePresented(session: RecordingSession, input: PresentFileInput, index: number): Promise<PresentedFile> {
-  const given = session.resolvePath(input.path);
+  const given = session.files.resolvePath(input.path);
   let path: string;
   try {
     path = await realpath(given);
@@ -87,10 +86,9 @@ async function resolvePresented(session: RecordingSession, input: PresentFileInp
     throw new PresentedFileError(index, `${input.path} cannot be read (${error.code ?? error.message})`);
   });
   if (!info.isFile()) throw new PresentedFileError(index, `${input.path} is not a regular file`);
-  const root = session.rootIndexOf(path);
   const file: PresentedFile = {
     path,
-    display: session.display({ absPath: path, root, path: root >= 0 ? toSlashes(relative(session.roots[root]!.dir, path)) : path }),
+    display: session.files.displayOf(path),
     size: info.size,
     at: new Date().toISOString(),
   };

@@ -116,6 +116,16 @@ export interface LoadedSession {
   settled?: { trees: RootTrees[]; afterTurns: number };
 }
 
+/** What operations record and read of a session's history: the safety checkpoint before each of them. */
+export interface SafetyCheckpoints {
+  /** Records what an operation is about to overwrite (see {@link SessionJournal.writeSafety}); resolves with the checkpoint's index. */
+  write(details: SafetyDetails): Promise<number>;
+  /** The safety checkpoints of operations, oldest first. */
+  list(): Promise<SafetyRecord[]>;
+  /** The safety checkpoints as last read or written, without waiting; undefined until they were read. */
+  known(): readonly SafetyRecord[] | undefined;
+}
+
 /**
  * Writes a session's history as checkpoints in every working directory's
  * store (each store holds its own trees), and reads it back after a

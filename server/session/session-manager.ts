@@ -2,6 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { AhpErrorCodes, ROOT_CHANNEL, type SessionSummary } from '../../protocol/index.js';
 import type { ChangesetServer } from '../app.js';
 import { DomainError } from '../domain-error.js';
+import { Emitter, type Event } from '../events.js';
 import { RecordingSession, type RecordingSessionOptions } from './recording-session.js';
 import { SESSION_START_REASON, type SessionStartDetails } from './session-journal.js';
 import { sessionSummaryOf } from './session-state.js';
@@ -39,8 +40,6 @@ export interface CreateSessionOptions {
   onStartProgress?: RecordingSessionOptions['onStartProgress'];
 }
 
-type SessionListener = (session: RecordingSession) => void;
-
 /**
  * The live recording sessions of a server: creation and disposal (also over
  * AHP's `createSession` / `disposeSession`), `listSessions`, and the root
@@ -49,7 +48,19 @@ type SessionListener = (session: RecordingSession) => void;
 export class SessionManager {
   private readonly sessions = new Map<string, RecordingSession>();
   private readonly modifiedAt = new Map<string, string>();
-  private readonly addedListeners = new Set<SessionListener>();
+  /** The last `SessionSummary.changes` published per session (the changeset module's totals). */
+  private readonly changes = new Map<string, SessionSummary['changes']>();
+  private readonly added = new Emitter<RecordingSession>();
+  private readonly turnRequests = new Emitter<RecordingSession>();
+
+  /** A session was created or opened (every one from now on). */
+  readonly onSessionAdded: Event<RecordingSession> = this.added.event;
+  /**
+   * A client asked for a turn on this session (`harness/turnStarted`), told
+   * synchronously before the turn is queued, so a listener can queue work
+   * ahead of it: automatic turns hand over here.
+   */
+  readonly onTurnRequested: Event<RecordingSession> = this.turnRequests.event;
 
   constructor(
     private readonly server: ChangesetServer,
@@ -73,10 +84,9 @@ export class SessionManager {
     return session;
   }
 
-  /** Calls `listener` for every session created from now on. */
-  onSessionAdded(listener: SessionListener): () => void {
-    this.addedListeners.add(listener);
-    return () => this.addedListeners.delete(listener);
+  /** Tells {@link onTurnRequested} listeners that a client asked for a turn on `session`. */
+  turnRequested(session: RecordingSession): void {
+    this.turnRequests.fire(session);
   }
 
   /** Creates a recording session and announces it on the root channel. */
@@ -96,12 +106,12 @@ export class SessionManager {
     });
     this.sessions.set(session.uri, session);
     this.modifiedAt.set(session.uri, session.createdAt);
-    session.on('warning', (line) => this.opts.log?.(`${session.uri}: ${line}`));
-    session.on('turnEnded', () => this.touch(session));
-    session.on('ended', () => this.touch(session));
-    session.on('retentionDropped', (ids) => void this.removeReclaimed(ids));
+    session.onWarning((line) => this.opts.log?.(`${session.uri}: ${line}`));
+    session.onTurnEnded(() => this.touch(session));
+    session.onEnded(() => this.touch(session));
+    session.onRetentionDropped((ids) => void this.removeReclaimed(ids));
     this.server.notifyRoot('root/sessionAdded', { channel: ROOT_CHANNEL, summary: this.summaryOf(session) });
-    for (const listener of this.addedListeners) listener(session);
+    this.added.fire(session);
     return session;
   }
 
@@ -120,10 +130,10 @@ export class SessionManager {
     if (!session.isEnded) await session.end();
     this.sessions.delete(uri);
     this.modifiedAt.delete(uri);
-    const roots = session.roots;
+    this.changes.delete(uri);
     await session.close();
-    for (const root of roots) {
-      const root2 = await WorkspaceRoot.acquire({ stateDir: this.opts.stateDir, dir: root.dir });
+    for (const dir of session.files.dirs) {
+      const root2 = await WorkspaceRoot.acquire({ stateDir: this.opts.stateDir, dir });
       try {
         await root2.store.forgetSession(session.id);
       } finally {
@@ -141,6 +151,7 @@ export class SessionManager {
       if (!session?.isEnded) continue;
       this.sessions.delete(uri);
       this.modifiedAt.delete(uri);
+      this.changes.delete(uri);
       await session.close();
       this.server.notifyRoot('root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
     }
@@ -195,6 +206,7 @@ export class SessionManager {
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();
+    this.changes.clear();
     await Promise.allSettled(all.map((s) => s.close()));
   }
 
@@ -202,6 +214,7 @@ export class SessionManager {
   publishSummaryChange(session: RecordingSession, changes: Partial<SessionSummary>): void {
     const modifiedAt = new Date().toISOString();
     this.modifiedAt.set(session.uri, modifiedAt);
+    if (changes.changes !== undefined && this.sessions.has(session.uri)) this.changes.set(session.uri, changes.changes);
     this.server.notifyRoot('root/sessionSummaryChanged', {
       channel: ROOT_CHANNEL,
       session: session.uri,
@@ -212,7 +225,7 @@ export class SessionManager {
   summaryOf(session: RecordingSession): SessionSummary {
     const summary = sessionSummaryOf(session.uri, session.sessionState, session.createdAt, this.modifiedAt.get(session.uri) ?? session.createdAt);
     // The root catalogue carries what a session list shows, not every turn's figures.
-    const meta = session.timeline.current;
+    const meta = session.meta;
     summary._meta = {
       ...(meta.workingDirectories ? { workingDirectories: meta.workingDirectories } : {}),
       ...(meta.agent ? { agent: meta.agent } : {}),
@@ -220,13 +233,10 @@ export class SessionManager {
       ...(meta.endedAt ? { endedAt: meta.endedAt } : {}),
       turnCount: session.turns.length,
     };
-    const changes = this.changesOf?.(session);
+    const changes = this.changes.get(session.uri);
     if (changes) summary.changes = changes;
     return summary;
   }
-
-  /** Supplies `SessionSummary.changes` (installed by the changeset module). */
-  changesOf: ((session: RecordingSession) => SessionSummary['changes'] | undefined) | undefined;
 
   /** An ended session its agent resumes: it records again. */
   reopen(session: RecordingSession): void {
@@ -236,7 +246,7 @@ export class SessionManager {
 
   private touch(session: RecordingSession): void {
     if (!this.sessions.has(session.uri)) return;
-    const changes = this.changesOf?.(session);
+    const changes = this.changes.get(session.uri);
     this.publishSummaryChange(session, { status: session.sessionState.status, ...(changes ? { changes } : {}) });
   }
 }

@@ -3,6 +3,7 @@ import type { ChatState, JsonObject, SessionState, StateAction } from '../../pro
 import type { ChannelStore } from '../channels/index.js';
 import { fileUri } from '../file-uri.js';
 import { chatSummaryOf } from './session-state.js';
+import type { SafetyDetails } from './session-journal.js';
 import type { TurnRecord } from './turn-record.js';
 import { summaryMarkdown, type TurnSummary } from './turn-summary.js';
 import type { TimelineMeta, TurnStats, UserAction } from '../../protocol/extensions/timeline.js';
@@ -212,4 +213,15 @@ function statsOf(turn: TurnRecord): TurnStats {
   if (turn.automatic) stats.automatic = true;
   if (turn.editSpan) stats.editSpan = { ...turn.editSpan };
   return stats;
+}
+
+/** The timeline entry of a safety checkpoint. */
+export function userActionOf(details: SafetyDetails, at: string, display: (p: SafetyDetails['paths'][number]) => string): UserAction {
+  return {
+    at,
+    operation: details.operation,
+    text: details.action ?? details.message ?? details.operation,
+    files: details.paths.map(display),
+    changeset: details.changeset,
+  };
 }

@@ -79,8 +79,8 @@ function fileLabel(session: RecordingSession, target: ChangesetOperationTarget, 
   if (files.length === 1) return files[0]!;
   try {
     const path = decodeURIComponent(new URL(target.resource).pathname);
-    const root = session.rootIndexOf(path);
-    return session.display({ absPath: path, root, path: root >= 0 ? path.slice(session.roots[root]!.dir.length + 1) : path });
+    const root = session.files.rootIndexOf(path);
+    return session.files.display({ absPath: path, root, path: root >= 0 ? path.slice(session.files.root(root).dir.length + 1) : path });
   } catch {
     return target.resource;
   }

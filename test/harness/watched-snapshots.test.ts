@@ -84,7 +84,7 @@ describe('change-driven snapshots over a socket', () => {
 
   it('finds a change the watcher missed in the idle verification walk and shows the count in status', async () => {
     await turn('turn-1', () => writeFileSync(join(repo, 'src/m0/f0.ts'), 'seen\n'));
-    const root = t.service.sessions.get(SESSION)!.roots[0]!;
+    const root = t.service.sessions.get(SESSION)!.files.root(0);
     root.watcher!.muteForTests(true);
     writeFileSync(join(repo, 'src/m2/f2.ts'), 'changed while the watcher was not listening\n');
     expect(await root.watcher!.sync()).toBe(true);

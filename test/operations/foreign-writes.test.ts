@@ -162,7 +162,7 @@ describe('paths inside .git, from a session recorded here', () => {
     const { service, dir, config } = await recordedDotGitTurn();
     const session = service.sessions.get(SESSION)!;
     const before = readFileSync(config);
-    const safetyBefore = (await session.journal.listSafety()).length;
+    const safetyBefore = (await session.safety.list()).length;
     const current = await readDiskFile(config);
     const plan = {
       writes: [
@@ -186,6 +186,6 @@ describe('paths inside .git, from a session recorded here', () => {
     });
     expect(readFileSync(config)).toEqual(before);
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('two\n');
-    expect((await session.journal.listSafety()).length).toBe(safetyBefore);
+    expect((await session.safety.list()).length).toBe(safetyBefore);
   }, 60_000);
 });

@@ -247,7 +247,7 @@ describe('changeset operations', () => {
     expect(r1.message).toBe('Reverted 2 files');
     expect(r2.message).toBe(r1.message);
     expect([read('a.txt'), read('b.txt')]).toEqual([lines(20), 'b\n']);
-    const safety = await svc.service.sessions.list()[0]!.journal.listSafety();
+    const safety = await svc.service.sessions.list()[0]!.safety.list();
     expect(safety).toHaveLength(1);
   });
 });

@@ -149,7 +149,7 @@ describe('RecordingSession when things go wrong', () => {
     writeFiles(dir, { 'a.txt': 'a\n' });
     const { session } = await open([dir]);
     const warnings: string[] = [];
-    session.on('warning', (w) => warnings.push(w));
+    session.onWarning((w) => warnings.push(w));
     const broken = await session.startTurn({ id: 'broken' });
     rmSync(dir, { recursive: true });
     const summary = await broken.end();

@@ -70,7 +70,7 @@ describe('restart', () => {
       ['local.env', 'Write'],
     ]);
     // Checkpoints can be read with stock git.
-    const shadow = resumed.roots[0]!.store.layout.shadowDir;
+    const shadow = resumed.files.root(0).store.layout.shadowDir;
     expect(
       git(repo, ['--git-dir', shadow, 'for-each-ref', '--format=%(refname)'])
         .split('\n')

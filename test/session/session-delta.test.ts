@@ -31,7 +31,7 @@ describe('SessionDelta', () => {
     const repo = makeRepo(temp.make(), initial);
     const session = await RecordingSession.create({ workingDirectories: [repo], stateDir: temp.make('state-'), channels: new ChannelStore() });
     sessions.push(session);
-    const delta = new SessionDelta(session.sources, () => session.startTrees);
+    const delta = new SessionDelta(session.files.treeSources(), () => session.startTrees);
     const rand = random(7);
     const pick = (n: number) => Math.floor(rand() * n);
     const paths = Object.keys(initial);
@@ -70,7 +70,7 @@ describe('SessionDelta', () => {
       if (t % 3 === 0) writeFileSync(join(repo, 'between.txt'), `after turn ${t}\n`);
       const state: RootTrees[] = t % 3 === 0 ? await session.currentTrees() : session.turn(`t${t}`)!.after!;
       const followed = await delta.changesAt(state);
-      const direct = await collectTreeChanges(session.sources, session.startTrees, state);
+      const direct = await collectTreeChanges(session.files.treeSources(), session.startTrees, state);
       expect(followed.map(shape)).toEqual(direct.map(shape));
     }
   }, 60_000);

@@ -18,8 +18,8 @@ describe('the state an operation leaves', () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n', 'src/deep/x.ts': 'x\n', 'src/y.ts': 'y\n', 'only/gone.txt': 'g\n' });
     const session = await RecordingSession.create({ workingDirectories: [repo], stateDir: temp.make('state-'), channels: new ChannelStore() });
     sessions.push(session);
-    const root = session.roots[0]!;
-    const sources = [{ dir: root.dir, store: root.store, reader: session.sources[0]!.reader }];
+    const root = session.files.root(0);
+    const sources = [{ dir: root.dir, store: root.store, reader: session.files.source(0).reader }];
     const text = (s: string) => Buffer.from(s);
     const edited = await treesWithWrites(sources, session.startTrees, [
       { absPath: join(repo, 'src/deep/x.ts'), root: 0, content: text('x2\n'), mode: '100644' },
