@@ -16,7 +16,8 @@ for await (const line of createInterface({ input: process.stdin })) {
   for (let i = 0; i < count; i++) {
     const path = pick(files);
     const content = `${tag} write ${i} ${randomBytes(8).toString('hex')}\n`;
-    if (Math.random() < 0.5) {
+    // The first two writes save one way each, so every race has both; the rest pick at random.
+    if (i === 0 || (i > 1 && Math.random() < 0.5)) {
       // An in-place save: open with truncation, write, close.
       writeFileSync(path, content);
     } else {
