@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as zlib from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ROOT_CHANNEL, type ListSessionsResult } from '../../protocol/index.js';
 import type { StatusResult } from '../../server/harness/status.js';
 import { importMirror, ImportError } from '../../server/mirror/import.js';
@@ -28,21 +28,36 @@ afterEach(async () => {
 const TOKEN = 'hostile-mirror-token-77a1';
 const ENV = { CHANGESET_SERVER_MIRROR_TOKEN: TOKEN };
 
-/** A remote root served over smart HTTP, holding `base.git`: one session of one turn mirrored from "machine A". */
-async function servedMirror(): Promise<{ root: string; server: GitHttpServer; sessionId: string; machineA: string }> {
-  const root = temp.make('remote-');
-  execFileSync('git', ['init', '-q', '--bare', join(root, 'base.git')]);
-  const server = await GitHttpServer.start({ root, token: TOKEN });
-  cleanup.push(() => server.stop());
-  const machineA = makeRepo(temp.make('machine-a-'), { 'a.txt': 'one\n' });
-  const { sessionId } = await mirrorSession(server.url('base.git'), ENV, {
-    stateDir: temp.make('state-a-'),
-    workspaceDir: machineA,
-    sessionId: 'crafted-session',
-    before: { 'a.txt': 'one\n', 'src/app.js': 'console.log(1);\n' },
-    after: { 'a.txt': 'two\n', 'src/app.js': 'console.log(1);\n' },
-  });
-  return { root, server, sessionId, machineA };
+/** Directories and the remote shared by the file's tests, removed after the last one. */
+const shared = new TempDirs();
+let sharedMirror: Promise<{ root: string; server: GitHttpServer; sessionId: string; machineA: string }> | undefined;
+afterAll(async () => {
+  const mirror = await sharedMirror?.catch(() => undefined);
+  await mirror?.server.stop();
+  shared.cleanup();
+});
+
+/**
+ * A remote root served over smart HTTP, holding `base.git`: one session of
+ * one turn mirrored from "machine A". Made once for the file: each test
+ * reads `base.git` only, and rewrites copies of it under names of its own.
+ */
+function servedMirror(): Promise<{ root: string; server: GitHttpServer; sessionId: string; machineA: string }> {
+  sharedMirror ??= (async () => {
+    const root = shared.make('remote-');
+    execFileSync('git', ['init', '-q', '--bare', join(root, 'base.git')]);
+    const server = await GitHttpServer.start({ root, token: TOKEN });
+    const machineA = makeRepo(shared.make('machine-a-'), { 'a.txt': 'one\n' });
+    const { sessionId } = await mirrorSession(server.url('base.git'), ENV, {
+      stateDir: shared.make('state-a-'),
+      workspaceDir: machineA,
+      sessionId: 'crafted-session',
+      before: { 'a.txt': 'one\n', 'src/app.js': 'console.log(1);\n' },
+      after: { 'a.txt': 'two\n', 'src/app.js': 'console.log(1);\n' },
+    });
+    return { root, server, sessionId, machineA };
+  })();
+  return sharedMirror;
 }
 
 /** A copy of the base mirror as `name`, rewritten by `edit`; returns its URL and bare directory. */
