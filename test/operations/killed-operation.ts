@@ -8,7 +8,8 @@
  * which writes every other file). Each file is at `v1` (before the turn)
  * or `v2` (after it).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
 import { metaOf } from '../../server/changesets/changeset-files.js';
@@ -80,6 +81,26 @@ export async function prepare(repoDir: string, stateDir: string, count: number):
   } finally {
     await stop(running);
   }
+}
+
+/**
+ * {@link prepare} once, with a copy of the workspace and the state directory
+ * kept in `keptDir` as the clean stop left them. The returned function puts
+ * that copy back at the same paths (the state directory knows its workspace
+ * by its path) and returns the workspace, as a fresh `prepare` would; each
+ * test or round calls it instead of recording and reverting the turn again.
+ */
+export async function prepareOnce(repoDir: string, stateDir: string, keptDir: string, count: number): Promise<() => Workspace> {
+  const ws = await prepare(repoDir, stateDir, count);
+  const kept = (dir: string) => join(keptDir, dir === ws.repo ? 'repo' : 'state');
+  for (const dir of [ws.repo, ws.stateDir]) execFileSync('cp', ['-a', dir, kept(dir)]);
+  return () => {
+    for (const dir of [ws.repo, ws.stateDir]) {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+      execFileSync('cp', ['-a', kept(dir), dir]);
+    }
+    return { ...ws, names: [...ws.names] };
+  };
 }
 
 export function versionOf(repo: string, name: string): Version {

@@ -1,16 +1,23 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangesetState } from '../../protocol/index.js';
 import { TempDirs } from '../helpers/workspace.js';
-import { count, kill, killPartWay, prepare, serve, strayTemporaryFiles, versionOf, versions, type Running, type Workspace } from './killed-operation.js';
+import { count, kill, killPartWay, prepareOnce, serve, strayTemporaryFiles, versionOf, versions, type Running, type Workspace } from './killed-operation.js';
 
-const temp = new TempDirs();
 const running: Running[] = [];
 afterEach(async () => {
   for (const r of running.splice(0)) await kill(r);
-  temp.cleanup();
 });
 
 const FILES = 40;
+
+/** The workspace every test and round starts from (turn t1 recorded, then a.txt and the whole turn reverted), made once. */
+const kept = new TempDirs();
+let prepared: () => Workspace;
+beforeAll(async () => {
+  prepared = await prepareOnce(kept.make(), kept.make('state-'), kept.make('kept-'), FILES);
+}, 120_000);
+afterAll(() => kept.cleanup());
+
 /** Rounds of the random test: a few here; a soak run sets more (`KILLED_UNDO_ROUNDS=200 npx vitest run test/operations/killed-undo.test.ts`). */
 const ROUNDS = Number(process.env['KILLED_UNDO_ROUNDS'] ?? 2);
 
@@ -33,7 +40,7 @@ async function undoAtOnce(r: Running, ws: Workspace): Promise<{ shown: string | 
 
 describe('an undo killed part-way', () => {
   it('is finished by the restart: the tree is wholly undone, no temporary file, and the next undo goes further back', async () => {
-    const ws = await prepare(temp.make(), temp.make('state-'), FILES);
+    const ws = prepared();
     expect(count(versions(ws), 'v1')).toBe(FILES);
     expect(versionOf(ws.repo, 'a.txt')).toBe('v1');
 
@@ -61,7 +68,7 @@ describe('an undo killed part-way', () => {
     async () => {
       const landed: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const ws = await prepare(temp.make(), temp.make('state-'), FILES);
+        const ws = prepared();
         const after = 1 + Math.floor(Math.random() * (FILES - 2));
         // Killed in the pause after a write, or inside the next write (moved aside, half linked).
         const changed = await killPartWay(ws, {
@@ -82,7 +89,6 @@ describe('an undo killed part-way', () => {
         expect((await undoAtOnce(r, ws)).message).toMatch(/^Undid revert: put back 1 file\b/);
         expect(versionOf(ws.repo, 'a.txt')).toBe('v2');
         await kill(running.pop()!);
-        temp.cleanup();
       }
       if (process.env['KILLED_UNDO_ROUNDS']) console.log(`${ROUNDS} rounds; files written when killed: ${landed.join(', ')}`);
     },
@@ -92,7 +98,7 @@ describe('an undo killed part-way', () => {
 
 describe('an operation invoked right after a restart', () => {
   it('sees the interrupted revert finished and undoable, not "nothing to undo"', async () => {
-    const ws = await prepare(temp.make(), temp.make('state-'), FILES);
+    const ws = prepared();
     // Back to the turn's end first, so the revert below has every file to write.
     const r0 = await restart(ws);
     await undo(r0, ws);
