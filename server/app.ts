@@ -5,12 +5,12 @@ import { ROOT_CHANNEL, type Implementation, type RootState } from '../protocol/i
 import { ChannelStore } from './channels/channel-store.js';
 import { ServerSeqLease } from './channels/server-seq-lease.js';
 import { ClientConnection } from './connection/client-connection.js';
-import { registerCoreMethods } from './connection/core-methods.js';
-import type { MethodOptions, NotificationHandler, RequestHandler } from './connection/method-registry.js';
+import { coreMethods } from './connection/core-methods.js';
 import { MethodRegistry } from './connection/method-registry.js';
 import { checkParams } from './connection/params.js';
 import { ProviderRegistry } from './connection/provider-registry.js';
-import type { ContentProvider, SessionProvider } from './connection/providers.js';
+import type { SessionProvider } from './connection/providers.js';
+import type { ContentProviders, MethodTable } from './method-table.js';
 import { HttpTransportServer, type HttpRequestHandler, type ProtocolSelector, type UpgradeCheck } from './transport/http-server.js';
 import { resolveTransportLimits, type TransportLimits } from './transport/limits.js';
 
@@ -44,9 +44,10 @@ export interface StartedServer {
 
 /**
  * The AHP server: HTTP + WebSocket transport, the channel store with the
- * root channel, and one {@link ClientConnection} per client. Other modules
- * plug in through `store`, `registerRequest`/`registerNotification` and the
- * provider setters.
+ * root channel, and one {@link ClientConnection} per client. `service.ts`
+ * plugs the other modules in: their method tables through `register`, their
+ * content through `registerContentProviders`, the session commands through
+ * `setSessionProvider`.
  */
 export class ChangesetServer {
   /** The channel store: authoritative state, `serverSeq`, replay log, fan-out. */
@@ -77,7 +78,7 @@ export class ChangesetServer {
     if (lease) this.store.onEnvelope((envelope) => lease.observe(envelope.serverSeq));
     const rootState: RootState = { agents: [] };
     this.store.createChannel(ROOT_CHANNEL, 'root', rootState);
-    registerCoreMethods(this.methods, { serverInfo: serverInfo(), providers: this.providers });
+    this.methods.register(coreMethods({ serverInfo: serverInfo(), providers: this.providers }));
   }
 
   /** The WebSocket URL once started. */
@@ -129,14 +130,9 @@ export class ChangesetServer {
     this.startedUrl = undefined;
   }
 
-  /** Adds a request method to every connection (e.g. `invokeChangesetOperation`, `harness/turnStarted`). */
-  registerRequest<P, R>(method: string, handler: RequestHandler<P, R>, options?: MethodOptions): void {
-    this.methods.registerRequest(method, handler, options);
-  }
-
-  /** Adds a notification method to every connection. */
-  registerNotification<P>(method: string, handler: NotificationHandler<P>, options?: MethodOptions): void {
-    this.methods.registerNotification(method, handler, options);
+  /** Serves a module's methods on every connection (e.g. `invokeChangesetOperation`, `harness/turnStarted`). */
+  register(table: MethodTable): void {
+    this.methods.register(table);
   }
 
   /** Installs the provider behind `listSessions`, `createSession` and `disposeSession`. */
@@ -144,9 +140,9 @@ export class ChangesetServer {
     this.providers.setSessionProvider(provider);
   }
 
-  /** Routes `resourceRead` for one URI scheme to `provider`. */
-  registerContentProvider(scheme: string, provider: ContentProvider): void {
-    this.providers.registerContentProvider(scheme, provider);
+  /** Routes `resourceRead` for each URI scheme to its provider. */
+  registerContentProviders(providers: ContentProviders): void {
+    for (const [scheme, provider] of Object.entries(providers)) this.providers.registerContentProvider(scheme, provider);
   }
 
   /**

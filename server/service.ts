@@ -1,13 +1,19 @@
 import { ChangesetServer, type ChangesetServerOptions } from './app.js';
+import { type AutoTurns, startAutoTurns } from './auto-turns/index.js';
 import { Changesets } from './changesets/changesets.js';
-import { registerHarnessMethods } from './harness/methods.js';
+import { harnessMethods } from './harness/methods.js';
+import { presentedContent } from './harness/present-files.js';
 import { ChangesetOperations } from './operations/operations.js';
 import type { RecordingSession } from './session/recording-session.js';
 import { findResumableSession } from './session/resume.js';
 import { SessionManager, type SessionDefaults } from './session/session-manager.js';
-import { registerSessionMethods } from './session/session-methods.js';
+import { sessionMethods } from './session/session-methods.js';
 import { defaultStateDir } from './store/index.js';
 import { DisposableStore } from './events.js';
+import { mirrorSetting, MirrorSettingsError, startMirror } from './mirror/serve-mirror.js';
+import type { MirrorRemote } from './mirror/mirror-remote.js';
+import type { MirrorService } from './mirror/mirror-service.js';
+import { createEndpointSecurity, endpointOfUrl, type EndpointSecurity, type EndpointSecurityOptions } from './security/index.js';
 import { SessionCommands } from './connection/session-commands.js';
 
 /** Options of {@link ChangesetService}. */
@@ -20,7 +26,20 @@ export interface ChangesetServiceOptions extends ChangesetServerOptions {
   changesetMaxFiles?: number;
   /** Serve the content of presented files outside the working directories (`serve --serve-outside-files`); off by default. */
   serveOutsideFiles?: boolean;
+  /**
+   * The bearer token, origin checks and web viewer files (`serve`); their
+   * hooks replace `checkUpgrade`, `selectProtocol` and `handleHttpRequest`.
+   * Without it every upgrade is accepted and plain HTTP gets a placeholder.
+   */
+  security?: Omit<EndpointSecurityOptions, 'endpoint'>;
+  /** Mirror every session's checkpoints to a git remote once started: `serve --mirror`'s value, else `$CHANGESET_SERVER_MIRROR` of `env`. */
+  mirror?: { url: string | undefined; env: NodeJS.ProcessEnv };
+  /** Record turns from file-system quiet periods in the session {@link ChangesetService.openWorkspace} opens (`serve --auto-turns`). */
+  autoTurns?: { quietMs: number };
 }
+
+/** A setting the service cannot run with (an unsafe security setting, a bad mirror remote): nothing was opened or started. */
+export class ServiceSettingsError extends Error {}
 
 /**
  * The whole product in one object: the AHP server, its recording sessions,
@@ -32,24 +51,44 @@ export class ChangesetService {
   readonly changesets: Changesets;
   readonly operations: ChangesetOperations;
   readonly stateDir: string;
+  /** The token, origin checks and viewer files, when the service was given {@link ChangesetServiceOptions.security}. */
+  readonly security: EndpointSecurity | undefined;
   /** What this service connected, let go of at {@link stop}. */
   private readonly wiring = new DisposableStore();
+  private readonly log: (line: string) => void;
+  private readonly mirrorRemote: MirrorRemote | undefined;
+  private mirror: MirrorService | undefined;
+  private readonly autoTurns: AutoTurns[] = [];
 
-  constructor(options: ChangesetServiceOptions = {}) {
+  /** Throws {@link ServiceSettingsError}, before anything is opened, for settings it cannot run with. */
+  constructor(private readonly options: ChangesetServiceOptions = {}) {
     this.stateDir = options.stateDir ?? defaultStateDir();
-    this.server = new ChangesetServer({ ...options, stateDir: this.stateDir });
+    try {
+      this.security = options.security && createEndpointSecurity({ ...options.security, endpoint: () => endpointOfUrl(this.server?.url) });
+      this.mirrorRemote = options.mirror && mirrorSetting(options.mirror.url, options.mirror.env);
+    } catch (error) {
+      if (!(error instanceof Error) || (options.security === undefined && !(error instanceof MirrorSettingsError))) throw error;
+      throw new ServiceSettingsError(error.message, { cause: error });
+    }
+    const security = this.security;
+    this.server = new ChangesetServer({
+      ...options,
+      stateDir: this.stateDir,
+      ...(security ? { checkUpgrade: security.checkUpgrade, selectProtocol: security.selectProtocol, handleHttpRequest: security.handleHttpRequest } : {}),
+    });
     const log = options.log ?? ((line: string) => process.stderr.write(`changeset-server: ${line}\n`));
-    this.sessions = new SessionManager(this.server, {
+    this.log = log;
+    this.sessions = new SessionManager(this.server.store, {
       stateDir: this.stateDir,
       log,
       ...(options.sessionDefaults ? { defaults: options.sessionDefaults } : {}),
     });
     this.server.setSessionProvider(new SessionCommands(this.sessions));
-    this.changesets = new Changesets(this.server, this.sessions, {
+    this.changesets = new Changesets(this.server.store, this.sessions, {
       stateDir: this.stateDir,
       ...(options.changesetMaxFiles !== undefined ? { maxFiles: options.changesetMaxFiles } : {}),
     });
-    this.operations = new ChangesetOperations(this.server, this.sessions, this.changesets);
+    this.operations = new ChangesetOperations(this.sessions, this.changesets);
     // Each session added is followed by its changesets, then told whether undo is possible (which reads them).
     this.wiring.add(
       this.sessions.onSessionAdded((session) => {
@@ -57,10 +96,13 @@ export class ChangesetService {
         void this.operations.refreshUndo(session);
       }),
     );
-    registerHarnessMethods(this.server, this.sessions, () => (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId), {
-      serveOutsideFiles: options.serveOutsideFiles === true,
-    });
-    registerSessionMethods(this.server, this.sessions);
+    // Every method served besides AHP's core ones, registered here and only here (the map is protocol/methods.ts).
+    this.server.register(this.changesets.methods());
+    this.server.register(this.operations.methods());
+    this.server.register(harnessMethods(this.sessions, (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId)));
+    this.server.register(sessionMethods(this.sessions));
+    this.server.registerContentProviders(this.changesets.contentProviders());
+    this.server.registerContentProviders(presentedContent(this.sessions, { serveOutsideFiles: options.serveOutsideFiles === true }));
   }
 
   /**
@@ -79,24 +121,33 @@ export class ChangesetService {
    */
   async openWorkspace(workingDirectories: readonly string[], opts: { resume?: boolean; title?: string } = {}): Promise<RecordingSession> {
     const id = opts.resume === false ? undefined : await findResumableSession(this.stateDir, workingDirectories);
-    return this.sessions.create({
+    const session = await this.sessions.create({
       workingDirectories,
       ...(id !== undefined ? { id } : {}),
       ...(opts.title !== undefined ? { title: opts.title } : {}),
     });
+    const auto = this.options.autoTurns;
+    if (auto) this.autoTurns.push(startAutoTurns(this.sessions, session, { quietMs: auto.quietMs, ignoreDirs: [this.stateDir], log: this.log }));
+    return session;
   }
 
-  /** Starts listening; resolves with the WebSocket URL. */
+  /** Starts listening, then mirroring when asked to; resolves with the WebSocket URL. */
   async start(): Promise<{ url: string }> {
-    return this.server.start();
+    const started = await this.server.start();
+    if (this.mirrorRemote) this.mirror = startMirror(this, this.mirrorRemote, this.log);
+    return started;
   }
 
   /**
-   * Records active turns as cancelled and stops recording (sessions stay
-   * resumable, their changesets are not cleared), then closes every client
-   * with 1001 and stops listening.
+   * Stops in order: automatic turns; then active turns are recorded as
+   * cancelled and recording stops (sessions stay resumable, their
+   * changesets are not cleared); every client is closed with 1001 and the
+   * server stops listening; the mirror pushes what the sessions stored last
+   * (within `mirrorGraceMs`, its default when not given); and what the
+   * service connected is let go of.
    */
-  async stop(): Promise<void> {
+  async stop(opts: { mirrorGraceMs?: number } = {}): Promise<void> {
+    for (const auto of this.autoTurns.splice(0)) auto.stop();
     this.changesets.beginShutdown();
     // What still writes to the stores finishes before they close: live changesets' refreshes (a snapshot each) and
     // operations' last steps (their record, the session's totals).
@@ -105,5 +156,9 @@ export class ChangesetService {
     await this.sessions.closeAll();
     await this.changesets.close();
     await this.server.stop();
+    // After the sessions closed: the turns they stored as cancelled go out too.
+    await this.mirror?.stop(opts.mirrorGraceMs);
+    this.mirror = undefined;
+    this.wiring.dispose();
   }
 }

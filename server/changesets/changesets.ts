@@ -5,15 +5,17 @@ import {
   isChangesetUriError,
   parseChangesetUri,
   sessionUri,
+  type ChangesetFileDiffParams,
   type ChangesetFilesReviewChangedAction,
   type ResourceReadParams,
   type ResourceReadResult,
 } from '../../protocol/index.js';
 import { channel as channelCheck } from '../../protocol/validate/checks.js';
-import type { ChangesetServer } from '../app.js';
+import type { ChannelStore } from '../channels/channel-store.js';
 import type { ChannelResolveError } from '../channels/index.js';
 import { diffChange } from '../changes/file-stats.js';
 import { invalidParams, notFound, DomainError } from '../domain-error.js';
+import type { ContentProviders, MethodTable } from '../method-table.js';
 import { isBinary, type WorkspaceFileDiff } from '../diff/file-diff.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
@@ -33,16 +35,6 @@ export interface ChangesetsOptions {
   watchDebounceMs?: number;
 }
 
-/** Params of the `changesetFileDiff` extension command. */
-export interface ChangesetFileDiffParams {
-  /** The changeset URI. */
-  channel: string;
-  /** The `ChangesetFile.id` to diff. */
-  fileId: string;
-  /** Context lines around each change (default 3). */
-  context?: number;
-}
-
 /**
  * The changesets of every live session: the `ahp-changeset:` channel
  * resolver, live updates after turns and working-tree edits, persisted
@@ -59,20 +51,26 @@ export class Changesets {
   private readonly detached = new Set<SessionChangesets>();
 
   constructor(
-    private readonly server: ChangesetServer,
+    private readonly store: ChannelStore,
     private readonly sessions: SessionManager,
     private readonly opts: ChangesetsOptions,
   ) {
-    server.store.registerResolver('ahp-changeset:', (uri) => this.resolve(uri));
-    server.store.onEnvelope((envelope, kind) => {
+    store.registerResolver('ahp-changeset:', (uri) => this.resolve(uri));
+    store.onEnvelope((envelope, kind) => {
       if (kind !== 'changeset' || !envelope.origin || envelope.action.type !== 'changeset/filesReviewChanged') return;
       const action = envelope.action as ChangesetFilesReviewChangedAction;
       this.ownerOf(envelope.channel)?.persistReview(envelope.channel, action.files, action.reviewed);
     });
-    server.registerContentProvider(CONTENT_SCHEME, { read: (params) => this.read(params) });
-    server.registerRequest<ChangesetFileDiffParams, WorkspaceFileDiff>('changesetFileDiff', (params) => this.fileDiff(params), {
-      check: checkFileDiffParams,
-    });
+  }
+
+  /** `changesetFileDiff`. */
+  methods(): MethodTable {
+    return { changesetFileDiff: { request: (params) => this.fileDiff(params), check: checkFileDiffParams } };
+  }
+
+  /** `resourceRead` of the content URIs a changeset's files point at. */
+  contentProviders(): ContentProviders {
+    return { [CONTENT_SCHEME]: { read: (params) => this.read(params) } };
   }
 
   /** Installs the operations each changeset advertises. */
@@ -116,12 +114,12 @@ export class Changesets {
 
   /** The current state of a changeset channel, if it exists. */
   stateOf(uri: string): unknown {
-    return this.server.store.getState(uri);
+    return this.store.getState(uri);
   }
 
   /** The channel for a changeset URI, computed (for commands that need its files). */
   async channel(uri: string): Promise<{ owner: SessionChangesets; channel: ChangesetChannel }> {
-    const error = await this.server.store.ensureChannel(uri);
+    const error = await this.store.ensureChannel(uri);
     if (error) throw new DomainError(error.code, error.message);
     const owner = this.ownerOf(uri);
     const channel = owner?.channels.get(uri);
@@ -132,7 +130,7 @@ export class Changesets {
 
   /** Follows a session's turns with its changesets (every session the manager adds; `service.ts` connects them). */
   attach(session: RecordingSession): void {
-    const sc = new SessionChangesets(session, this.server.store, {
+    const sc = new SessionChangesets(session, this.store, {
       stateDir: this.opts.stateDir,
       maxFiles: this.opts.maxFiles ?? 5000,
       operationsFor: (s, p) => this.operationsFor(s, p),

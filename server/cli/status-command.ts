@@ -1,4 +1,4 @@
-import type { RetentionStatus, SnapshotTrackingStatus, StatusResult, TurnStatus } from '../harness/status.js';
+import type { RetentionStatus, SnapshotTrackingStatus, StatusResult, TurnStatus } from '../../protocol/index.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { formatMirrorStatus, requestMirrorStatus } from '../mirror/mirror-status-text.js';
 import { Output } from '../client/output.js';
@@ -30,7 +30,7 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
   const { client, viewer } = await connect(target);
   try {
     const wanted = target.session === undefined ? undefined : target.session.startsWith('ahp-session:') ? target.session : `ahp-session:/${target.session}`;
-    const status = await client.request<StatusResult>('harness/status', { turns, ...(wanted !== undefined ? { channel: wanted } : {}) });
+    const status = await client.request('harness/status', { turns, ...(wanted !== undefined ? { channel: wanted } : {}) });
     const mirror = await requestMirrorStatus(client);
     new Output(values.json === true).result(`${formatStatus(status, viewer)}${mirror ? formatMirrorStatus(mirror) : ''}`, {
       ...status,

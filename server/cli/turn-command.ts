@@ -1,4 +1,3 @@
-import type { TurnEndedResult, TurnStartedResult } from '../harness/methods.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { Output } from '../client/output.js';
 
@@ -48,7 +47,7 @@ export async function turnCommand(argv: readonly string[]): Promise<number> {
     out.note(sessionNote(picked), report);
     if (action === 'start') {
       const active = session.activeTurn;
-      const result = await client.request<TurnStartedResult>('harness/turnStarted', {
+      const result = await client.request('harness/turnStarted', {
         channel: session.channel,
         ...(values.id !== undefined ? { turnId: values.id } : {}),
         ...(values.message !== undefined ? { message: values.message } : {}),
@@ -63,7 +62,7 @@ export async function turnCommand(argv: readonly string[]): Promise<number> {
     }
     const turnId = values.id ?? session.activeTurn?.turnId;
     if (turnId === undefined) throw new CommandError(`no turn is active in "${session.title}"`);
-    const { summary } = await client.request<TurnEndedResult>('harness/turnEnded', {
+    const { summary } = await client.request('harness/turnEnded', {
       channel: session.channel,
       turnId,
       ...(state !== undefined ? { state } : {}),

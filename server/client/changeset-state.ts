@@ -1,4 +1,4 @@
-import type { ActionEnvelope, ChangesetState, SubscribeResult } from '../../protocol/index.js';
+import type { ActionEnvelope, ChangesetState } from '../../protocol/index.js';
 import { reduce } from '../../reducers/index.js';
 import type { RpcClient } from './rpc-client.js';
 import { CommandError } from './errors.js';
@@ -11,12 +11,12 @@ import { CommandError } from './errors.js';
 export async function readyChangeset(client: RpcClient, channel: string, timeoutMs: number): Promise<ChangesetState> {
   const envelopes: ActionEnvelope[] = [];
   let wake: (() => void) | undefined;
-  client.onNotification<ActionEnvelope>('action', (envelope) => {
+  client.onNotification('action', (envelope) => {
     if (envelope.channel !== channel || envelope.rejectionReason !== undefined) return;
     envelopes.push(envelope);
     wake?.();
   });
-  const { snapshot } = await client.request<SubscribeResult>('subscribe', { channel });
+  const { snapshot } = await client.request('subscribe', { channel });
   if (!snapshot) throw new CommandError(`no changeset ${channel}`);
   let state = snapshot.state as ChangesetState;
   let seq = snapshot.fromSeq;

@@ -1,13 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  formatChangesetUri,
-  parseChannel,
-  type ChangesetFile,
-  type ChangesetOperationTarget,
-  type InvokeChangesetOperationResult,
-} from '../../protocol/index.js';
-import type { SessionStatusInfo, TurnStatus } from '../harness/status.js';
+import { formatChangesetUri, parseChannel, type ChangesetFile, type ChangesetOperationTarget } from '../../protocol/index.js';
+import type { SessionStatusInfo, TurnStatus } from '../../protocol/index.js';
 import { readyChangeset } from './changeset-state.js';
 import { RemoteError, type RpcClient } from './rpc-client.js';
 
@@ -111,7 +105,7 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
     ...(request.allowOutsideSymlinks === true ? { allowOutsideSymlinks: true } : {}),
   };
   const result = await client
-    .request<InvokeChangesetOperationResult>('invokeChangesetOperation', {
+    .request('invokeChangesetOperation', {
       channel,
       operationId,
       ...(target ? { target } : {}),

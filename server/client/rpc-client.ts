@@ -1,6 +1,7 @@
 import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import WebSocket from 'ws';
-import { AHP_PROTOCOL_VERSION, ROOT_CHANNEL, type URI } from '../../protocol/index.js';
+import { AHP_PROTOCOL_VERSION, ROOT_CHANNEL, type ServerNotificationMap, type URI } from '../../protocol/index.js';
+import type { ParamsOf, RequestMethod, ResultOf } from '../../protocol/methods.js';
 import { WsMessageReader, WsMessageWriter } from '../transport/ws-adapters.js';
 
 /** A JSON-RPC error answered by the server. */
@@ -17,6 +18,9 @@ export class RemoteError extends Error {
     super(message);
   }
 }
+
+/** A request's params as arguments: optional when the method map allows none. */
+type ParamsArgs<M extends RequestMethod> = undefined extends ParamsOf<M> ? [params?: ParamsOf<M>] : [params: ParamsOf<M>];
 
 /** Options of {@link RpcClient.connect}. */
 export interface RpcClientOptions {
@@ -90,14 +94,19 @@ export class RpcClient {
     return client;
   }
 
-  /** Sends a request; rejects with {@link RemoteError} when the server answers an error. */
-  async request<R>(method: string, params?: unknown): Promise<R> {
+  /**
+   * Sends a request; rejects with {@link RemoteError} when the server
+   * answers an error. Params and result are those of the method map
+   * (`protocol/methods.ts`); params may be left out only where the map
+   * allows it.
+   */
+  async request<M extends RequestMethod>(method: M, ...[params]: ParamsArgs<M>): Promise<ResultOf<M>> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`${method}: no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
     });
     try {
-      const call = params === undefined ? this.connection.sendRequest<R>(method) : this.connection.sendRequest<R>(method, params);
+      const call = params === undefined ? this.connection.sendRequest<ResultOf<M>>(method) : this.connection.sendRequest<ResultOf<M>>(method, params);
       return await Promise.race([call, timeout]);
     } catch (error) {
       if (error instanceof ResponseError) throw new RemoteError(method, error.code, error.message, error.data);
@@ -107,9 +116,9 @@ export class RpcClient {
     }
   }
 
-  /** Calls `handler` for every notification `method`. */
-  onNotification<P>(method: string, handler: (params: P) => void): void {
-    this.connection.onNotification(method, (params: P) => handler(params));
+  /** Calls `handler` for every notification `method` the server sends. */
+  onNotification<N extends keyof ServerNotificationMap>(method: N, handler: (params: ServerNotificationMap[N]) => void): void {
+    this.connection.onNotification(method, (params: ServerNotificationMap[N]) => handler(params));
   }
 
   /** Closes the connection. */

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { SessionStatusInfo, StatusResult } from '../harness/status.js';
+import type { SessionStatusInfo } from '../../protocol/index.js';
 import { DEFAULT_HOOK_IDLE_MS, ensureServer } from './ensure-server.js';
 import { isInsideDir } from '../paths.js';
 import { findServerFor, type ServerEntry } from '../registry/index.js';
@@ -98,7 +98,7 @@ export interface Picked {
  * Every turn is listed (`turns` numbers need them all).
  */
 export async function pickSession(client: RpcClient, options: TargetOptions): Promise<Picked> {
-  const status = await client.request<StatusResult>('harness/status', { turns: 1000 });
+  const status = await client.request('harness/status', { turns: 1000 });
   if (options.session !== undefined) {
     const wanted = options.session;
     const session = status.sessions.find((s) => s.channel === wanted || s.channel === `ahp-session:/${wanted}`);

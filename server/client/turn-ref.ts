@@ -1,4 +1,4 @@
-import type { SessionStatusInfo, TurnStatus } from '../harness/status.js';
+import type { SessionStatusInfo, TurnStatus } from '../../protocol/index.js';
 import { CommandError } from './errors.js';
 
 /**

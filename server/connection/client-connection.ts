@@ -36,7 +36,8 @@ export class ClientConnection implements ChannelSubscriber {
   readonly subscriptions = new Set<URI>();
 
   private readonly rpc: MessageConnection;
-  private readonly ctx: MethodContext;
+  /** What handlers get; `clientId` is set by the handshake. */
+  private readonly ctx: { -readonly [K in keyof MethodContext]: MethodContext[K] };
   private handshake: { clientId: string; protocolVersion: string } | undefined;
   private handshakeClaimed = false;
 
@@ -44,7 +45,7 @@ export class ClientConnection implements ChannelSubscriber {
     private readonly peer: WsPeer,
     private readonly deps: ConnectionDeps,
   ) {
-    this.ctx = { connection: this, store: deps.store };
+    this.ctx = { connection: this, store: deps.store, clientId: undefined, notify: (method, params) => this.notify(method, params) };
     this.rpc = createMessageConnection(peer.reader, peer.writer, NullLogger);
     this.rpc.onRequest((method, params) => this.handleRequest(method, params));
     this.rpc.onNotification((method, params) => this.handleNotification(method, params));
@@ -85,6 +86,7 @@ export class ClientConnection implements ChannelSubscriber {
   /** Records a completed handshake. */
   markInitialized(clientId: string, protocolVersion: string): void {
     this.handshake = { clientId, protocolVersion };
+    this.ctx.clientId = clientId;
   }
 
   /** Subscribes to an existing channel and returns its snapshot (undefined if it does not exist). */
@@ -140,7 +142,7 @@ export class ClientConnection implements ChannelSubscriber {
     if (!this.handshake && !entry.options.allowBeforeInitialize) {
       throw invalidRequest(`"${method}" is not allowed before "initialize"`);
     }
-    const problem = entry.options.check ? entry.options.check(params) : this.deps.checkParams(method, params);
+    const problem = entry.check ? entry.check(params) : this.deps.checkParams(method, params);
     if (problem !== undefined) throw invalidParams(problem);
     return entry.handler(params as never, this.ctx);
   }
@@ -149,7 +151,7 @@ export class ClientConnection implements ChannelSubscriber {
     const entry = this.deps.registry.get(method);
     // Notifications cannot be answered: unknown, premature or malformed ones are dropped.
     if (entry?.kind !== 'notification' || !this.handshake) return;
-    const problem = entry.options.check ? entry.options.check(params) : this.deps.checkParams(method, params);
+    const problem = entry.check ? entry.check(params) : this.deps.checkParams(method, params);
     if (problem !== undefined) return;
     try {
       await entry.handler(params as never, this.ctx);

@@ -1,85 +1,56 @@
+import type { Method } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/channel-store.js';
+import type { Caller, MethodDefinition, MethodOptions, MethodTable, ParamsCheck } from '../method-table.js';
 import type { ClientConnection } from './client-connection.js';
 
-/** What a method handler can reach. */
-export interface MethodContext {
+/** What the AHP core methods reach besides what any handler may: the connection itself and the channel store. */
+export interface MethodContext extends Caller {
   /** The connection the message arrived on. */
   readonly connection: ClientConnection;
   /** The channel store. */
   readonly store: ChannelStore;
 }
 
-/** Checks a method's params; returns a message naming the offending field, or undefined when valid. */
-export type ParamsCheck = (params: unknown) => string | undefined;
-
-/** Answers one request; throw an `DomainError` to answer with an error. */
-export type RequestHandler<P = never, R = unknown> = (params: P, ctx: MethodContext) => R | Promise<R>;
-
-/** Handles one notification; its return value and errors are never sent back. */
-export type NotificationHandler<P = never> = (params: P, ctx: MethodContext) => void | Promise<void>;
-
-/** Options when registering a method. */
-export interface MethodOptions {
-  /**
-   * Params check replacing the protocol validator for this method (for
-   * methods the protocol module does not know, e.g. extensions).
-   */
-  check?: ParamsCheck;
-  /** Serve the method before `initialize` (only `ping` and `reconnect` do). */
-  allowBeforeInitialize?: boolean;
-  /**
-   * The response carries snapshots: frames produced after the request
-   * arrives are held back until the response is written.
-   */
-  carriesSnapshots?: boolean;
-}
-
-/** One registered method. */
+/** One registered method, as the connection routes it. */
 export interface MethodEntry {
   /** Request (answered) or notification (never answered). */
   readonly kind: 'request' | 'notification';
   /** The handler. */
-  readonly handler: RequestHandler<unknown> | NotificationHandler<unknown>;
+  readonly handler: (params: never, ctx: MethodContext) => unknown;
+  /** The method's own params check; the protocol's validator runs when there is none. */
+  readonly check: ParamsCheck | undefined;
   /** Registration options. */
   readonly options: Readonly<MethodOptions>;
 }
 
 /**
- * Method name → handler. Core AHP methods are registered by the server;
- * other modules add theirs (`invokeChangesetOperation`, `harness/*`, ...).
+ * Method name → handler, typed by the protocol's method map. `service.ts`
+ * registers each module's table here; the server registers the AHP core
+ * methods.
  */
 export class MethodRegistry {
   private readonly methods = new Map<string, MethodEntry>();
 
-  /** Adds a request method. Throws if the name is taken. */
-  registerRequest<P, R>(method: string, handler: RequestHandler<P, R>, options: MethodOptions = {}): void {
-    this.add(method, { kind: 'request', handler: handler as RequestHandler<unknown>, options });
-  }
-
-  /** Adds a notification method. Throws if the name is taken. */
-  registerNotification<P>(method: string, handler: NotificationHandler<P>, options: MethodOptions = {}): void {
-    this.add(method, { kind: 'notification', handler: handler as NotificationHandler<unknown>, options });
+  /** Adds every method of a table. Throws if a name is taken. */
+  register(table: MethodTable<MethodContext>): void {
+    for (const [method, definition] of Object.entries(table) as [Method, MethodDefinition<Method, MethodContext> | undefined][]) {
+      if (!definition) continue;
+      const { check, allowBeforeInitialize, carriesSnapshots } = definition as { check?: ParamsCheck } & MethodOptions;
+      const options: MethodOptions = {
+        ...(allowBeforeInitialize ? { allowBeforeInitialize } : {}),
+        ...(carriesSnapshots ? { carriesSnapshots } : {}),
+      };
+      const entry: MethodEntry =
+        'request' in definition
+          ? { kind: 'request', handler: definition.request as MethodEntry['handler'], check, options }
+          : { kind: 'notification', handler: (definition as { notification: MethodEntry['handler'] }).notification, check, options };
+      if (this.methods.has(method)) throw new Error(`method already registered: ${method}`);
+      this.methods.set(method, entry);
+    }
   }
 
   /** The entry for a method, or undefined. */
   get(method: string): MethodEntry | undefined {
     return this.methods.get(method);
-  }
-
-  /** True when a method is registered. */
-  has(method: string): boolean {
-    return this.methods.has(method);
-  }
-
-  /** Names of the request methods whose responses carry snapshots. */
-  snapshotMethods(): Set<string> {
-    const out = new Set<string>();
-    for (const [name, entry] of this.methods) if (entry.options.carriesSnapshots) out.add(name);
-    return out;
-  }
-
-  private add(method: string, entry: MethodEntry): void {
-    if (this.methods.has(method)) throw new Error(`method already registered: ${method}`);
-    this.methods.set(method, entry);
   }
 }

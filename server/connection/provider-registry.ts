@@ -1,5 +1,6 @@
 import type { URI } from '../../protocol/index.js';
-import type { ContentProvider, SessionProvider } from './providers.js';
+import type { ContentProvider } from '../method-table.js';
+import type { SessionProvider } from './providers.js';
 
 /** Holds the pluggable providers behind `listSessions`, `createSession`, `disposeSession` and `resourceRead`. */
 export class ProviderRegistry {

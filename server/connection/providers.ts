@@ -1,11 +1,4 @@
-import type {
-  CreateSessionParams,
-  DisposeSessionParams,
-  ListSessionsParams,
-  ListSessionsResult,
-  ResourceReadParams,
-  ResourceReadResult,
-} from '../../protocol/index.js';
+import type { CreateSessionParams, DisposeSessionParams, ListSessionsParams, ListSessionsResult } from '../../protocol/index.js';
 import type { MethodContext } from './method-registry.js';
 
 /**
@@ -20,13 +13,4 @@ export interface SessionProvider {
   createSession(params: CreateSessionParams, ctx: MethodContext): Promise<null> | null;
   /** Answers `disposeSession` (params already validated). */
   disposeSession(params: DisposeSessionParams, ctx: MethodContext): Promise<null> | null;
-}
-
-/**
- * Serves `resourceRead` for the URIs of one scheme (e.g. the content URIs
- * a changeset's `FileEdit`s point at).
- */
-export interface ContentProvider {
-  /** Reads one URI; throw an `DomainError` (e.g. -32006 ContentNotFound) when it cannot. */
-  read(params: ResourceReadParams, ctx: MethodContext): Promise<ResourceReadResult> | ResourceReadResult;
 }

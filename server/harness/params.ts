@@ -1,58 +1,9 @@
+import type { ParamsCheck } from '../method-table.js';
 import { MAX_ID_LENGTH, MAX_NAME_BYTES } from '../../protocol/validate/checks.js';
 import { encodePathBytes } from '../path-bytes.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_PRESENTED_PER_CALL } from '../session/presented-files.js';
 
-/** Params of `harness/turnStarted`. */
-export interface TurnStartedParams {
-  /** The session URI. */
-  channel: string;
-  /** Turn id to use; the server picks one when omitted. */
-  turnId?: string;
-  /** The prompt or description of the turn. */
-  message?: string;
-}
-
-/** Params of `harness/beforeEdit`. */
-export interface BeforeEditParams {
-  /** The session URI. */
-  channel: string;
-  /** The active turn's id. */
-  turnId: string;
-  /** Paths a tool is about to write: absolute, or relative to the session's first working directory. */
-  paths: string[];
-  /** Name of the tool, recorded on the turn's change entries. */
-  tool?: string;
-}
-
-/** Params of `harness/presentFiles`. */
-export interface PresentFilesParams {
-  /** The session URI. */
-  channel: string;
-  /** The active turn's id. */
-  turnId: string;
-  /** Files to present: absolute paths or relative to the first working directory; they may lie outside the working directories. */
-  files: { path: string; description?: string }[];
-}
-
-/** Params of `harness/turnEnded`. */
-export interface TurnEndedParams {
-  /** The session URI. */
-  channel: string;
-  /** The active turn's id. */
-  turnId: string;
-  /** How the turn ended (default `complete`). */
-  state?: 'complete' | 'cancelled' | 'error';
-}
-
-/** Params of `harness/status`. */
-export interface StatusParams {
-  /** Only this session; every live session when omitted. */
-  channel?: string;
-  /** Most recent turns listed per session (default 10, at most 1000). */
-  turns?: number;
-}
-
-type Check = (params: unknown) => string | undefined;
+type Check = ParamsCheck;
 
 /** Longest path, in bytes, the file systems we run on accept (PATH_MAX). */
 const MAX_PATH_BYTES = 4096;

@@ -5,7 +5,7 @@ import type { RpcClient } from '../client/rpc-client.js';
 import { pickSession, type Picked } from '../client/target.js';
 import { resolveTurn } from '../client/turn-ref.js';
 import type { WorkspaceFileDiff } from '../diff/file-diff.js';
-import type { SessionStatusInfo, StatusResult, TurnStatus } from '../harness/status.js';
+import type { SessionStatusInfo, TurnStatus } from '../../protocol/index.js';
 import { CommandError } from '../client/errors.js';
 
 /** A JSON Schema for a tool's arguments (MCP sends them as a plain object). */
@@ -59,7 +59,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     destructive: false,
     run: async (_args, { client }) => {
-      const status = await client.request<StatusResult>('harness/status', { turns: 0 });
+      const status = await client.request('harness/status', { turns: 0 });
       return {
         sessions: status.sessions.map((s) => ({
           session: parseChannel(s.channel)?.id ?? s.channel,
@@ -130,7 +130,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
       const { channel, turn, state } = await namedChangeset(args, context);
       const file = findFile(state.files, String(args['file']), context.cwd);
       if (!file) throw new CommandError(`${turn ? `turn ${turn.index}` : 'the session'} did not change ${String(args['file'])}`);
-      const diff = await context.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id });
+      const diff = await context.client.request('changesetFileDiff', { channel, fileId: file.id });
       const path = (file._meta?.['path'] as string | undefined) ?? file.id;
       return { path, ...(turn ? { turn: turn.index } : {}), diff: unifiedText(path, diff) };
     },

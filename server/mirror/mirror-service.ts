@@ -5,21 +5,16 @@
  * when a periodic look finds refs that changed otherwise. `mirror/status`
  * answers what is pending.
  */
-import type { ChangesetServer } from '../app.js';
+import type { MirrorStatus } from '../../protocol/index.js';
 import { DisposableStore } from '../events.js';
+import type { MethodTable } from '../method-table.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { WorkspaceRoot } from '../session/workspace-root.js';
 import type { MirrorRemote } from './mirror-remote.js';
-import { WorkspaceMirror, type MirrorTiming, type WorkspaceMirrorStatus } from './workspace-mirror.js';
+import { WorkspaceMirror, type MirrorTiming } from './workspace-mirror.js';
 
-/** Result of `mirror/status`. */
-export interface MirrorStatus {
-  /** The remote, without credentials. */
-  url: string;
-  /** One entry per mirrored working directory. */
-  workspaces: WorkspaceMirrorStatus[];
-}
+export type { MirrorStatus } from '../../protocol/index.js';
 
 /** Options of {@link MirrorService}. */
 export interface MirrorServiceOptions {
@@ -51,12 +46,15 @@ export class MirrorService {
     this.poll.unref();
   }
 
-  /** Serves `mirror/status` on every connection. */
-  register(server: ChangesetServer): void {
-    server.registerRequest<unknown, MirrorStatus>('mirror/status', () => this.status(), {
-      check: (params) =>
-        params === undefined || params === null || (typeof params === 'object' && !Array.isArray(params)) ? undefined : 'params must be an object',
-    });
+  /** `mirror/status`, served while mirroring. */
+  methods(): MethodTable {
+    return {
+      'mirror/status': {
+        request: () => this.status(),
+        check: (params) =>
+          params === undefined || params === null || (typeof params === 'object' && !Array.isArray(params)) ? undefined : 'params must be an object',
+      },
+    };
   }
 
   async status(): Promise<MirrorStatus> {

@@ -1,15 +1,15 @@
 /** How `changeset-server status` asks for, and shows, what the mirror has not pushed yet. */
-import type { MirrorStatus } from './mirror-service.js';
+import type { MirrorStatus, MirrorStatusParams } from '../../protocol/index.js';
 
-/** Anything that sends a JSON-RPC request (the CLI's client). */
+/** Anything that sends the `mirror/status` request (the CLI's client). */
 export interface StatusRequester {
-  request<T>(method: string, params?: unknown): Promise<T>;
+  request(method: 'mirror/status', params: MirrorStatusParams): Promise<MirrorStatus>;
 }
 
 /** The server's mirror status, or undefined when it mirrors nowhere (the method is not served). */
 export async function requestMirrorStatus(client: StatusRequester): Promise<MirrorStatus | undefined> {
   try {
-    return await client.request<MirrorStatus>('mirror/status', {});
+    return await client.request('mirror/status', {});
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@
  */
 import { basename } from 'node:path';
 import git from 'isomorphic-git';
+import type { PendingSession, WorkspaceMirrorStatus } from '../../protocol/index.js';
 import { SESSIONS_PREFIX } from '../store/checkpoint-format.js';
 import { decodeRefComponent } from '../store/ref-names.js';
 import { listRefs } from '../store/refs.js';
@@ -22,38 +23,6 @@ export interface MirrorTiming {
   retryBaseMs?: number;
   /** Longest retry delay (default 5 minutes). */
   retryMaxMs?: number;
-}
-
-/** One session with refs the remote does not have yet. */
-export interface PendingSession {
-  /** The session id (decoded from its ref name, for display). */
-  session: string;
-  /** Refs of the session not yet pushed. */
-  refs: number;
-}
-
-/** What `status` shows for one mirrored store. */
-export interface WorkspaceMirrorStatus {
-  /** The workspace directory. */
-  dir: string;
-  /** Where its refs go on the remote. */
-  remoteRefs: string;
-  /** A sync is running. */
-  pushing: boolean;
-  /** Sessions with refs not pushed yet (all of them until the first sync succeeds). */
-  pendingSessions: PendingSession[];
-  /** Refs not pushed yet, in all sessions. */
-  pendingRefs: number;
-  /** When the last sync succeeded (ISO 8601). */
-  lastSuccessAt?: string;
-  /** Why the last sync failed, when the one after it has not succeeded yet. */
-  lastError?: string;
-  /** When it failed. */
-  lastErrorAt?: string;
-  /** When the next attempt runs, while retrying. */
-  nextRetryAt?: string;
-  /** Failures in a row. */
-  failures: number;
 }
 
 export class WorkspaceMirror {

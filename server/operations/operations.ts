@@ -4,14 +4,16 @@ import {
   type ChangesetState,
   type InvokeChangesetOperationParams,
   type InvokeChangesetOperationResult,
+  type InvokeOperationParams,
+  type OperationInvocationMeta,
   type ParsedChangesetUri,
 } from '../../protocol/index.js';
-import type { ChangesetServer } from '../app.js';
 import type { Changesets } from '../changesets/changesets.js';
 import type { ChangesetChannel, SessionChangesets } from '../changesets/session-changesets.js';
 import type { RootTrees } from '../changes/collect-changes.js';
 import type { FileChange } from '../changes/file-change.js';
 import { invalidParams, DomainError } from '../domain-error.js';
+import type { MethodTable } from '../method-table.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import type { SafetyRecord } from '../session/session-journal.js';
@@ -32,14 +34,7 @@ import { checkpointTrees, missingStepMessage } from '../changesets/changeset-sid
 export const OPERATION_CONFLICT = AhpErrorCodes.AlreadyExists;
 
 /** What `_meta` of an invocation may carry. */
-interface InvocationMeta {
-  /** Report what would change without writing anything. */
-  dryRun?: boolean;
-  /** For `restore-checkpoint` on a turn changeset: restore to just before the turn's n-th tool call (1-based). */
-  step?: number;
-  /** From an imported session: also create symbolic links that point outside the working directory (skipped otherwise). */
-  allowOutsideSymlinks?: boolean;
-}
+type InvocationMeta = OperationInvocationMeta;
 
 /**
  * `invokeChangesetOperation`: revert a turn, a file or a range; discard
@@ -53,12 +48,15 @@ export class ChangesetOperations {
   private readonly undoable = new Map<string, boolean>();
 
   constructor(
-    server: ChangesetServer,
     private readonly sessions: SessionManager,
     private readonly changesets: Changesets,
   ) {
     changesets.setOperations((session, parsed) => operationsFor(parsed, (id) => this.statusOf(session, parsed, id)));
-    server.registerRequest<InvokeChangesetOperationParams, InvokeChangesetOperationResult>('invokeChangesetOperation', (params) => this.invoke(params));
+  }
+
+  /** `invokeChangesetOperation` (its params are checked by the protocol's validator, its `_meta` here). */
+  methods(): MethodTable {
+    return { invokeChangesetOperation: { request: (params) => this.invoke(params) } };
   }
 
   /** Resolves once every operation running now has finished, whatever its outcome (a clean stop waits for them). */
@@ -66,7 +64,7 @@ export class ChangesetOperations {
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  async invoke(params: InvokeChangesetOperationParams): Promise<InvokeChangesetOperationResult> {
+  async invoke(params: InvokeOperationParams): Promise<InvokeChangesetOperationResult> {
     const meta = (params as { _meta?: InvocationMeta })._meta;
     if (meta !== undefined && (typeof meta !== 'object' || meta === null || (meta.dryRun !== undefined && typeof meta.dryRun !== 'boolean'))) {
       throw invalidParams('params._meta.dryRun must be a boolean');

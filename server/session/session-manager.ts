@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import { AhpErrorCodes, ROOT_CHANNEL, type SessionSummary } from '../../protocol/index.js';
-import type { ChangesetServer } from '../app.js';
+import type { ChannelStore } from '../channels/channel-store.js';
 import { DomainError } from '../domain-error.js';
 import { Emitter, type Event } from '../events.js';
 import { RecordingSession, type RecordingSessionOptions } from './recording-session.js';
@@ -63,7 +63,7 @@ export class SessionManager {
   readonly onTurnRequested: Event<RecordingSession> = this.turnRequests.event;
 
   constructor(
-    private readonly server: ChangesetServer,
+    private readonly store: ChannelStore,
     private readonly opts: SessionManagerOptions,
   ) {}
 
@@ -102,7 +102,7 @@ export class SessionManager {
       ...(options.onStartProgress !== undefined ? { onStartProgress: options.onStartProgress } : {}),
       workingDirectories: dirs,
       stateDir: this.opts.stateDir,
-      channels: this.server.store,
+      channels: this.store,
     });
     this.sessions.set(session.uri, session);
     this.modifiedAt.set(session.uri, session.createdAt);
@@ -110,7 +110,7 @@ export class SessionManager {
     session.onTurnEnded(() => this.touch(session));
     session.onEnded(() => this.touch(session));
     session.onRetentionDropped((ids) => void this.removeReclaimed(ids));
-    this.server.notifyRoot('root/sessionAdded', { channel: ROOT_CHANNEL, summary: this.summaryOf(session) });
+    this.store.notify(ROOT_CHANNEL, 'root/sessionAdded', { channel: ROOT_CHANNEL, summary: this.summaryOf(session) });
     this.added.fire(session);
     return session;
   }
@@ -140,7 +140,7 @@ export class SessionManager {
         await root2.release();
       }
     }
-    this.server.notifyRoot('root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
+    this.store.notify(ROOT_CHANNEL, 'root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
   }
 
   /** Ended sessions retention reclaimed leave the list: their history is gone. */
@@ -153,7 +153,7 @@ export class SessionManager {
       this.modifiedAt.delete(uri);
       this.changes.delete(uri);
       await session.close();
-      this.server.notifyRoot('root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
+      this.store.notify(ROOT_CHANNEL, 'root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
     }
   }
 
@@ -215,7 +215,7 @@ export class SessionManager {
     const modifiedAt = new Date().toISOString();
     this.modifiedAt.set(session.uri, modifiedAt);
     if (changes.changes !== undefined && this.sessions.has(session.uri)) this.changes.set(session.uri, changes.changes);
-    this.server.notifyRoot('root/sessionSummaryChanged', {
+    this.store.notify(ROOT_CHANNEL, 'root/sessionSummaryChanged', {
       channel: ROOT_CHANNEL,
       session: session.uri,
       changes: { ...changes, modifiedAt },

@@ -1,28 +1,23 @@
 import { parseChannel } from '../../protocol/index.js';
-import type { ChangesetServer } from '../app.js';
+import type { MethodTable } from '../method-table.js';
 import type { SessionManager } from './session-manager.js';
-
-/** Params of `forgetSession`. */
-export interface ForgetSessionParams {
-  /** The session URI (`ahp-session:/<id>`). */
-  channel: string;
-}
 
 /**
  * `forgetSession`: removes a session and its history from the stores for
  * good (`changeset-server forget`). Ending a session keeps its history;
  * this is how a user lets it go before retention does.
  */
-export function registerSessionMethods(server: ChangesetServer, sessions: SessionManager): void {
-  server.registerRequest<ForgetSessionParams, null>(
-    'forgetSession',
-    async (params) => {
-      sessions.require(params.channel);
-      await sessions.forget(params.channel);
-      return null;
+export function sessionMethods(sessions: SessionManager): MethodTable {
+  return {
+    forgetSession: {
+      request: async (params) => {
+        sessions.require(params.channel);
+        await sessions.forget(params.channel);
+        return null;
+      },
+      check: checkForgetParams,
     },
-    { check: checkForgetParams },
-  );
+  };
 }
 
 function checkForgetParams(params: unknown): string | undefined {

@@ -149,9 +149,9 @@ describe('initialize, subscribe and listSessions', () => {
   });
 
   it('routes methods registered by other modules', async () => {
-    t.server.registerRequest('test/echo', (params: { channel: string; value: number }) => ({ value: params.value * 2 }));
+    t.server.register({ 'mirror/status': { request: () => ({ url: 'https://example.test/mirror.git', workspaces: [] }), check: () => undefined } });
     const c = await connect();
     await c.initialize();
-    await expect(c.request('test/echo', { channel: ROOT, value: 21 })).resolves.toEqual({ value: 42 });
+    await expect(c.request('mirror/status', {})).resolves.toEqual({ url: 'https://example.test/mirror.git', workspaces: [] });
   });
 });

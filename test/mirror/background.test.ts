@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MirrorService } from '../../server/mirror/mirror-service.js';
 import { mirrorRemote } from '../../server/mirror/mirror-remote.js';
-import type { WorkspaceMirrorStatus } from '../../server/mirror/workspace-mirror.js';
+import type { WorkspaceMirrorStatus } from '../../protocol/index.js';
 import { ChangesetService } from '../../server/service.js';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
@@ -37,7 +37,7 @@ async function setup(files: Record<string, string> = { 'a.txt': 'a\n' }, env: No
     timing: { debounceMs: 20, retryBaseMs: 100, retryMaxMs: 400 },
     log: (line) => lines.push(line),
   });
-  mirror.register(service.server);
+  service.server.register(mirror.methods());
   cleanup.push(async () => {
     await service.stop();
     await mirror.stop(0);

@@ -8,6 +8,7 @@ import { ROOT_CHANNEL } from '../../protocol/common/channels.js';
 import type { ActionEnvelope, InitializeResult, ReconnectResult, Snapshot, StateAction, SubscribeResult, URI } from '../../protocol/index.js';
 import { Emitter } from './events.js';
 import { ChannelMirror } from './mirror.js';
+import type { ParamsOf, RequestMethod, ResultOf } from '../../protocol/methods.js';
 import { ConnectionLost, RpcSocket, redact } from './rpc.js';
 
 /** The protocol version this client speaks (AHP 0.6). */
@@ -83,10 +84,10 @@ export class ViewerClient extends Emitter<ClientEvents> {
     this.rpc?.close();
   }
 
-  /** Sends a request; rejects with `RpcError` or `ConnectionLost`. */
-  request<R>(method: string, params: unknown): Promise<R> {
+  /** Sends a request (typed by the method map, `protocol/methods.ts`); rejects with `RpcError` or `ConnectionLost`. */
+  request<M extends RequestMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
     if (!this.rpc) return Promise.reject(new ConnectionLost(`not connected (${method})`));
-    return this.rpc.request<R>(method, params);
+    return this.rpc.request(method, params);
   }
 
   /** Subscribes (again) to a channel and mirrors its snapshot. */
@@ -95,7 +96,7 @@ export class ViewerClient extends Emitter<ClientEvents> {
     const pending = this.subscribing.get(uri);
     if (pending) return pending;
     this.wanted.add(uri);
-    const done = this.request<SubscribeResult>('subscribe', { channel: uri })
+    const done = this.request('subscribe', { channel: uri })
       .then((result) => {
         if (result.snapshot) this.adopt(result.snapshot);
       })
@@ -153,7 +154,7 @@ export class ViewerClient extends Emitter<ClientEvents> {
   }
 
   private async initialize(rpc: RpcSocket): Promise<void> {
-    const result = await rpc.request<InitializeResult>('initialize', {
+    const result = await rpc.request('initialize', {
       channel: ROOT_CHANNEL,
       protocolVersions: [PROTOCOL_VERSION],
       clientId: this.clientId,
@@ -178,7 +179,7 @@ export class ViewerClient extends Emitter<ClientEvents> {
   private async resume(rpc: RpcSocket): Promise<void> {
     let result: ReconnectResult;
     try {
-      result = await rpc.request<ReconnectResult>('reconnect', {
+      result = await rpc.request('reconnect', {
         channel: ROOT_CHANNEL,
         clientId: this.clientId,
         lastSeenServerSeq: this.lastSeenServerSeq,

@@ -5,7 +5,7 @@
  * disabled while a turn is recorded, turns named by number and title instead
  * of their ids, and `code` in server texts shown as code, not backticks.
  */
-import type { ChangesetOperation, ChangesetOperationTarget, URI } from '../../protocol/index.js';
+import type { ChangesetOperation, ChangesetOperationTarget, OperationConflictData, OperationInvocationMeta, URI } from '../../protocol/index.js';
 import type { App } from './app.js';
 import { firstLine, timelineOf } from './state/timeline.js';
 import { h, type Child } from './dom.js';
@@ -83,19 +83,20 @@ export async function dryRun(
   channel: URI,
   op: ChangesetOperation,
   target: ChangesetOperationTarget | undefined,
-  meta?: Record<string, unknown>,
+  meta?: OperationInvocationMeta,
 ): Promise<DryRun> {
   const empty: DryRun = { files: [], unchanged: [], skipped: [], conflicts: [], userEdited: [] };
   try {
-    const result = await app.client.request<{ _meta?: Partial<DryRun> }>('invokeChangesetOperation', {
+    const result = await app.client.request('invokeChangesetOperation', {
       channel,
       operationId: op.id,
       ...(target ? { target } : {}),
       _meta: { ...meta, dryRun: true },
     });
-    return { ...empty, ...(result._meta ?? {}) };
+    const done = result._meta;
+    return { ...empty, ...(done && 'dryRun' in done ? done : {}) };
   } catch (error) {
-    const conflicts = error instanceof RpcError ? (error.data as { conflicts?: DryRun['conflicts'] } | undefined)?.conflicts : undefined;
+    const conflicts = error instanceof RpcError ? (error.data as Partial<OperationConflictData> | undefined)?.conflicts : undefined;
     if (conflicts && conflicts.length > 0) return { ...empty, conflicts };
     return { ...empty, refused: nameTurns(app, (error as Error).message) };
   }

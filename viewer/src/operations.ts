@@ -7,7 +7,7 @@
  * spins; an `error` status is shown inline; the result message becomes a
  * notice offering the session changeset's `undo`.
  */
-import type { ChangesetOperation, ChangesetOperationScope, ChangesetOperationTarget, InvokeChangesetOperationResult, URI } from '../../protocol/index.js';
+import type { ChangesetOperation, ChangesetOperationScope, ChangesetOperationTarget, OperationInvocationMeta, URI } from '../../protocol/index.js';
 import type { App } from './app.js';
 import { byId, h, plainText } from './dom.js';
 import { busyReason, canProceed, dryRun, inlineText, nameTurns, openSubject, previewNodes } from './operation-preview.js';
@@ -49,7 +49,7 @@ export async function invokeOperation(
   op: ChangesetOperation,
   target?: ChangesetOperationTarget,
   what?: string,
-  meta?: Record<string, unknown>,
+  meta?: OperationInvocationMeta,
 ): Promise<void> {
   if (op.confirmation !== undefined) {
     const subject = what ?? (op.id === 'undo' ? 'the last revert, discard or restore' : openSubject(app));
@@ -63,7 +63,7 @@ export async function invokeOperation(
   inFlight.add(key);
   app.invalidate('toolbar', 'diff');
   try {
-    const result = await app.client.request<InvokeChangesetOperationResult>('invokeChangesetOperation', {
+    const result = await app.client.request('invokeChangesetOperation', {
       channel,
       operationId: op.id,
       ...(target ? { target } : {}),

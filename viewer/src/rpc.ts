@@ -6,6 +6,7 @@
  * this object's listeners.
  */
 import type { JsonRpcError } from '../../protocol/index.js';
+import type { NotificationMethod, ParamsOf, RequestMethod, ResultOf } from '../../protocol/methods.js';
 
 /** A JSON-RPC error response, as a throwable. */
 export class RpcError extends Error {
@@ -81,18 +82,18 @@ export class RpcSocket {
     return this.socket.readyState === WebSocket.OPEN;
   }
 
-  /** Sends a request and resolves with its result. */
-  request<R>(method: string, params: unknown): Promise<R> {
+  /** Sends a request and resolves with its result; params and result are those of the method map (`protocol/methods.ts`). */
+  request<M extends RequestMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
     if (!this.isOpen) return Promise.reject(new ConnectionLost(`not connected (${method})`));
     const id = this.nextId++;
-    return new Promise<R>((resolve, reject) => {
+    return new Promise<ResultOf<M>>((resolve, reject) => {
       this.pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject });
       this.socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
   }
 
   /** Sends a notification; returns false when the socket is not open (nothing was sent). */
-  notify(method: string, params: unknown): boolean {
+  notify<M extends NotificationMethod>(method: M, params: ParamsOf<M>): boolean {
     if (!this.isOpen) return false;
     this.socket.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
     return true;

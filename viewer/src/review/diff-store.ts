@@ -106,7 +106,7 @@ export class DiffStore {
 
   private async fetch(channel: URI, file: ChangesetFile, entry: FileDiffEntry): Promise<void> {
     try {
-      const diff = await this.app.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id, context: this.app.display.context });
+      const diff = await this.app.client.request('changesetFileDiff', { channel, fileId: file.id, context: this.app.display.context });
       entry.diff = diff;
       if (diff.kind === 'text') entry.hunks = diff.hunks.map(buildHunk);
     } catch (error) {
@@ -123,7 +123,7 @@ export class DiffStore {
     const content = file.edit.after?.content;
     if (!content) return false;
     try {
-      const result = await this.app.client.request<ResourceReadResult>('resourceRead', { channel: 'ahp-root://', uri: content });
+      const result = await this.app.client.request('resourceRead', { channel: 'ahp-root://', uri: content });
       entry.text = splitText(decodeContent(result, entry.diff?.kind === 'text' ? entry.diff.encoding : 'utf-8'));
       return true;
     } catch (error) {

@@ -88,7 +88,7 @@ export class DiffView {
 
   private async fetch(channel: URI, file: ChangesetFile, loaded: Loaded, key: string): Promise<void> {
     try {
-      const diff = await this.app.client.request<WorkspaceFileDiff>('changesetFileDiff', { channel, fileId: file.id, context: this.app.display.context });
+      const diff = await this.app.client.request('changesetFileDiff', { channel, fileId: file.id, context: this.app.display.context });
       loaded.diff = diff;
       if (diff.kind === 'text') {
         const hunks = diff.hunks.map(buildHunk);
@@ -256,7 +256,7 @@ export class DiffView {
       const content = file.edit.after?.content;
       if (!content) return;
       try {
-        const result = await this.app.client.request<ResourceReadResult>('resourceRead', { channel: 'ahp-root://', uri: content });
+        const result = await this.app.client.request('resourceRead', { channel: 'ahp-root://', uri: content });
         loaded.text = splitText(decode(result, loaded.diff?.kind === 'text' ? loaded.diff.encoding : 'utf-8'));
       } catch (error) {
         this.app.say({ tone: 'error', text: `Could not read the file: ${(error as Error).message}` });

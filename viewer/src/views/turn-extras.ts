@@ -69,7 +69,7 @@ async function showPresented(app: App, file: PresentedFile): Promise<void> {
   content.textContent = 'Loading…';
   dialog.showModal();
   try {
-    const result = await app.client.request<ResourceReadResult>('resourceRead', { channel: 'ahp-root://', uri: file.uri });
+    const result = await app.client.request('resourceRead', { channel: 'ahp-root://', uri: file.uri });
     content.textContent = decodeContent(result, 'utf-8');
   } catch (error) {
     content.textContent = `Could not read it: ${(error as Error).message}`;
