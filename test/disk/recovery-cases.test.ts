@@ -163,7 +163,7 @@ describe('finishing an operation a crash interrupted', () => {
           sessionId: 'S1',
           kind: 'safety',
           reason: 'rollback',
-          details: { operation: 'rollback', changeset: 'x', paths: [], undoes: opts.rollback === 'this' ? record.safetyIndex : record.safetyIndex + 100 },
+          details: { operation: 'rollback', changeset: 'x', paths: [], undoes: opts.rollback === 'this' ? record.safetyIndex : record.safetyIndex! + 100 },
           tree,
         });
       }
