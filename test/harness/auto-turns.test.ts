@@ -36,7 +36,8 @@ describe('automatic turns', () => {
 
   for (const mode of ['watch', 'poll'] as const) {
     it(`(${mode}) starts a turn at the first change from the state before it, and ends it after the quiet period`, async () => {
-      auto = startAutoTurns(t.service.sessions, session, { quietMs: 1500, mode, pollIntervalMs: 100, ignoreDirs: [t.stateDir] });
+      // The second file is written as soon as the turn has started, well within the quiet period.
+      auto = startAutoTurns(t.service.sessions, session, { quietMs: 500, mode, pollIntervalMs: 100, ignoreDirs: [t.stateDir] });
       const started = once(auto, 'turnStarted');
       const ended = nextTurnEnded(auto);
       writeFileSync(join(repo, 'a.txt'), 'one\nmore\n');
