@@ -4,7 +4,8 @@
  * attribute decided on its own by the most specific source (within a file
  * the last matching line), macros (`[attr]name …`, and the built-in
  * `binary`) expanded where they are set. Only the attributes that change
- * what is stored are resolved: `text`, `crlf`, `eol` and `filter`.
+ * what is stored are resolved: `text`, `crlf`, `eol`, `filter`, `ident`
+ * and `working-tree-encoding`.
  */
 import { compileGlob, type GlobTest } from './wildmatch.js';
 
@@ -35,9 +36,11 @@ export interface PathAttributes {
   crlf: AttrValue | undefined;
   eol: AttrValue | undefined;
   filter: AttrValue | undefined;
+  ident: AttrValue | undefined;
+  'working-tree-encoding': AttrValue | undefined;
 }
 
-const RELEVANT = new Set(['text', 'crlf', 'eol', 'filter']);
+const RELEVANT = new Set(['text', 'crlf', 'eol', 'filter', 'ident', 'working-tree-encoding']);
 const BUILTIN_MACROS = new Map<string, readonly AttrSetting[]>([
   [
     'binary',
@@ -162,7 +165,7 @@ export class AttributeStack {
   }
 
   /**
-   * True when no line can set `text`, `crlf`, `eol` or `filter` (the common
+   * True when no line can set an attribute that changes what is stored (the common
    * case, also with `.gitattributes` holding only `-diff` or `linguist-*`
    * lines): nothing to match.
    */
@@ -170,7 +173,7 @@ export class AttributeStack {
     return this.searched.length === 0;
   }
 
-  /** `text`, `crlf`, `eol` and `filter` for the file at `path` (relative to the walk root) named `name`. */
+  /** The attributes that change what is stored, for the file at `path` (relative to the walk root) named `name`. */
   lookup(path: string, name: string): PathAttributes {
     const found = new Map<string, AttrValue>();
     const state = { missing: RELEVANT.size };
@@ -190,7 +193,14 @@ export class AttributeStack {
       return false;
     };
     for (const l of this.searched) if (level(l)) break;
-    return { text: found.get('text'), crlf: found.get('crlf'), eol: found.get('eol'), filter: found.get('filter') };
+    return {
+      text: found.get('text'),
+      crlf: found.get('crlf'),
+      eol: found.get('eol'),
+      filter: found.get('filter'),
+      ident: found.get('ident'),
+      'working-tree-encoding': found.get('working-tree-encoding'),
+    };
   }
 
   /** True when the file has `filter=lfs`. */

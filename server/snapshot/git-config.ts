@@ -267,6 +267,16 @@ export function coreSettingsFrom(values: ReadonlyMap<string, string | null>): Co
   return settings;
 }
 
+/** Filter drivers with a clean side configured (`filter.<name>.clean` or `filter.<name>.process`): git runs them on `git add`. */
+export function readFilterDrivers(env: GitEnvironment, repoConfigPath?: string): ReadonlySet<string> {
+  const drivers = new Set<string>();
+  for (const [name, value] of configValues(readGitConfig(env, repoConfigPath))) {
+    const m = /^filter\.(.+)\.(clean|process)$/s.exec(name);
+    if (m && value) drivers.add(m[1]!);
+  }
+  return drivers;
+}
+
 function expandHome(p: string, env: GitEnvironment): string {
   if (p.startsWith('~/') && env.HOME) return join(env.HOME, p.slice(2));
   return p;

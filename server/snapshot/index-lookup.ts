@@ -69,6 +69,14 @@ export class IndexLookup {
     return seed.membershipDiff(prev);
   }
 
+  /** The id the index records at `path` when its stat data matches `st` exactly and is not racy (see `IndexSeed.match`). */
+  matchStat(path: string, st: { mtimeMs: number; ctimeMs: number; ino: number; size: number }, mode: number): string | undefined {
+    const seed = this.current();
+    const slash = path.lastIndexOf('/');
+    const i = seed?.directory(path.slice(0, slash + 1))?.names.get(path.slice(slash + 1));
+    return i === undefined ? undefined : seed!.match(i, st, mode);
+  }
+
   /** The entry at `path` (relative to the work tree top), or undefined. */
   entry(path: string): IndexEntry | undefined {
     const seed = this.current();

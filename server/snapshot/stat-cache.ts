@@ -50,6 +50,12 @@ export interface CachedEntry {
   lfs: boolean;
   /** Line-ending conversion on the way in (`EOL_*` in eol-conversion.ts); the id is of the converted content. */
   eol: number;
+  /**
+   * Other conversions on the way in (`ident`, `working-tree-encoding`, a
+   * filter driver that is not run), as a key; kept in memory only: the
+   * first snapshot of a process decides every entry again.
+   */
+  conv?: string | undefined;
   /** State of the directory below this entry (directories only). */
   dir: DirState | undefined;
 }

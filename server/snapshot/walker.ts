@@ -21,6 +21,8 @@ import { isLfsPointer, lfsPointer } from './lfs-attributes.js';
 import { LeftRootError, openInside } from './open-inside.js';
 import { parseAttributes, type AttributeStack } from './git-attributes.js';
 import { cleanClass, cleanContent, convertsNothing, crlfAction, EOL_AUTO, EOL_KEEP } from './eol-conversion.js';
+import { conversionKey, parseConversionKey } from './conversion-key.js';
+import { encodeToGit, identToGit } from './content-conversion.js';
 import type { CoreSettings } from './git-config.js';
 import type { IndexLookup } from './index-lookup.js';
 import {
@@ -133,6 +135,12 @@ export interface WalkEnv {
   core: CoreSettings;
   /** The repository's index, for what `git add` takes from it; undefined outside repositories. */
   index: IndexLookup | undefined;
+  /**
+   * Filter drivers whose clean side the config sets (git runs them);
+   * undefined outside repositories, where `filter=lfs` alone makes a path
+   * an LFS file.
+   */
+  filters?: ReadonlySet<string> | undefined;
   /**
    * Paths (relative to the walk root) whose ignore decision is made again
    * although their directory's rules did not change: they were added to or
@@ -526,15 +534,21 @@ export class Walker {
         if (e.kind !== KIND_DIR) {
           let lfs = false;
           let eol = EOL_KEEP;
+          let conv: string | undefined;
           if (converts && e.kind === KIND_FILE) {
             const attrs = rules.attrs.lookup(path, e.name);
-            lfs = attrs.filter === 'lfs';
+            const filter = typeof attrs.filter === 'string' ? attrs.filter : undefined;
+            // git runs a filter only when its driver is configured; without git-lfs's, an LFS path is stored as it is.
+            const driven = filter !== undefined && (env.filters ? env.filters.has(filter) : filter === 'lfs');
+            lfs = driven && filter === 'lfs';
             eol = cleanClass(crlfAction(attrs, env.core));
+            conv = conversionKey(attrs, driven && !lfs ? filter : undefined);
           }
           // What is stored depends on these: a change re-reads the file.
-          if (lfs !== e.lfs || eol !== e.eol) {
+          if (lfs !== e.lfs || eol !== e.eol || conv !== e.conv) {
             e.lfs = lfs;
             e.eol = eol;
+            e.conv = conv;
             e.oid = undefined;
           }
         }
@@ -746,6 +760,14 @@ export class Walker {
       this.notRead(e, path, 'oversized', `larger than maxFileBytes (${st.size} > ${env.maxFileBytes})`, st.size);
       return;
     }
+    if (e.conv !== undefined && seedAt === undefined && parseConversionKey(e.conv).filter !== undefined) {
+      // A filter not run here: the index's id counts while its stat data matches (git ran the filter to refresh it).
+      const oid = env.index?.matchStat(env.seedPrefix + path, st, mode);
+      if (oid !== undefined) {
+        this.record(e, st, mode, oid);
+        return;
+      }
+    }
     if (seedAt !== undefined) {
       const oid = seedDir!.seed.match(seedAt, st, mode);
       if (oid !== undefined) {
@@ -852,29 +874,46 @@ export class Walker {
         this.counters.racy++;
       }
     };
-    const stored = kind === KIND_FILE && !e.lfs && e.eol !== EOL_KEEP ? this.clean(e, path, content) : content;
+    const stored = kind === KIND_FILE && !e.lfs && (e.eol !== EOL_KEEP || e.conv !== undefined) ? this.clean(e, path, content) : content;
     if (stored instanceof Promise) return stored.then(finish);
     finish(stored);
   }
 
   /**
-   * The content `git add` stores: CRLF → LF for text, except (`text=auto`)
-   * a file whose indexed version already has CRLF ("safer autocrlf").
+   * The content `git add` stores: UTF-8 for a `working-tree-encoding`,
+   * CRLF → LF for text except (`text=auto`) a file whose indexed version
+   * already has CRLF ("safer autocrlf"), `$Id$` for `ident`. A configured
+   * filter is not run: the bytes are recorded and a warning says so.
    */
   private clean(e: CachedEntry, path: string, content: Buffer): Buffer | Promise<Buffer> {
-    const cleaned = cleanContent(content, e.eol);
-    if (!cleaned) return content;
-    if (e.eol !== EOL_AUTO) return cleaned;
+    const c = e.conv !== undefined ? parseConversionKey(e.conv) : undefined;
+    let input: Uint8Array = content;
+    if (c?.filter !== undefined) this.warn(path, `its "${c.filter}" filter (filter.${c.filter}.clean) is not run; recorded the bytes on disk`);
+    if (c?.unsupportedEncoding !== undefined) this.warn(path, `working-tree-encoding ${c.unsupportedEncoding} is not converted; recorded the bytes on disk`);
+    if (c?.encoding !== undefined) {
+      const utf8 = encodeToGit(input, c.encoding);
+      if (utf8) input = utf8;
+      else this.warn(path, `not valid ${c.encoding} as git requires for its working-tree-encoding; recorded the bytes on disk`);
+    }
+    const done = (b: Uint8Array): Buffer => {
+      const out = c?.ident ? identToGit(b) : b;
+      return Buffer.isBuffer(out) ? out : Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    };
+    const cleaned = cleanContent(input, e.eol);
+    if (!cleaned) return done(input);
+    if (e.eol !== EOL_AUTO) return done(cleaned);
     const indexed = this.env.index?.entry(this.env.seedPrefix + path);
-    if (!indexed) return cleaned;
+    if (!indexed) return done(cleaned);
     // The usual cases need no blob read: the index holds one of the two candidates.
-    const cleanedOid = hashObject('blob', cleaned);
-    this.hashed = { content: cleaned, oid: cleanedOid };
-    if (indexed.oid === cleanedOid) return cleaned;
-    if (indexed.oid === hashObject('blob', content)) return content;
+    const converted = done(cleaned);
+    const cleanedOid = hashObject('blob', converted);
+    this.hashed = { content: converted, oid: cleanedOid };
+    if (indexed.oid === cleanedOid) return converted;
+    const kept = done(input);
+    if (indexed.oid === hashObject('blob', kept)) return kept;
     const crlf = this.env.index!.hasCrlf(indexed.oid);
-    if (typeof crlf === 'boolean') return crlf ? content : cleaned;
-    return crlf.then((has) => (has ? content : cleaned));
+    if (typeof crlf === 'boolean') return crlf ? kept : converted;
+    return crlf.then((has) => (has ? kept : converted));
   }
 
   /** The LFS pointer for a file, streaming its content through SHA-256. */

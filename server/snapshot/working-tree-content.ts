@@ -11,6 +11,7 @@ import { cleanClass, cleanContent, crlfAction, EOL_AUTO, EOL_KEEP, hasCrlfText, 
 import { AttributeStack, parseAttributes, type AttributeLevel } from './git-attributes.js';
 import { DEFAULT_CORE_SETTINGS, globalGitFiles, readCoreSettings, type GitEnvironment } from './git-config.js';
 import { findGitRepository, pathInWorkTree } from './git-repository.js';
+import { encodeToGit, encodeToWorktree, identToGit, identToWorktree, workingTreeEncoding } from './content-conversion.js';
 
 function readText(path: string): string | undefined {
   try {
@@ -63,14 +64,26 @@ export function checkoutConversion(root: string, relPath: string, env: GitEnviro
   }
   if (attrs.empty && core.autocrlf === 'false') return IDENTITY;
   const found = attrs.lookup(path, names[names.length - 1]!);
-  // LFS content is git-lfs's business: the pointer is written back as recorded.
+  // LFS content is git-lfs's business: the pointer is written back as recorded (without a driver, the content itself).
   if (found.filter === 'lfs') return IDENTITY;
   const action = crlfAction(found, core);
   const eolClass = cleanClass(action);
-  if (eolClass === EOL_KEEP) return IDENTITY;
+  const ident = found.ident === true;
+  const encoding = workingTreeEncoding(found['working-tree-encoding']);
+  if (eolClass === EOL_KEEP && !ident && !encoding) return IDENTITY;
+  // Other filter drivers are not run either way: what was recorded is written (see docs/snapshot.md).
   return {
-    smudge: (blob) => smudgeContent(blob, action, core),
-    clean: (content) => cleanContent(content, eolClass) ?? content,
+    smudge: (blob) => {
+      let out = ident ? identToWorktree(blob) : blob;
+      out = smudgeContent(out, action, core);
+      return encoding ? encodeToWorktree(out, encoding) : out;
+    },
+    clean: (content) => {
+      let out = encoding ? (encodeToGit(content, encoding) ?? content) : content;
+      out = cleanContent(out, eolClass) ?? out;
+      out = ident ? identToGit(out) : out;
+      return out.length === content.length && Buffer.compare(Buffer.from(out), Buffer.from(content)) === 0 ? content : out;
+    },
     keepsCrlf: (blob) => eolClass === EOL_AUTO && hasCrlfText(blob),
   };
 }
@@ -81,6 +94,5 @@ export function checkoutConversion(root: string, relPath: string, env: GitEnviro
  * the file out with CRLF, else the blob itself (see {@link checkoutConversion}).
  */
 export function workingTreeContent(root: string, relPath: string, blob: Uint8Array, env: GitEnvironment = process.env): Uint8Array {
-  if (blob.indexOf(10) < 0) return blob;
   return checkoutConversion(root, relPath, env).smudge(blob);
 }

@@ -11,7 +11,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { mkdirPrivateSync, openPrivateSync } from '../private-files.js';
 import type { ObjectStore } from '../store/types.js';
 import { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
-import { DEFAULT_CORE_SETTINGS, globalGitFiles, readCoreSettings, type CoreSettings, type GitEnvironment } from './git-config.js';
+import { DEFAULT_CORE_SETTINGS, globalGitFiles, readCoreSettings, readFilterDrivers, type CoreSettings, type GitEnvironment } from './git-config.js';
 import { EMPTY_TREE_OID } from './git-objects.js';
 import { findGitRepository, pathInWorkTree, type GitRepositoryLocation } from './git-repository.js';
 import { IgnoreStack, parseIgnoreFile, type IgnoreLevel } from './ignore-rules.js';
@@ -180,6 +180,8 @@ export class WorkspaceSnapshotter {
   private readonly tracker: ChangeTracker | undefined;
   private lastResult: SnapshotResult | undefined;
   private index: IndexLookup | undefined;
+  /** Every entry was decided in this process (conversion keys are not in the saved cache). */
+  private decidedAll = false;
 
   constructor(private readonly opts: SnapshotOptions) {
     validate(opts);
@@ -257,10 +259,11 @@ export class WorkspaceSnapshotter {
   }
 
   /** Ignore and attribute rules that apply at the root, from sources outside the walk. */
-  private rootRules(repo: GitRepositoryLocation | undefined, rootPath: string, core: CoreSettings): RuleContext {
+  private rootRules(repo: GitRepositoryLocation | undefined, rootPath: string, core: CoreSettings, filters: ReadonlySet<string> | undefined): RuleContext {
     // Settings that change what is recorded: a change re-decides every entry.
     const coreKey = JSON.stringify(core);
     const keyParts: string[] = coreKey === JSON.stringify(DEFAULT_CORE_SETTINGS) ? [] : ['core\n' + coreKey];
+    if (filters) keyParts.push('filters\n' + [...filters].sort().join('\n'));
     const caseFold = core.ignoreCase;
     const first: IgnoreLevel[] = [];
     const last: IgnoreLevel[] = [];
@@ -402,6 +405,7 @@ export class WorkspaceSnapshotter {
     this.nestedSnapshotters.clear();
     this.index?.close();
     this.index = undefined;
+    this.decidedAll = false;
   }
 
   private async run(verifying: boolean): Promise<{ result: SnapshotResult; missed: string[] }> {
@@ -423,11 +427,14 @@ export class WorkspaceSnapshotter {
       cold = c === undefined;
     }
     const core = repo ? readCoreSettings(this.opts.env ?? process.env, join(repo.commonDir, 'config')) : DEFAULT_CORE_SETTINGS;
-    const rules = this.rootRules(repo, rootPath, core);
+    const filters = repo ? readFilterDrivers(this.opts.env ?? process.env, join(repo.commonDir, 'config')) : undefined;
+    const rules = this.rootRules(repo, rootPath, core, filters);
     const index = this.indexLookup(repo);
     const prefix = repo ? pathInWorkTree(repo.workTree, rootPath) : '';
     // Paths added to or removed from the index since the last snapshot: git never ignores a tracked path.
-    const redecide = cold || !index ? undefined : redecidedPaths(index.membershipChanges(), prefix);
+    let redecide = cold || !index ? undefined : redecidedPaths(index.membershipChanges(), prefix);
+    if (!cold && !this.decidedAll) redecide = 'all';
+    this.decidedAll = true;
     let plan: WalkPlan | undefined;
     let reported: TouchedPath[] | undefined;
     if (this.tracker && verifying) {
@@ -438,7 +445,7 @@ export class WorkspaceSnapshotter {
         hasState: this.state !== undefined,
         hasResult: this.lastResult !== undefined,
         rulesKey: `${identity}\0${rules.key}`,
-        ...(redecide === 'all' ? { walkAll: 'the repository index was read afresh' } : redecide ? { extra: redecide.touched } : {}),
+        ...(redecide === 'all' ? { walkAll: 'every entry is decided afresh' } : redecide ? { extra: redecide.touched } : {}),
       });
       if (plan.kind === 'reuse') return { result: this.reusedResult(t0), missed: [] };
     }
@@ -474,6 +481,7 @@ export class WorkspaceSnapshotter {
         collectChanged: reported !== undefined,
         core,
         index,
+        filters,
         unreadMarks: this.unreadMarks,
       },
       this.ruleFiles,
