@@ -63,18 +63,15 @@ export class ChangesetService {
   /** Throws {@link ServiceSettingsError}, before anything is opened, for settings it cannot run with. */
   constructor(private readonly options: ChangesetServiceOptions = {}) {
     this.stateDir = options.stateDir ?? defaultStateDir();
-    try {
-      this.security = options.security && createEndpointSecurity({ ...options.security, endpoint: () => endpointOfUrl(this.server?.url) });
-      this.mirrorRemote = options.mirror && mirrorSetting(options.mirror.url, options.mirror.env);
-    } catch (error) {
-      if (!(error instanceof Error) || (options.security === undefined && !(error instanceof MirrorSettingsError))) throw error;
-      throw new ServiceSettingsError(error.message, { cause: error });
-    }
-    const security = this.security;
+    const security = options.security;
+    this.security = security && setting(() => createEndpointSecurity({ ...security, endpoint: () => endpointOfUrl(this.server?.url) }), Error);
+    const mirror = options.mirror;
+    this.mirrorRemote = mirror && setting(() => mirrorSetting(mirror.url, mirror.env), MirrorSettingsError);
+    const hooks = this.security;
     this.server = new ChangesetServer({
       ...options,
       stateDir: this.stateDir,
-      ...(security ? { checkUpgrade: security.checkUpgrade, selectProtocol: security.selectProtocol, handleHttpRequest: security.handleHttpRequest } : {}),
+      ...(hooks ? { checkUpgrade: hooks.checkUpgrade, selectProtocol: hooks.selectProtocol, handleHttpRequest: hooks.handleHttpRequest } : {}),
     });
     const log = options.log ?? ((line: string) => process.stderr.write(`changeset-server: ${line}\n`));
     this.log = log;
@@ -160,5 +157,15 @@ export class ChangesetService {
     await this.mirror?.stop(opts.mirrorGraceMs);
     this.mirror = undefined;
     this.wiring.dispose();
+  }
+}
+
+/** Reads one setting; what it throws as `kind` (a bad value) becomes a {@link ServiceSettingsError} with the same message. */
+function setting<T>(read: () => T, kind: abstract new (...args: never[]) => Error): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof kind) throw new ServiceSettingsError(error.message, { cause: error });
+    throw error;
   }
 }

@@ -1,16 +1,14 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type AutoTurns, startAutoTurns } from '../auto-turns/index.js';
 import { removeServerEntry, removeServerEntrySync, writeServerEntry, type ServerEntry } from '../registry/index.js';
-import { createEndpointSecurity, endpointOfUrl, TOKEN_ENV, type EndpointSecurity } from '../security/index.js';
-import { ChangesetService } from '../service.js';
+import { TOKEN_ENV } from '../security/index.js';
+import { ChangesetService, ServiceSettingsError } from '../service.js';
 import { defaultStateDir } from '../store/index.js';
 import { defaultViewerDir } from '../client/package-root.js';
 import { readEndpoint, writeEndpoint } from './endpoint-memory.js';
 import { watchIdle } from './idle-exit.js';
 import { progressLine } from './progress.js';
 import { parseServeArgs, SERVE_USAGE, type ServeArgs } from './serve-args.js';
-import { mirrorSetting, MirrorSettingsError, startMirror } from '../mirror/serve-mirror.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { UsageError } from '../client/errors.js';
 
@@ -62,30 +60,38 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   // The same workspace gets the same port and token across restarts, so open tabs reconnect and links keep working.
   const portGiven = argv.some((a) => a === '--port' || a.startsWith('--port='));
   const remembered = await readEndpoint(stateDir, args.directories);
-  let service: ChangesetService | undefined;
-  let security: EndpointSecurity;
-  try {
-    const envToken = env[TOKEN_ENV];
-    const token = args.token ?? (args.noAuth ? undefined : envToken || remembered?.token);
-    security = createEndpointSecurity({
+  const envToken = env[TOKEN_ENV];
+  const token = args.token ?? (args.noAuth ? undefined : envToken || remembered?.token);
+  const progress = progressLine(process.stderr);
+  let showProgress = true;
+  // Everything the server runs with is built and connected by the service (security, viewer, mirror, automatic turns).
+  const makeService = (port: number) =>
+    new ChangesetService({
       host: args.host,
-      noAuth: args.noAuth,
-      allowedOrigins: args.allowedOrigins,
-      endpoint: () => endpointOfUrl(service?.server.url),
-      ...(token !== undefined ? { token } : {}),
-      ...(args.viewerDir !== undefined ? { staticDir: args.viewerDir } : withDefaultViewer()),
+      port,
+      stateDir,
+      security: {
+        host: args.host,
+        noAuth: args.noAuth,
+        allowedOrigins: args.allowedOrigins,
+        ...(token !== undefined ? { token } : {}),
+        ...(args.viewerDir !== undefined ? { staticDir: args.viewerDir } : withDefaultViewer()),
+      },
+      mirror: { url: args.mirror, env },
+      ...(args.autoTurnsMs !== undefined ? { autoTurns: { quietMs: args.autoTurnsMs } } : {}),
+      serveOutsideFiles: args.serveOutsideFiles,
+      sessionDefaults: {
+        onProgress: (done, total) => showProgress && progress.update(done, total),
+        ...(args.storeBudgetBytes !== undefined ? { storeBudgetBytes: args.storeBudgetBytes } : {}),
+        ...(args.retainDays !== undefined ? { retainDays: args.retainDays } : {}),
+      },
     });
-  } catch (err) {
-    if (!(err instanceof Error)) throw err;
-    process.stderr.write(`changeset-server serve: ${err.message}\n`);
-    return 2;
-  }
-
-  let mirrorRemote: ReturnType<typeof mirrorSetting>;
+  const port = portGiven ? args.port : (remembered?.port ?? args.port);
+  let service: ChangesetService;
   try {
-    mirrorRemote = mirrorSetting(args.mirror, env);
+    service = makeService(port);
   } catch (err) {
-    if (!(err instanceof MirrorSettingsError)) throw err;
+    if (!(err instanceof ServiceSettingsError)) throw err;
     process.stderr.write(`changeset-server serve: ${err.message}\n`);
     return 2;
   }
@@ -102,25 +108,6 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     process.on('SIGTERM', stop);
   });
 
-  const progress = progressLine(process.stderr);
-  let showProgress = true;
-  const makeService = (port: number) =>
-    new ChangesetService({
-      host: args.host,
-      port,
-      stateDir,
-      checkUpgrade: security.checkUpgrade,
-      selectProtocol: security.selectProtocol,
-      handleHttpRequest: security.handleHttpRequest,
-      serveOutsideFiles: args.serveOutsideFiles,
-      sessionDefaults: {
-        onProgress: (done, total) => showProgress && progress.update(done, total),
-        ...(args.storeBudgetBytes !== undefined ? { storeBudgetBytes: args.storeBudgetBytes } : {}),
-        ...(args.retainDays !== undefined ? { retainDays: args.retainDays } : {}),
-      },
-    });
-  const port = portGiven ? args.port : (remembered?.port ?? args.port);
-  service = makeService(port);
   let url: string;
   try {
     ({ url } = await service.start());
@@ -139,30 +126,19 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     }
   }
   const boundPort = Number(new URL(url).port);
-  await writeEndpoint(stateDir, args.directories, { port: boundPort, ...(security.token !== undefined ? { token: security.token } : {}) }).catch(
-    (err: unknown) => process.stderr.write(`changeset-server: cannot remember the endpoint in ${stateDir}: ${(err as Error).message}\n`),
+  const serverToken = service.security?.token;
+  await writeEndpoint(stateDir, args.directories, { port: boundPort, ...(serverToken !== undefined ? { token: serverToken } : {}) }).catch((err: unknown) =>
+    process.stderr.write(`changeset-server: cannot remember the endpoint in ${stateDir}: ${(err as Error).message}\n`),
   );
-  const mirror = mirrorRemote ? startMirror(service, mirrorRemote, (line) => process.stderr.write(`changeset-server: ${line}\n`)) : undefined;
   const sessions: string[] = [];
-  const autoTurns: AutoTurns[] = [];
   if (!args.noSession) {
     try {
       const session = await service.openWorkspace(args.directories);
       sessions.push(session.uri);
-      if (args.autoTurnsMs !== undefined) {
-        autoTurns.push(
-          startAutoTurns(service.sessions, session, {
-            quietMs: args.autoTurnsMs,
-            ignoreDirs: [stateDir],
-            log: (line) => process.stderr.write(`changeset-server: ${line}\n`),
-          }),
-        );
-      }
     } catch (err) {
       progress.done();
       process.stderr.write(`changeset-server serve: cannot record ${args.directories.join(', ')}: ${(err as Error).message}\n`);
-      await service.stop();
-      await mirror?.stop(0);
+      await service.stop({ mirrorGraceMs: 0 });
       return 1;
     }
   }
@@ -174,14 +150,14 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   progress.done();
   showProgress = false;
 
-  const ready: ReadyInfo = { url, token: security.token ?? null, sessions, viewer: viewerUrl(url, security.token) };
+  const ready: ReadyInfo = { url, token: serverToken ?? null, sessions, viewer: viewerUrl(url, serverToken) };
   const entry: ServerEntry = {
     pid: process.pid,
     url,
     viewer: ready.viewer,
     directories: args.directories,
     startedAt: new Date().toISOString(),
-    ...(security.token !== undefined ? { token: security.token } : {}),
+    ...(serverToken !== undefined ? { token: serverToken } : {}),
   };
   const onExit = (): void => removeServerEntrySync(stateDir, process.pid);
   try {
@@ -196,10 +172,8 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const stopWatchingIdle = args.idleTimeoutMs !== undefined ? watchIdle(service, args.idleTimeoutMs, () => process.kill(process.pid, 'SIGTERM')) : undefined;
   await stopRequested;
   stopWatchingIdle?.();
-  for (const auto of autoTurns) auto.stop();
+  // Automatic turns, recording, clients, the mirror: the service's stop order.
   await service.stop();
-  // After the sessions closed: the turns they stored as cancelled go out too.
-  await mirror?.stop();
   await removeServerEntry(stateDir, process.pid).catch(() => undefined);
   process.off('exit', onExit);
   return 0;
