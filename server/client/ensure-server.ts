@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, watch, type FSWatcher } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findServerFor, type ServerEntry } from '../registry/server-registry.js';
+import { findServerFor, registryDir, type ServerEntry } from '../registry/server-registry.js';
 import { logDir } from './hook-log.js';
 
 /** Default idle time after which a server started by the hook goes away (10 minutes). */
@@ -24,6 +24,7 @@ export interface EnsureServerOptions {
   idleTimeoutMs?: number;
 }
 
+/** How often the registry is looked at when nothing says it changed (a missed or unsupported file-system event). */
 const POLL_MS = 100;
 const STALE_LOCK_MS = 30_000;
 
@@ -41,10 +42,15 @@ export async function ensureServer(options: EnsureServerOptions): Promise<Server
   const lockPath = await lockFile(options.stateDir, options.cwd);
   const locked = await acquire(lockPath);
   let exited: string | undefined;
+  // Woken when the registry directory changes (the server registers by renaming its entry into it) or the child exits.
+  let wake: (() => void) | undefined;
+  const nudge = (): void => wake?.();
+  let watcher: FSWatcher | undefined;
   try {
     // Another hook may have started one while this one looked.
     const again = locked ? await findServerFor(options.stateDir, options.cwd) : undefined;
     if (again) return again;
+    watcher = await watchRegistry(options.stateDir, nudge);
     if (locked) {
       // Loaded only here: most hook events find the server running.
       const { spawn } = await import('node:child_process');
@@ -66,8 +72,14 @@ export async function ensureServer(options: EnsureServerOptions): Promise<Server
           ],
           { cwd: options.cwd, detached: true, stdio: ['ignore', out, out] },
         );
-        child.once('error', (error) => (exited = `could not start: ${error.message}`));
-        child.once('exit', (code, signal) => (exited = `exited with ${signal ?? `code ${code}`} (log: ${logPath})`));
+        child.once('error', (error) => {
+          exited = `could not start: ${error.message}`;
+          nudge();
+        });
+        child.once('exit', (code, signal) => {
+          exited = `exited with ${signal ?? `code ${code}`} (log: ${logPath})`;
+          nudge();
+        });
         child.unref();
         options.log(`started a server for ${options.cwd} (pid ${child.pid}, log ${logPath})`);
       } finally {
@@ -79,10 +91,33 @@ export async function ensureServer(options: EnsureServerOptions): Promise<Server
       if (entry) return entry;
       if (exited) throw new Error(`the server for ${options.cwd} ${exited}`);
       if (Date.now() >= options.deadline) throw new Error(`no server registered for ${options.cwd} in time`);
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          wake = undefined;
+          resolve();
+        }, POLL_MS);
+        wake = () => {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        };
+      });
     }
   } finally {
+    watcher?.close();
     if (locked) await rm(lockPath, { force: true });
+  }
+}
+
+/** Watches the registry directory (made if missing); undefined where that cannot be done, and the registry is polled alone. */
+async function watchRegistry(stateDir: string, onChange: () => void): Promise<FSWatcher | undefined> {
+  try {
+    await mkdir(registryDir(stateDir), { recursive: true, mode: 0o700 });
+    const watcher = watch(registryDir(stateDir), onChange);
+    watcher.on('error', () => undefined);
+    return watcher;
+  } catch {
+    return undefined;
   }
 }
 
