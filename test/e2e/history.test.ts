@@ -7,7 +7,7 @@ import { findServerFor } from '../../server/registry/index.js';
 import { run, startServe, type ServeProcess } from '../cli/serve-process.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { fixture as recordedEvent, stopServer, waitFor } from '../hook/hook-fixtures.js';
-import { buildViewer, launchBrowser, openViewer, startViewerServer, type ViewerServer } from './viewer-harness.js';
+import { closePages, launchBrowser, openViewer, startViewerServer, viewerDir, type ViewerServer } from './viewer-harness.js';
 
 const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
 
@@ -18,18 +18,16 @@ const LINES = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
 describe('history in the viewer', () => {
   const temp = new TempDirs();
   let browser: Browser;
-  let viewer: Awaited<ReturnType<typeof buildViewer>>;
   const cleanups: (() => Promise<unknown>)[] = [];
 
   beforeAll(async () => {
-    viewer = await buildViewer();
     browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
-    await viewer?.remove();
   });
   afterEach(async () => {
+    if (browser) await closePages(browser);
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
     temp.cleanup();
   });
@@ -85,7 +83,7 @@ describe('history in the viewer', () => {
   }, 240_000);
 
   it('records a hunk the viewer reverts as the user action, not as an automatic turn', async () => {
-    const server: ViewerServer = await startViewerServer(viewer.dir);
+    const server: ViewerServer = await startViewerServer(viewerDir());
     cleanups.push(() => server.stop());
     const repo = makeRepo(temp.make(), { 'a.txt': LINES });
     const session = await server.service.openWorkspace([repo]);
@@ -100,11 +98,13 @@ describe('history in the viewer', () => {
     await expect.poll(() => page.locator(`[data-turn="${turnId}"] .turn-message`).textContent()).toContain('Edited a.txt');
     await page.locator('.row.file[data-path="a.txt"] .file-open').click();
     await page.locator('tr.hunk-header [data-operation="revert"]').first().click();
+    // Automatic turns look at the file events of the revert's write once the watcher reports them.
+    const checked = new Promise<boolean>((resolve) => auto.once('checked', resolve));
     await page.locator('#confirm-ok').click();
     await page.locator('[data-user-action="Reverted lines 1–6 of a.txt (turn 1)"]').waitFor({ timeout: 30_000 });
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe(LINES.replace('line 25\n', 'line twenty-five\n'));
-    // Well past the quiet period: the server's own write is no turn.
-    await new Promise((r) => setTimeout(r, 1500));
+    // The server's own write is no change to the workspace: no turn starts.
+    expect(await checked).toBe(false);
     await auto.idle();
     expect(session.turns).toHaveLength(1);
     expect(await page.locator('.turn-open').count()).toBe(1);
@@ -114,7 +114,7 @@ describe('history in the viewer', () => {
   it('reconnects an open viewer after a restart on the same port and token; a link without the token says how to get one', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const state = temp.make('state-');
-    const args = [repo, '--state-dir', state, '--viewer-dir', viewer.dir];
+    const args = [repo, '--state-dir', state, '--viewer-dir', viewerDir()];
     let serve: ServeProcess = await startServe(args);
     cleanups.push(() => serve.stop());
     const first = serve.ready;

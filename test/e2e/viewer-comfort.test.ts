@@ -26,29 +26,31 @@ describe('viewer comfort', () => {
     await page.locator('.rv-file[data-path="a.txt"] .rl.add').waitFor();
     expect(await background()).toBe('rgb(13, 17, 23)');
     await page.locator('#theme').selectOption('light');
-    expect(await background()).toBe('rgb(255, 255, 255)');
+    await expect.poll(background).toBe('rgb(255, 255, 255)');
     await page.reload();
     await page.locator('.rv-file[data-path="a.txt"] .rl.add').waitFor();
     expect(await background()).toBe('rgb(255, 255, 255)');
     expect(await page.locator('#theme').inputValue()).toBe('light');
     await page.locator('#theme').selectOption('system');
-    expect(await background()).toBe('rgb(13, 17, 23)');
+    await expect.poll(background).toBe('rgb(13, 17, 23)');
 
     // Drag the file list wider; the width is remembered.
     const files = page.locator('#files-column');
     const before = (await files.boundingBox())!.width;
+    /** How much wider than at first the file list is, in whole pixels. */
+    const widened = async (): Promise<number> => Math.round((await files.boundingBox())!.width - before);
     const bar = (await page.locator('[data-splitter="files"]').boundingBox())!;
     await page.mouse.move(bar.x + bar.width / 2, bar.y + 200);
     await page.mouse.down();
     await page.mouse.move(bar.x + bar.width / 2 + 120, bar.y + 200, { steps: 4 });
     await page.mouse.up();
-    expect(Math.round((await files.boundingBox())!.width - before)).toBe(120);
+    await expect.poll(widened).toBe(120);
     await page.reload();
     await page.locator('.rv-file[data-path="a.txt"] .rl.add').waitFor();
-    expect(Math.round((await files.boundingBox())!.width - before)).toBe(120);
+    await expect.poll(widened).toBe(120);
     await page.locator('[data-splitter="files"]').focus();
     await page.keyboard.press('ArrowLeft');
-    expect(Math.round((await files.boundingBox())!.width - before)).toBe(110);
+    await expect.poll(widened).toBe(110);
 
     // 1300 px with both side panes leaves the diff too narrow for two columns: side by side draws unified, and says so.
     await page.locator('body').press('s');
@@ -57,11 +59,11 @@ describe('viewer comfort', () => {
     // Hiding both side panes gives it the room.
     await page.locator('[data-toggle="sidebar"]').click();
     await page.locator('[data-toggle="files"]').click();
-    expect(await files.isVisible()).toBe(false);
+    await expect.poll(() => files.isVisible()).toBe(false);
     await page.locator('.rv-body.split').waitFor();
     expect(await page.locator('#narrow-note').count()).toBe(0);
     await page.locator('[data-toggle="files"]').click();
-    expect(await files.isVisible()).toBe(true);
+    await expect.poll(() => files.isVisible()).toBe(true);
     expect(errors).toEqual([]);
   }, 180_000);
 

@@ -1,16 +1,16 @@
 /**
- * What the browser tests share: a fresh viewer build, the whole product
- * started in-process and locked down as `serve` locks it (token, origin
- * check, the viewer's static files with the CSP), a scripted client that
- * records turns, and Debian's Chromium driven by playwright-core.
+ * What the browser tests share: the viewer built once for the run
+ * (`global-setup.ts`), the whole product started in-process and locked down
+ * as `serve` locks it (token, origin check, the viewer's static files with
+ * the CSP), a scripted client that records turns, and Debian's Chromium
+ * driven by playwright-core.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { ChangesetService, type ChangesetServiceOptions } from '../../server/service.js';
 import { createEndpointSecurity, endpointOfUrl } from '../../server/security/index.js';
 import { TestClient } from '../helpers/client.js';
@@ -20,15 +20,9 @@ import { TempDirs } from '../helpers/workspace.js';
 export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 export const CHROMIUM = '/usr/bin/chromium';
 
-/**
- * Builds the viewer from its sources into a fresh temporary folder (without
- * the type check, which `npm run build` does); each test file gets its own,
- * so test files running in parallel never serve a folder being rewritten.
- */
-export async function buildViewer(): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'viewer-build-'));
-  execFileSync(process.execPath, [join(ROOT, 'viewer', 'build.mjs'), '--no-typecheck', '--outdir', dir], { stdio: 'inherit' });
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+/** The folder the viewer was built into for this run (by `global-setup.ts`; no test rewrites it). */
+export function viewerDir(): string {
+  return inject('viewerDir');
 }
 
 /** Launches headless Chromium. */
@@ -97,33 +91,46 @@ export function recordTurn(client: TestClient, session: string, turnId: string, 
   return record(client, session, turnId, edit, message);
 }
 
-/** The browser, the viewer build and a fresh server per test, with their lifecycle hooks registered. */
+/** The browser and the server a test file's tests use, with their lifecycle hooks registered. */
 export interface ViewerFixture {
   readonly browser: Browser;
   readonly server: ViewerServer;
   readonly temp: TempDirs;
 }
 
-/** Registers the hooks every viewer test file needs: one browser and build per file, one server per test. */
-export function useViewerFixture(): ViewerFixture {
+/**
+ * Registers the hooks every viewer test file needs: one browser per file,
+ * each test's pages closed after it, and a fresh server per test (`test`)
+ * or one server for the whole file (`file`, for tests that look at the same
+ * recorded turns).
+ */
+export function useViewerFixture(serverScope: 'test' | 'file' = 'test'): ViewerFixture {
   const temp = new TempDirs();
   let browser: Browser | undefined;
   let server: ViewerServer | undefined;
-  let viewer: Awaited<ReturnType<typeof buildViewer>> | undefined;
   beforeAll(async () => {
-    viewer = await buildViewer();
     browser = await launchBrowser();
+    if (serverScope === 'file') server = await startViewerServer(viewerDir());
   }, 120_000);
   afterAll(async () => {
+    if (serverScope === 'file') {
+      await server?.stop();
+      temp.cleanup();
+    }
     await browser?.close();
-    await viewer?.remove();
   });
-  beforeEach(async () => {
-    server = await startViewerServer(viewer!.dir);
-  });
+  if (serverScope === 'test') {
+    beforeEach(async () => {
+      server = await startViewerServer(viewerDir());
+    });
+  }
   afterEach(async () => {
-    await server?.stop();
-    temp.cleanup();
+    // A page left open keeps drawing, and reconnecting to a stopped server, beside the next test.
+    if (browser) await closePages(browser);
+    if (serverScope === 'test') {
+      await server?.stop();
+      temp.cleanup();
+    }
   });
   return {
     get browser() {
@@ -134,6 +141,11 @@ export function useViewerFixture(): ViewerFixture {
     },
     temp,
   };
+}
+
+/** Closes every page a test opened in the browser. */
+export async function closePages(browser: Browser): Promise<void> {
+  await Promise.all(browser.contexts().map((context) => context.close().catch(() => undefined)));
 }
 
 /** What a test can choose about the page before it loads. */
@@ -167,7 +179,8 @@ export async function openViewer(
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(message.text());
   });
-  page.setDefaultTimeout(30_000);
+  // Generous: on a loaded machine, beside another test file, a page can take many seconds to draw what a test waits for.
+  page.setDefaultTimeout(60_000);
   await page.goto(url);
   return { page, errors };
 }

@@ -29,7 +29,7 @@ describe('viewer deep links', () => {
     await expect.poll(() => page.locator('#changeset-title').textContent()).toContain('first turn');
     await expect.poll(() => page.locator('.row.file.selected').getAttribute('data-path')).toBe('b.txt');
     await page.locator('.linked [data-line="R2"]').first().waitFor();
-    expect(await query(page)).toBe('?session=links&turn=t1&file=b.txt&line=R2');
+    await expect.poll(() => query(page)).toBe('?session=links&turn=t1&file=b.txt&line=R2');
 
     await page.goBack();
     await expect.poll(() => query(page)).toBe('?session=links&turn=t1&file=b.txt');
@@ -47,7 +47,7 @@ describe('viewer deep links', () => {
     const shared = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=links&from=t1&to=t2&file=c.txt`);
     await expect.poll(() => shared.page.locator('#changeset-title').textContent()).toBe('Compare: turn 1 → turn 2');
     await expect.poll(() => shared.page.locator('.row.file.selected').getAttribute('data-path')).toBe('c.txt');
-    expect(await query(shared.page)).toBe('?session=links&from=t1&to=t2&file=c.txt');
+    await expect.poll(() => query(shared.page)).toBe('?session=links&from=t1&to=t2&file=c.txt');
     expect(errors).toEqual([]);
     expect(shared.errors).toEqual([]);
   }, 180_000);

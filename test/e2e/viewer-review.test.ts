@@ -9,11 +9,6 @@ const fx = useViewerFixture();
 
 const numbered = (n: number, prefix: string): string => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n') + '\n';
 
-/** The page's review scroller, typed for in-page functions. */
-interface ReviewGlobals {
-  document: { getElementById(id: string): { scrollTop: number; scrollHeight: number; clientHeight: number } | null };
-}
-
 describe('viewer review page', () => {
   it('shows every file on one page with sticky headers, collapses viewed files, filters, and keeps the one-file mode', async () => {
     const repo = makeRepo(fx.temp.make(), {
@@ -36,7 +31,7 @@ describe('viewer review page', () => {
     await page.locator('[data-turn="t1"]').click();
     // Files follow in list order (only those on screen are in the page); the first file is selected.
     await expect.poll(() => page.locator('.rv-file').evaluateAll((s) => s.map((e) => e.getAttribute('data-path')))).toEqual(['old.txt', 'docs/new.md']);
-    expect(await page.locator('.row.file.selected').getAttribute('data-path')).toBe('old.txt');
+    await expect.poll(() => page.locator('.row.file.selected').getAttribute('data-path')).toBe('old.txt');
     await page.locator('#review').evaluate((el) => {
       el.scrollTop = 1500;
     });
@@ -53,7 +48,7 @@ describe('viewer review page', () => {
       el.scrollTop += 300;
     });
     await expect.poll(async () => Math.abs((await top('.rv-file[data-path="src/long.txt"] .rv-header')) - (await top('#review')))).toBeLessThan(2);
-    expect(await page.locator('.row.file.selected').getAttribute('data-path')).toBe('src/long.txt');
+    await expect.poll(() => page.locator('.row.file.selected').getAttribute('data-path')).toBe('src/long.txt');
 
     // Ticking "Viewed" collapses the file to its header; its toggle opens it again.
     const long = page.locator('.rv-file[data-path="src/long.txt"]');
@@ -66,8 +61,8 @@ describe('viewer review page', () => {
     // The filter narrows the list and the page: path substring, change kind, review state.
     await page.locator('#file-filter').fill('util');
     await expect.poll(() => page.locator('.rv-file').count()).toBe(1);
-    expect(await page.locator('#files .row.file').count()).toBe(1);
-    expect(await page.locator('#filter-count').textContent()).toBe('1 of 4 files');
+    await expect.poll(() => page.locator('#files .row.file').count()).toBe(1);
+    await expect.poll(() => page.locator('#filter-count').textContent()).toBe('1 of 4 files');
     // A one-line file shown whole offers nothing more to expand.
     await page.locator('.rv-file[data-path="src/util/math.ts"] .rl.add').waitFor();
     expect(await page.locator('.rv-file[data-path="src/util/math.ts"] .expand').count()).toBe(0);
@@ -92,7 +87,7 @@ describe('viewer review page', () => {
     await page.locator('table.diff').waitFor();
     await page.reload();
     await page.locator('table.diff').waitFor();
-    expect(await page.locator('[data-layout="file"]').getAttribute('aria-pressed')).toBe('true');
+    await expect.poll(() => page.locator('[data-layout="file"]').getAttribute('aria-pressed')).toBe('true');
     expect(errors).toEqual([]);
   }, 180_000);
 
@@ -110,52 +105,9 @@ describe('viewer review page', () => {
     const colour = () => colourOf(keyword);
     const light = await colour();
     await page.locator('#theme').selectOption('dark');
-    const dark = await colour();
-    expect(dark).not.toBe(light);
+    await expect.poll(colour).not.toBe(light);
     expect(errors).toEqual([]);
   }, 180_000);
-
-  it('stays light at 5,000 files and 100,000 changed lines: bounded page, diffs fetched only for what is passed', async () => {
-    const repo = makeRepo(fx.temp.make(), { 'seed.txt': 'seed\n' });
-    const session = await createSession(fx.server.client, 'huge', repo);
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 5000; i++)
-      files[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.ts`] = numbered(20, `export const v${i} =`);
-    await recordTurn(fx.server.client, session, 'huge', '100,000 lines', () => writeFiles(repo, files));
-
-    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=huge&turn=huge`);
-    const requests: string[] = [];
-    page.on('websocket', (ws) => ws.on('framesent', (frame) => requests.push(String(frame.payload))));
-    await page.locator('.rv-file[data-path="pkg00/file0000.ts"] .rl.add').first().waitFor({ timeout: 60_000 });
-    await expect.poll(() => page.locator('.toolbar .counts').first().textContent(), { timeout: 60_000 }).toMatch(/^5000 files \+100000/);
-
-    const steps = await page.evaluate(async () => {
-      const { document, performance, requestAnimationFrame } = globalThis as unknown as PageGlobals & ReviewGlobals;
-      const scroller = document.getElementById('review')!;
-      const times: number[] = [];
-      for (let top = 0; top < scroller.scrollHeight; top += scroller.scrollHeight / 60) {
-        const start = performance.now();
-        scroller.scrollTop = top;
-        await new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
-        times.push(performance.now() - start);
-      }
-      times.sort((a, b) => a - b);
-      return { count: times.length, median: times[times.length >> 1]! };
-    });
-    expect(steps.count).toBeGreaterThanOrEqual(60);
-    expect(steps.median).toBeLessThan(100);
-    expect(await page.locator('.rv-file').count()).toBeLessThan(20);
-    expect(await page.locator('.rl').count()).toBeLessThan(300);
-    // Jumping through the page asked for the files passed, not for all 5,000.
-    const diffRequests = requests.filter((r) => r.includes('"changesetFileDiff"')).length;
-    expect(diffRequests).toBeLessThan(1000);
-
-    await page.locator('#review').evaluate((el) => {
-      el.scrollTop = el.scrollHeight;
-    });
-    await page.locator('.rv-file[data-path="pkg49/file4999.ts"] .rl.add').last().waitFor({ timeout: 30_000 });
-    expect(errors).toEqual([]);
-  }, 300_000);
 
   it('wraps long lines onto rows of their own, whole and unclipped, unified and side by side', async () => {
     const long = 'export const message = ' + Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ') + ';';
@@ -216,14 +168,37 @@ describe('viewer review page', () => {
     await check();
 
     // A line after wrapped ones is still linked to its own row.
-    // The side-by-side rows may be redrawn once more under a loaded machine: a click on a row being replaced is clicked again.
-    await expect
-      .poll(async () => {
-        await file.locator('.num[data-line="R6"]').click();
-        return page.evaluate(() => (globalThis as unknown as PageGlobals).location.search);
-      })
-      .toContain('line=R6');
+    await file.locator('.num[data-line="R6"]').click();
+    await expect.poll(() => page.evaluate(() => (globalThis as unknown as PageGlobals).location.search)).toContain('line=R6');
     await expect.poll(() => file.locator('.rl.linked .num[data-line="R6"]').count()).toBe(1);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('keeps a click on a line number when the page redraws while the mouse button is down', async () => {
+    const repo = makeRepo(fx.temp.make(), { 'a.txt': numbered(10, 'line') });
+    const session = await createSession(fx.server.client, 'press', repo);
+    await recordTurn(fx.server.client, session, 't1', 'one line', () => writeFiles(repo, { 'a.txt': numbered(10, 'line').replace('line 5\n', 'LINE 5\n') }));
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=press&turn=t1`);
+    const number = page.locator('.rv-file[data-path="a.txt"] .num[data-line="R5"]');
+    await number.waitFor();
+
+    // The button goes down on the line number; before it comes up, the page is told to redraw its rows (as a resize or
+    // the reader's wheel tells it) and a frame passes. Redrawn then, the row pressed would be replaced and the click lost.
+    const box = (await number.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.evaluate(async () => {
+      const g = globalThis as unknown as {
+        document: { getElementById(id: string): { dispatchEvent(event: unknown): boolean } | null };
+        Event: new (type: string) => unknown;
+        requestAnimationFrame(callback: () => void): number;
+      };
+      g.document.getElementById('review')!.dispatchEvent(new g.Event('scroll'));
+      await new Promise<void>((r) => g.requestAnimationFrame(() => g.requestAnimationFrame(() => r())));
+    });
+    await page.mouse.up();
+    await expect.poll(() => page.evaluate(() => (globalThis as unknown as PageGlobals).location.search)).toContain('line=R5');
+    await expect.poll(() => page.locator('.rv-file[data-path="a.txt"] .rl.linked .num[data-line="R5"]').count()).toBe(1);
     expect(errors).toEqual([]);
   }, 120_000);
 

@@ -171,8 +171,8 @@ describe('web viewer', () => {
     await box.waitFor();
     await box.click();
     await expect.poll(() => page.locator('.notice.error').textContent(), { timeout: 30_000 }).toContain('Could not change "Viewed"');
-    expect(await box.isChecked()).toBe(false);
-    expect(await page.locator('#review-progress').textContent()).toBe('0 / 1 viewed');
+    await expect.poll(() => box.isChecked()).toBe(false);
+    await expect.poll(() => page.locator('#review-progress').textContent()).toBe('0 / 1 viewed');
     expect(errors).toEqual([]);
   }, 180_000);
 
@@ -190,44 +190,4 @@ describe('web viewer', () => {
     expect(await page.locator('.row.file').count()).toBe(2);
     expect(errors).toEqual([]);
   }, 180_000);
-
-  it('scrolls a 5,000-file changeset with a bounded number of rows in the page', async () => {
-    const repo = makeRepo(fx.temp.make(), { 'seed.txt': 'seed\n' });
-    const session = await createSession(fx.server.client, 'big', repo);
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 5000; i++) files[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.txt`] = `line ${i}\n`;
-    await recordTurn(fx.server.client, session, 'big', 'generate 5000 files', () => writeFiles(repo, files));
-
-    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, { width: 1400, height: 900 }, { layout: 'file' });
-    await page.locator('[data-turn="big"]').click();
-    await page.locator('.row.file[data-path="pkg00/file0000.txt"]').waitFor({ timeout: 60_000 });
-    await expect.poll(() => page.locator('.toolbar .counts').first().textContent(), { timeout: 60_000 }).toMatch(/^5000 files/);
-    const bounded = async (): Promise<number> => page.locator('#files .row').count();
-    expect(await bounded()).toBeLessThan(100);
-
-    // Scroll to the end in steps, as a wheel would; each step renders within a frame or two.
-    const steps = await page.evaluate(async () => {
-      const { document, performance, requestAnimationFrame } = globalThis as unknown as PageGlobals;
-      const scroller = document.getElementById('files')!;
-      const times: number[] = [];
-      for (let top = 0; top < scroller.scrollHeight; top += 4000) {
-        const start = performance.now();
-        scroller.scrollTop = top;
-        await new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
-        times.push(performance.now() - start);
-      }
-      scroller.scrollTop = scroller.scrollHeight;
-      await new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
-      return times.length;
-    });
-    expect(steps).toBeGreaterThan(30);
-    await page.locator('.row.file[data-path="pkg49/file4999.txt"]').waitFor();
-    expect(await bounded()).toBeLessThan(100);
-
-    // j / k walk the list and keep the selection in view.
-    await page.locator('.row.file[data-path="pkg49/file4999.txt"] .file-open').click();
-    await page.locator('body').press('k');
-    await expect.poll(() => page.locator('#diff-title .path').textContent()).toBe('pkg49/file4998.txt');
-    expect(errors).toEqual([]);
-  }, 300_000);
 });

@@ -10,6 +10,7 @@ import { ViewerClient } from './client.js';
 import { installDeepLinks } from './deep-link.js';
 import { byId } from './dom.js';
 import { installKeyboard } from './keyboard.js';
+import { installPressHold } from './press-hold.js';
 import { renderChips, renderToolbar } from './views/header.js';
 import { DiffView } from './views/diff-view.js';
 import { FileListView } from './views/file-list.js';
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
     else diff.render();
   });
   installKeyboard(app);
+  installPressHold();
   installShortcuts(app, review);
   installNoticeClearing(app);
   document.querySelector('.top')!.append(installPanes(app), themeControl());

@@ -13,6 +13,7 @@ import type { App } from '../app.js';
 import { afterPaint, h, replaceChildren } from '../dom.js';
 import { displayPathOf, type FileRow } from '../files-model.js';
 import { highlightHunks } from '../highlight/highlighter.js';
+import { heldByPress } from '../press-hold.js';
 import { ScrollBox } from '../scroll-box.js';
 import { DiffStore, type FileDiffEntry } from './diff-store.js';
 import { bodyRow, fileHeader, type SectionHost } from './file-section.js';
@@ -300,6 +301,7 @@ export class ReviewPage implements SectionHost {
     this.scheduled = true;
     requestAnimationFrame(() => {
       this.scheduled = false;
+      if (heldByPress(() => this.schedule())) return;
       this.draw();
       this.followScroll();
     });

@@ -3,6 +3,7 @@
  * and every marked part is drawn once on the next animation frame, however
  * many changes arrived before it.
  */
+import { heldByPress } from '../press-hold.js';
 
 /** Parts of the page that re-render independently. */
 export type Part = 'status' | 'sessions' | 'turns' | 'chips' | 'toolbar' | 'files' | 'diff';
@@ -43,7 +44,7 @@ export class RenderQueue {
     if (this.frame !== 0 || this.held) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      if (this.held) return;
+      if (this.held || heldByPress(() => this.invalidate([]))) return;
       const due = [...this.dirty];
       this.dirty.clear();
       for (const p of due) this.renderers.get(p)?.();

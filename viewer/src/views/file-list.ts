@@ -7,6 +7,7 @@
 import type { App } from '../app.js';
 import { byId, h, replaceChildren } from '../dom.js';
 import type { FileRow, Row } from '../files-model.js';
+import { heldByPress } from '../press-hold.js';
 import { ScrollBox } from '../scroll-box.js';
 
 /** Height of every row in CSS pixels (matches `.row` in the stylesheet). */
@@ -56,6 +57,7 @@ export class FileListView {
     this.scheduled = true;
     requestAnimationFrame(() => {
       this.scheduled = false;
+      if (heldByPress(() => this.schedule())) return;
       this.draw();
     });
   }
