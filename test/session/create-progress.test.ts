@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ProgressParams } from '../../protocol/index.js';
 import { progressReporter } from '../../server/connection/progress.js';
 import type { TestClient } from '../helpers/client.js';
@@ -13,11 +13,17 @@ serviceForEachTest(temp, (s, c) => ((svc = s), (client = c)));
 
 const FILES = 3000;
 
+/** A tree big enough that its first snapshot reports progress, written once: the services only read it. */
+const shared = new TempDirs();
+let big: string | undefined;
+afterAll(() => shared.cleanup());
 function bigTree(): string {
-  const dir = temp.make('big-');
+  if (big) return big;
+  const dir = shared.make('big-');
   const files: Record<string, string> = {};
   for (let i = 0; i < FILES; i++) files[`d${i % 40}/f${i}.txt`] = `file ${i}\n`;
   writeFiles(dir, files);
+  big = dir;
   return dir;
 }
 

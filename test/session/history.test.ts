@@ -166,19 +166,19 @@ describe('turn figures are state', () => {
 });
 
 async function waitForStats(client: TestClient, uri: string, turnId: string): Promise<TimelineMeta['turns'][string]> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 500; i++) {
     const stats = metaOf(client, uri)?.turns[turnId];
     if (stats) return stats;
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`no figures for turn ${turnId}`);
 }
 
 async function waitForTotals(client: TestClient, uri: string): Promise<{ files?: number; additions?: number; deletions?: number }> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 500; i++) {
     const item = (await client.request<ListSessionsResult>('listSessions', { channel: ROOT_CHANNEL })).items.find((s) => s.resource === uri);
     if (item?.changes?.files) return item.changes;
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error('no session totals');
 }
