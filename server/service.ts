@@ -86,6 +86,8 @@ export class ChangesetService {
       ...(options.changesetMaxFiles !== undefined ? { maxFiles: options.changesetMaxFiles } : {}),
     });
     this.operations = new ChangesetOperations(this.sessions, this.changesets);
+    // A provider, not an event: the changesets ask which operations each of them offers, and their status.
+    this.changesets.setOperations((session, parsed) => this.operations.offeredOn(session, parsed));
     // Each session added is followed by its changesets, then told whether undo is possible (which reads them).
     this.wiring.add(
       this.sessions.onSessionAdded((session) => {

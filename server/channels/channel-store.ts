@@ -10,6 +10,7 @@ import {
   type URI,
 } from '../../protocol/index.js';
 import { reduce } from '../../reducers/index.js';
+import { toDisposable, type Disposable } from '../events.js';
 import { notificationFrame, sharedFrame, type OutboundFrame } from '../transport/frames.js';
 import { ReplayLog } from './replay-log.js';
 import type { ChannelInfo, ChannelOptions, ChannelResolveError, ChannelResolver, ChannelSubscriber, EnvelopeListener } from './types.js';
@@ -240,10 +241,10 @@ export class ChannelStore {
     for (const subscriber of channel.subscribers) subscriber.sendFrame(frame);
   }
 
-  /** Calls `listener` for every committed envelope. Returns a function that removes it. */
-  onEnvelope(listener: EnvelopeListener): () => void {
+  /** Calls `listener` for every committed envelope, until the returned subscription is disposed. */
+  onEnvelope(listener: EnvelopeListener): Disposable {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return toDisposable(() => this.listeners.delete(listener));
   }
 
   private fanOut(channel: Channel, envelope: ActionEnvelope, first: ChannelSubscriber | undefined): void {

@@ -1,6 +1,7 @@
 import {
   AhpErrorCodes,
   formatChangesetUri,
+  type ChangesetOperation,
   type ChangesetState,
   type InvokeChangesetOperationParams,
   type InvokeChangesetOperationResult,
@@ -50,13 +51,16 @@ export class ChangesetOperations {
   constructor(
     private readonly sessions: SessionManager,
     private readonly changesets: Changesets,
-  ) {
-    changesets.setOperations((session, parsed) => operationsFor(parsed, (id) => this.statusOf(session, parsed, id)));
-  }
+  ) {}
 
   /** `invokeChangesetOperation` (its params are checked by the protocol's validator, its `_meta` here). */
   methods(): MethodTable {
     return { invokeChangesetOperation: { request: (params) => this.invoke(params) } };
+  }
+
+  /** The operations a changeset offers, with their status now (what the changesets publish; `service.ts` connects them). */
+  offeredOn(session: RecordingSession, parsed: ParsedChangesetUri): ChangesetOperation[] {
+    return operationsFor(parsed, (id) => this.statusOf(session, parsed, id));
   }
 
   /** Resolves once every operation running now has finished, whatever its outcome (a clean stop waits for them). */
