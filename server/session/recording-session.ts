@@ -304,7 +304,7 @@ export class RecordingSession {
   }
 
   /** User actions read back from the safety checkpoints of a stored session. */
-  async userActionsOf(): Promise<UserAction[]> {
+  private async userActionsOf(): Promise<UserAction[]> {
     const records = await this.journal.listSafety().catch(() => []);
     return records.map((r) =>
       userActionOf(r.details, r.createdAt, (p) =>
