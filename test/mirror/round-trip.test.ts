@@ -172,11 +172,14 @@ describe('checkpoints mirrored to a git remote', () => {
   it('refuses a mirror URL with credentials in it, or not over HTTP, before starting', async () => {
     const state = temp.make('state-');
     const dir = temp.make('work-');
-    const withToken = await run(['serve', dir, '--state-dir', state, '--mirror', `http://user:${TOKEN}@127.0.0.1:9/x.git`]);
+    // Both are refused before the server starts, so they can run together.
+    const [withToken, ssh] = await Promise.all([
+      run(['serve', dir, '--state-dir', state, '--mirror', `http://user:${TOKEN}@127.0.0.1:9/x.git`]),
+      run(['serve', dir, '--state-dir', state], { env: { CHANGESET_SERVER_MIRROR: 'ssh://host/x.git' } }),
+    ]);
     expect(withToken.code).toBe(2);
     expect(withToken.stderr).toContain('must not contain credentials');
     expect(withToken.stderr).not.toContain(TOKEN);
-    const ssh = await run(['serve', dir, '--state-dir', state], { env: { CHANGESET_SERVER_MIRROR: 'ssh://host/x.git' } });
     expect(ssh.code).toBe(2);
     expect(ssh.stderr).toContain('http:// or https://');
   });
@@ -186,16 +189,18 @@ describe('checkpoints mirrored to a git remote', () => {
     execFileSync('git', ['init', '-q', '--bare', join(remoteRoot, 'empty.git')]);
     const remote = await GitHttpServer.start({ root: remoteRoot, token: TOKEN });
     cleanup.push(() => remote.stop());
-    const state = temp.make('state-');
-    const noUrl = await run(['import', '--state-dir', state]);
+    // Three imports that each stop before writing anything: run together, each in a state directory of its own.
+    const [noUrl, empty, refused] = await Promise.all([
+      run(['import', '--state-dir', temp.make('state-')]),
+      run(['import', remote.url('empty.git'), '--state-dir', temp.make('state-'), '--workspace', temp.make('w-')], { env: TOKEN_ENV }),
+      run(['import', remote.url('empty.git'), '--state-dir', temp.make('state-'), '--workspace', temp.make('w-'), '--json'], {
+        env: { CHANGESET_SERVER_MIRROR_TOKEN: 'wrong-token-0000' },
+      }),
+    ]);
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toContain('mirror URL is missing');
-    const empty = await run(['import', remote.url('empty.git'), '--state-dir', state, '--workspace', temp.make('w-')], { env: TOKEN_ENV });
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain('holds no mirrored sessions');
-    const refused = await run(['import', remote.url('empty.git'), '--state-dir', state, '--workspace', temp.make('w-'), '--json'], {
-      env: { CHANGESET_SERVER_MIRROR_TOKEN: 'wrong-token-0000' },
-    });
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout).error.message).toBe('the remote refused the token (HTTP 401)');
   });
