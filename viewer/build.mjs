@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // Builds the web viewer into dist/viewer/: index.html, the page's bundle
-// (viewer.js, its sources with protocol/, reducers/ and the browser-safe
-// parts of server/diff/ bundled in), the highlighting worker
+// (viewer.js, its sources with protocol/, reducers/ and diff/ bundled in), the highlighting worker
 // (highlight-worker.js) with one chunk per grammar under chunks/, and one
 // stylesheet (viewer.css).
 // No CDN and no inline code: the page is served with a strict CSP.

@@ -22,7 +22,7 @@ import WebSocket from 'ws';
 import type { ActionEnvelope, ChangesetFile, ChangesetState } from '../../protocol/index.js';
 import { ChangesetServer } from '../../server/app.js';
 import type { ChannelSubscriber } from '../../server/channels/types.js';
-import { notificationFrame } from '../../server/transport/frames.js';
+import { notificationFrame } from '../../server/channels/frames.js';
 
 const CHANNEL = 'ahp-changeset:/bench/session';
 const FILES = 100;

@@ -11,7 +11,7 @@ import {
 } from '../../protocol/index.js';
 import { reduce } from '../../reducers/index.js';
 import { toDisposable, type Disposable } from '../events.js';
-import { notificationFrame, sharedFrame, type OutboundFrame } from '../transport/frames.js';
+import { notificationFrame, sharedFrame, type OutboundFrame } from './frames.js';
 import { ReplayLog } from './replay-log.js';
 import type { ChannelInfo, ChannelOptions, ChannelResolveError, ChannelResolver, ChannelSubscriber, EnvelopeListener } from './types.js';
 

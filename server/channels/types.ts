@@ -1,5 +1,5 @@
 import type { ActionEnvelope, ChannelKind, ChannelState, ErrorCode, URI } from '../../protocol/index.js';
-import type { OutboundFrame } from '../transport/frames.js';
+import type { OutboundFrame } from './frames.js';
 
 /**
  * Something that receives a channel's action envelopes: in practice a

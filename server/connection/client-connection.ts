@@ -2,7 +2,7 @@ import { createMessageConnection, NullLogger, type MessageConnection } from 'vsc
 import type { Snapshot, URI } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/channel-store.js';
 import type { ChannelSubscriber } from '../channels/types.js';
-import { notificationFrame, type OutboundFrame } from '../transport/frames.js';
+import { notificationFrame, type OutboundFrame } from '../channels/frames.js';
 import type { PeerCloseInfo, WsPeer } from '../transport/ws-peer.js';
 import { DomainError, invalidParams, invalidRequest } from '../domain-error.js';
 import { methodNotFound, toResponseError } from './errors.js';

@@ -1,6 +1,6 @@
 import { CLIENT_DISPATCHABLE_ACTIONS, validateClientAction, type ActionEnvelope, type StateAction, type URI } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/channel-store.js';
-import { notificationFrame } from '../transport/frames.js';
+import { notificationFrame } from '../channels/frames.js';
 import type { MethodContext } from './method-registry.js';
 
 /**

@@ -5,10 +5,10 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { isBinary } from './binary.js';
-import { ByteLines, type LineEncoding } from './byte-lines.js';
+import { ByteLines, type LineEncoding } from '../../diff/byte-lines.js';
 import type { BinaryFileDiff, DiffHunk, OversizedFileDiff, TextFileDiff, WorkspaceFileDiff } from '../../protocol/extensions/file-diff.js';
 import { buildHunks, NO_NEWLINE_MARKER } from './hunks.js';
-import { countLineChanges, diffLines, type DiffAlgorithm } from './line-diff.js';
+import { countLineChanges, diffLines, type DiffAlgorithm } from '../../diff/line-diff.js';
 
 export { BINARY_SNIFF_BYTES, isBinary } from './binary.js';
 export type { BinaryFileDiff, OversizedFileDiff, TextFileDiff, WorkspaceFileDiff };

@@ -4,9 +4,9 @@
  * at most `2 * context` equal lines share one hunk.
  */
 import type { DiffHunk } from '../../protocol/extensions/file-diff.js';
-import { ByteLines } from './byte-lines.js';
-import type { LineChange, LineSource } from './line-diff.js';
-import { hasNewline } from './lines.js';
+import { ByteLines } from '../../diff/byte-lines.js';
+import type { LineChange, LineSource } from '../../diff/line-diff.js';
+import { hasNewline } from '../../diff/lines.js';
 
 /** The marker git prints after a line that has no trailing newline. */
 export type { DiffHunk };

@@ -5,8 +5,8 @@
  * anything else is a conflict unless re-diffing the two versions shows they
  * agree. Reverting a turn is `merge3(turnAfter, current, turnBefore)`.
  */
-import { diffLines, type LineChange } from './line-diff.js';
-import { splitLines } from './lines.js';
+import { diffLines, type LineChange } from '../../diff/line-diff.js';
+import { splitLines } from '../../diff/lines.js';
 
 /** A range of lines `[start, end)`, 0-based. */
 export interface LineRange {

@@ -1,7 +1,7 @@
 import type { TextRange } from '../../protocol/index.js';
 import type { GitMode } from '../changes/file-change.js';
 import { buildHunks } from '../diff/hunks.js';
-import { applyLineChanges, diffTextLines, type LineChange } from '../diff/line-diff.js';
+import { applyLineChanges, diffTextLines, type LineChange } from '../../diff/line-diff.js';
 import { merge3 } from '../diff/merge3.js';
 import { hashObject } from '../snapshot/index.js';
 import type { DiskFile } from '../disk/workspace-file.js';

@@ -1,6 +1,7 @@
 import type { Message } from 'vscode-jsonrpc/node';
 import type { RawData, WebSocket } from 'ws';
-import { errorResponseFrame, readFrame, type OutboundFrame, type WireId } from './frames.js';
+import type { OutboundFrame } from '../channels/frames.js';
+import { errorResponseFrame, readFrame, type WireId } from './frames.js';
 import { CloseCode, type TransportLimits } from './limits.js';
 import { WsMessageReader, WsMessageWriter } from './ws-adapters.js';
 

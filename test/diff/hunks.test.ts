@@ -1,8 +1,8 @@
 import { applyPatch, formatPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
 import { buildHunks, countHunkLines, formatHunkHeader, type DiffHunk } from '../../server/diff/hunks.js';
-import { ByteLines } from '../../server/diff/byte-lines.js';
-import { countLineChanges, diffLines, diffTextLines } from '../../server/diff/line-diff.js';
+import { ByteLines } from '../../diff/byte-lines.js';
+import { countLineChanges, diffLines, diffTextLines } from '../../diff/line-diff.js';
 import { gitDiffPairs, prng, randomEdit, randomText } from './git-oracle.js';
 import { codeLikeCorpus } from './corpus.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { diffLines, diffTextLines, applyLineChanges, countLineChanges, type LineChange } from '../../server/diff/line-diff.js';
-import { splitLines } from '../../server/diff/lines.js';
-import { ByteLines } from '../../server/diff/byte-lines.js';
+import { diffLines, diffTextLines, applyLineChanges, countLineChanges, type LineChange } from '../../diff/line-diff.js';
+import { splitLines } from '../../diff/lines.js';
+import { ByteLines } from '../../diff/byte-lines.js';
 import { prng, randomEdit, randomText } from './git-oracle.js';
 
 /** Checks an edit script fully: regions ordered, equal lines really equal, applying it to A gives B. */

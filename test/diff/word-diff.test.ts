@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wordDiff } from '../../server/diff/word-diff.js';
+import { wordDiff } from '../../diff/word-diff.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

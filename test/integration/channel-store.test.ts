@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChangesetState } from '../../protocol/index.js';
 import { ChannelStore } from '../../server/channels/channel-store.js';
 import type { ChannelSubscriber } from '../../server/channels/types.js';
-import { frameText, type OutboundFrame } from '../../server/transport/frames.js';
+import { frameText, type OutboundFrame } from '../../server/channels/frames.js';
 import { createChangeset, file } from './fixtures.js';
 
 const CS = 'ahp-changeset:/s1/session';

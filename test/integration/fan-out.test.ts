@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ActionEnvelope, type ChangesetState } from '../../protocol/index.js';
 import { ChannelStore } from '../../server/channels/channel-store.js';
 import type { ChannelSubscriber } from '../../server/channels/types.js';
-import { frameText, type OutboundFrame } from '../../server/transport/frames.js';
+import { frameText, type OutboundFrame } from '../../server/channels/frames.js';
 import type { TestClient } from '../helpers/client.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';

@@ -9,7 +9,8 @@ import WebSocket, { WebSocketServer } from 'ws';
 import type { ActionEnvelope, ChangesetState, InitializeResult, SessionAddedParams, SessionState, SessionSummary, Snapshot } from '../../protocol/index.js';
 import { AHP_PROTOCOL_VERSION, AhpErrorCodes, JsonRpcErrorCodes, ROOT_CHANNEL, SessionStatus, validateParams } from '../../protocol/index.js';
 import { reduce } from '../../reducers/index.js';
-import { errorResponseFrame, notificationFrame, resolveTransportLimits, WsPeer } from '../../server/transport/index.js';
+import { notificationFrame } from '../../server/channels/frames.js';
+import { errorResponseFrame, resolveTransportLimits, WsPeer } from '../../server/transport/index.js';
 import { assertValid, assertValidOutbound, schemaErrors } from '../helpers/schema.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -3,7 +3,7 @@
  * run) with the changed words wrapped in `ins` / `del` marks on top, both
  * built from text nodes only.
  */
-import type { CharRange } from '../../server/diff/word-diff.js';
+import type { CharRange } from '../../diff/word-diff.js';
 import { h } from './dom.js';
 
 /** A run of a line's text with the highlighter's class for it (empty: plain). */

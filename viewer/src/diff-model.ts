@@ -5,7 +5,7 @@
  * that the reader can expand.
  */
 import type { DiffHunk } from '../../protocol/extensions/file-diff.js';
-import { wordDiff, type CharRange } from '../../server/diff/word-diff.js';
+import { wordDiff, type CharRange } from '../../diff/word-diff.js';
 
 /** One drawn line. */
 export interface DiffLine {

@@ -4,7 +4,7 @@
  * hunk prints are ever decoded.
  */
 
-import type { LineEncoding } from '../../protocol/extensions/file-diff.js';
+import type { LineEncoding } from '../protocol/extensions/file-diff.js';
 export type { LineEncoding };
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
