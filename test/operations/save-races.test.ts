@@ -95,7 +95,7 @@ describe('a save landing between the check and the replace keeps every byte', ()
       const before = earlier(style);
       const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
       const path = join(repo, 'a.txt');
-      process.env[PAUSE_BEFORE_REPLACE] = '500';
+      process.env[PAUSE_BEFORE_REPLACE] = '300';
       for (let round = 0; round < 2; round++) {
         writeFiles(repo, { 'a.txt': before });
         const data = `${style} save ${round}\n`.repeat(style === 'chunked' ? 400 : 1);
@@ -119,7 +119,7 @@ describe('a save landing while the name is absent is never overwritten', () => {
     const before = earlier('aside');
     const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
     const path = join(repo, 'a.txt');
-    process.env[PAUSE_WHILE_ASIDE] = '500';
+    process.env[PAUSE_WHILE_ASIDE] = '300';
     for (const style of ['rewrite', 'rename', 'rewrite', 'rename'] as const) {
       writeFiles(repo, { 'a.txt': before });
       const data = `${style} save while aside\n`;
@@ -142,7 +142,7 @@ describe('a save landing while the name is absent is never overwritten', () => {
     const before = earlier('append aside');
     const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
     const path = join(repo, 'a.txt');
-    process.env[PAUSE_WHILE_ASIDE] = '500';
+    process.env[PAUSE_WHILE_ASIDE] = '300';
     const saved = saver.run({ style: 'append', path, when: 'aside', data: 'appended\n' });
     const error = await revert(turnUri);
     await saved;
@@ -172,7 +172,7 @@ describe('a writer that keeps the file open loses nothing', () => {
     const before = earlier('lines');
     const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
     const path = join(repo, 'a.txt');
-    process.env[PAUSE_BEFORE_REPLACE] = '400';
+    process.env[PAUSE_BEFORE_REPLACE] = '250';
     for (let round = 0; round < 2; round++) {
       writeFiles(repo, { 'a.txt': before });
       const lines = saver.run({ style: 'lines', path, when: 'replacing', count: 80, gapMs: 8, prefix: `round ${round}` });
@@ -188,7 +188,7 @@ describe('a writer that keeps the file open loses nothing', () => {
     const before = earlier('held');
     const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
     const path = join(repo, 'a.txt');
-    process.env[PAUSE_BEFORE_REPLACE] = '400';
+    process.env[PAUSE_BEFORE_REPLACE] = '250';
     // Opened after the up-front check, first written to only once the file was replaced.
     const lines = saver.run({ style: 'lines', path, when: 'replacing', after: 'replaced', count: 30, gapMs: 10, prefix: 'held' });
     const error = await revert(turnUri);
@@ -204,8 +204,8 @@ describe('a writer that keeps the file open loses nothing', () => {
   it('lines written to a replaced file by a writer that closed it before the operation ended are put back with it', async () => {
     const [beforeA, beforeB] = [earlier('a'), earlier('b')];
     const { repo, turnUri } = await workspace({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, { 'a.txt': beforeA, 'b.txt': beforeB });
-    process.env[PAUSE_BEFORE_REPLACE] = '400';
-    process.env[PAUSE_BETWEEN_WRITES] = '400';
+    process.env[PAUSE_BEFORE_REPLACE] = '250';
+    process.env[PAUSE_BETWEEN_WRITES] = '250';
     const lines = saver.run({ style: 'lines', path: join(repo, 'a.txt'), when: 'replacing', after: 'replaced', count: 3, gapMs: 5, prefix: 'late' });
     const error = await revert(turnUri);
     const { written } = await lines;
