@@ -5,7 +5,7 @@
  * fresh `initialize` and fresh snapshots when the server cannot resume.
  */
 import { ROOT_CHANNEL } from '../../protocol/common/channels.js';
-import type { ActionEnvelope, InitializeResult, ReconnectResult, Snapshot, StateAction, SubscribeResult, URI } from '../../protocol/index.js';
+import type { ActionEnvelope, ReconnectResult, Snapshot, StateAction, URI } from '../../protocol/index.js';
 import { Emitter } from './events.js';
 import { ChannelMirror } from './mirror.js';
 import type { ParamsOf, RequestMethod, ResultOf } from '../../protocol/methods.js';

@@ -7,7 +7,6 @@
  * the resource-scoped ones and the "Viewed" checkbox.
  */
 import type { ChangesetFile, ResourceReadResult, URI } from '../../../protocol/index.js';
-import type { WorkspaceFileDiff } from '../../../protocol/extensions/file-diff.js';
 import type { App } from '../app.js';
 import { buildHunk, gapLines, gapsOf, hunkRange, splitText, type DiffLine, type Gap } from '../diff-model.js';
 import { byId, h, replaceChildren, type Child } from '../dom.js';

@@ -7,7 +7,7 @@
  * during the turn (`_meta.presentedFiles`), readable in place.
  */
 import { expandChangesetUri } from '../../../protocol/changeset/uris.js';
-import type { ChangesetState, ResourceReadResult, URI } from '../../../protocol/index.js';
+import type { ChangesetState, URI } from '../../../protocol/index.js';
 import type { App } from '../app.js';
 import { byId, formatTime, h, replaceChildren } from '../dom.js';
 import { turnName } from '../operation-preview.js';
