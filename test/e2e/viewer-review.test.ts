@@ -180,12 +180,14 @@ describe('viewer review page', () => {
     await recordTurn(fx.server.client, session, 't1', 'one line', () => writeFiles(repo, { 'a.txt': numbered(10, 'line').replace('line 5\n', 'LINE 5\n') }));
     const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=press&turn=t1`);
     const number = page.locator('.rv-file[data-path="a.txt"] .num[data-line="R5"]');
-    await number.waitFor();
+    // Where the number is (read again when the row was redrawn between finding it and measuring it).
+    let box = await number.boundingBox();
+    await expect.poll(async () => (box = await number.boundingBox())).not.toBeNull();
 
     // The button goes down on the line number; before it comes up, the page is told to redraw its rows (as a resize or
     // the reader's wheel tells it) and a frame passes. Redrawn then, the row pressed would be replaced and the click lost.
-    const box = (await number.boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const { x, y, width, height } = box!;
+    await page.mouse.move(x + width / 2, y + height / 2);
     await page.mouse.down();
     await page.evaluate(async () => {
       const g = globalThis as unknown as {
