@@ -9,30 +9,28 @@ import { describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 
 describe('changeset-server command', () => {
-  it('prints usage with --help and exits 0', async () => {
-    const { stdout } = await run(process.execPath, ['bin/changeset-server.js', '--help']);
-    expect(stdout).toContain('Usage: changeset-server');
-  });
-
-  it('answers --version and --help without loading the server or any dependency', async () => {
+  it('prints usage with --help and its version with --version, exits 0, and loads neither the server nor any dependency to do it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cs-module-log-'));
     try {
-      for (const arg of ['--version', '--help']) {
-        const log = join(dir, `${arg.slice(2)}.log`);
-        const env = { ...process.env, CHANGESET_SERVER_TEST_MODULE_LOG: log };
-        const { stdout } = await run(process.execPath, ['--import', './test/cli/module-log.mjs', 'bin/changeset-server.js', arg], { env });
-        expect(stdout).toMatch(arg === '--version' ? /^changeset-server \d+\.\d+\.\d+\n$/ : /Usage: changeset-server/);
-        const loaded = readFileSync(log, 'utf8')
-          .split('\n')
-          .filter((url) => url.startsWith('file:'))
-          .map((url) => relative(process.cwd(), fileURLToPath(url)))
-          .filter((m) => m !== join('test', 'cli', 'module-log.mjs'));
-        expect(
-          loaded.filter(
-            (m) => !['bin/changeset-server.js', 'dist/server/cli/main.js', 'dist/server/cli/suggest.js', 'dist/server/client/package-root.js'].includes(m),
-          ),
-        ).toEqual([]);
-      }
+      await Promise.all(
+        ['--version', '--help'].map(async (arg) => {
+          const log = join(dir, `${arg.slice(2)}.log`);
+          const env = { ...process.env, CHANGESET_SERVER_TEST_MODULE_LOG: log };
+          // execFile rejects unless the exit code is 0.
+          const { stdout } = await run(process.execPath, ['--import', './test/cli/module-log.mjs', 'bin/changeset-server.js', arg], { env });
+          expect(stdout).toMatch(arg === '--version' ? /^changeset-server \d+\.\d+\.\d+\n$/ : /Usage: changeset-server/);
+          const loaded = readFileSync(log, 'utf8')
+            .split('\n')
+            .filter((url) => url.startsWith('file:'))
+            .map((url) => relative(process.cwd(), fileURLToPath(url)))
+            .filter((m) => m !== join('test', 'cli', 'module-log.mjs'));
+          expect(
+            loaded.filter(
+              (m) => !['bin/changeset-server.js', 'dist/server/cli/main.js', 'dist/server/cli/suggest.js', 'dist/server/client/package-root.js'].includes(m),
+            ),
+          ).toEqual([]);
+        }),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

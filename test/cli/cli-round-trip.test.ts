@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../../server/registry/index.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
-import { run, startServe, type ServeProcess } from './serve-process.js';
+import { run, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
 
 const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => `${edit[i + 1] ?? `line ${i + 1}`}\n`).join('');
 
@@ -26,7 +26,7 @@ describe('the command line as a client people use', () => {
   afterEach(async () => {
     await serve.stop('SIGKILL');
     // A server a command started in the background for the folder's history.
-    await run(['stop', '--state-dir', state], { cwd: workspace });
+    await stopRegistered(state);
     temp.cleanup();
   });
 
@@ -37,14 +37,11 @@ describe('the command line as a client people use', () => {
   }
 
   it('prints its version, the viewer link, and suggests the nearest command and option', async () => {
-    const version = await run(['--version']);
+    const [version, status, typo, command] = await Promise.all([run(['--version']), cli('status'), cli('revert', '--dryrun'), run(['revrt'])]);
     expect(version.stdout).toMatch(/^changeset-server \d+\.\d+\.\d+\n$/);
-    const status = await cli('status');
     expect(status.stdout).toContain(`viewer: ${serve.ready.viewer}`);
-    const typo = await cli('revert', '--dryrun');
     expect(typo).toMatchObject({ code: 2 });
     expect(typo.stderr).toContain('unknown option --dryrun; did you mean --dry-run?');
-    const command = await run(['revrt']);
     expect(command.stderr).toContain('did you mean "revert"?');
   });
 

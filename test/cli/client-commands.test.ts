@@ -71,16 +71,19 @@ describe('turn and status commands', () => {
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toBe('changeset-server turn: turn "dup" already exists in this session\n');
 
-    for (const args of [
+    const mistakes = [
       ['turn', 'stop'],
       ['turn', 'end', '--state', 'done'],
       ['status', '--bogus'],
       ['status', '--turns', 'x'],
       ['revert', '--lines', '1-2'],
-    ]) {
-      const result = await run([...args, '--state-dir', state], { cwd: workspace });
-      expect(result.code, args.join(' ')).toBe(2);
-    }
+    ];
+    await Promise.all(
+      mistakes.map(async (args) => {
+        const result = await run([...args, '--state-dir', state], { cwd: workspace });
+        expect(result.code, args.join(' ')).toBe(2);
+      }),
+    );
   });
 
   it('reverts a line range, a file, and a whole turn', async () => {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { isProcessAlive, listServers } from '../../server/registry/index.js';
 
 /** Runs the built binary (`npm test` builds first; run `npm run build` before running these files alone). */
 export const BIN = 'bin/changeset-server.js';
@@ -74,4 +75,17 @@ export function run(
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Stops every server registered in the state directory (those commands started in the background) and waits until each is gone. */
+export async function stopRegistered(stateDir: string): Promise<void> {
+  for (const entry of await listServers(stateDir)) {
+    try {
+      process.kill(entry.pid, 'SIGTERM');
+    } catch {
+      continue;
+    }
+    const deadline = Date.now() + 20_000;
+    while (isProcessAlive(entry.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }

@@ -117,10 +117,12 @@ describe('serve', () => {
   });
 
   it('refuses bad flags with exit code 2', async () => {
-    for (const args of [['--allow-origin', 'not an origin'], ['--token', ''], ['--no-auth=1'], ['--auto-turns=0']]) {
-      const result = await run(['serve', temp.make(), '--state-dir', temp.make(), ...args]);
-      expect(result.code, args.join(' ')).toBe(2);
-    }
+    await Promise.all(
+      [['--allow-origin', 'not an origin'], ['--token', ''], ['--no-auth=1'], ['--auto-turns=0']].map(async (args) => {
+        const result = await run(['serve', temp.make(), '--state-dir', temp.make(), ...args]);
+        expect(result.code, args.join(' ')).toBe(2);
+      }),
+    );
   });
 });
 

@@ -213,9 +213,12 @@ describe('Cursor and Gemini CLI hooks', () => {
       ['gemini', '{"hook_event_name":"BeforeAgent","cwd":"/"}', '{}\n'],
       ['gemini', '{"hook_event_name":"BeforeAgent","session_id":"s1","cwd":"relative"}', '{}\n'],
     ];
-    for (const [agent, input, stdout] of cases) {
-      expect(await run(['hook', agent, '--state-dir', state], { input }), `${agent} ${input}`).toEqual({ code: 0, stdout, stderr: '' });
-    }
+    // Each event is its own process, as the agent runs them: they run side by side here.
+    await Promise.all(
+      cases.map(async ([agent, input, stdout]) => {
+        expect(await run(['hook', agent, '--state-dir', state], { input }), `${agent} ${input}`).toEqual({ code: 0, stdout, stderr: '' });
+      }),
+    );
     const log = readFileSync(join(state, 'logs', 'hook.log'), 'utf8');
     for (const reason of [
       'cursor: error: hook input is not JSON',
@@ -258,15 +261,18 @@ describe('Cursor and Gemini CLI hooks', () => {
         file_path: join(workspace, 'a.txt'),
       }),
     );
-    for (const [agent, input, stdout] of [
+    const ignored = [
       ['cursor', thought, '{}\n'],
       ['cursor', fixture('cursor/03-pre-tool-use-shell.json', SESSION_ID, workspace), '{}\n'],
       ...asking.map((input) => ['cursor', input, '{}\n'] as const),
       ['gemini', model, '{}\n'],
       ['gemini', fixture('gemini/03-before-tool-shell.json', SESSION_ID, workspace), '{}\n'],
-    ] as const) {
-      expect(await run(['hook', agent, '--state-dir', state], { input, cwd: workspace })).toEqual({ code: 0, stdout, stderr: '' });
-    }
+    ] as const;
+    await Promise.all(
+      ignored.map(async ([agent, input, stdout]) => {
+        expect(await run(['hook', agent, '--state-dir', state], { input, cwd: workspace })).toEqual({ code: 0, stdout, stderr: '' });
+      }),
+    );
     expect(await findServerFor(state, workspace)).toBeUndefined();
     expect(existsSync(join(state, 'servers'))).toBe(false);
 

@@ -145,10 +145,13 @@ describe('Claude Code hook', () => {
 
   it('exits 0 with nothing on stdout for garbage input, and logs why', async () => {
     const state = temp.make('cs-hook-state-');
-    for (const input of ['', 'not json', '[1,2]', '{"hook_event_name":"Stop"}', '{"hook_event_name":"Stop","session_id":"../x","cwd":"/"}']) {
-      const result = await run(['hook', 'claude', '--state-dir', state], { input });
-      expect(result, input).toEqual({ code: 0, stdout: '', stderr: '' });
-    }
+    const inputs = ['', 'not json', '[1,2]', '{"hook_event_name":"Stop"}', '{"hook_event_name":"Stop","session_id":"../x","cwd":"/"}'];
+    await Promise.all(
+      inputs.map(async (input) => {
+        const result = await run(['hook', 'claude', '--state-dir', state], { input });
+        expect(result, input).toEqual({ code: 0, stdout: '', stderr: '' });
+      }),
+    );
     const log = readFileSync(join(state, 'logs', 'hook.log'), 'utf8');
     expect(log).toContain('hook input is not JSON');
     expect(log).toContain('hook input must be a JSON object');

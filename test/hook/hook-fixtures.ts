@@ -10,14 +10,14 @@ export function fixture(name: string, sessionId: string, cwd: string): string {
   return text.replaceAll('${SESSION}', sessionId).replaceAll('${CWD}', JSON.stringify(cwd).slice(1, -1));
 }
 
-/** Polls `probe` until it gives a value. */
+/** Polls `probe` (every 25 ms: a probe is one directory read or one signal 0) until it gives a value. */
 export async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
