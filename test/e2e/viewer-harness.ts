@@ -194,7 +194,6 @@ export interface PageGlobals {
   location: { search: string };
   document: { getElementById(id: string): { scrollTop: number; scrollHeight: number } | null };
   requestAnimationFrame(callback: () => void): number;
-  performance: { now(): number };
   WebSocket: new (url: string | URL, protocols?: string | string[]) => PageSocket;
   /** Sockets the page opened, recorded by the test's init script. */
   sockets: PageSocket[];
