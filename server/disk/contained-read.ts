@@ -132,6 +132,8 @@ async function readEntry(dir: FileHandle, name: Buffer, maxBytes: number, absPat
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+      // A socket cannot be opened at all.
+      if (code === 'ENXIO') return { kind: 'not-a-file' };
       if (code !== 'ELOOP') throw error;
       try {
         return { kind: 'symlink', target: await readlink(entry, { encoding: 'buffer' }) };
@@ -184,6 +186,7 @@ async function readCheckedByPath(roots: readonly string[], absPath: string, maxB
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+    if (code === 'ENXIO') return { kind: 'not-a-file' };
     if (code === 'ELOOP') return readCheckedByPath(roots, absPath, maxBytes);
     throw error;
   }

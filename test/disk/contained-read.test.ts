@@ -5,7 +5,8 @@
  * followed.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readContained } from '../../server/disk/contained-read.js';
@@ -48,6 +49,43 @@ describe('readContained', () => {
     expect(await read([work], join(work, 'no', 'such', 'dir.txt'))).toEqual({ kind: 'missing' });
     expect(await read([work], join(work, 'file.txt', 'child'))).toEqual({ kind: 'missing' });
     expect(await read([work], join(work, 'dangling', 'child'))).toEqual({ kind: 'missing' });
+  });
+
+  it('reads no socket: a program listening in the workspace is not a file', async () => {
+    const work = temp.make();
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(work, 'app.sock'), resolve));
+    try {
+      expect(await read([work], join(work, 'app.sock'))).toEqual({ kind: 'not-a-file' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('keeps no folder or file open once it answers, whatever the answer', async () => {
+    const work = temp.make();
+    mkdirSync(join(work, 'src', 'deep'), { recursive: true });
+    writeFileSync(join(work, 'src', 'deep', 'a.txt'), 'a');
+    writeFileSync(join(work, 'src', 'big.txt'), 'x'.repeat(2000));
+    symlinkSync('/etc/passwd', join(work, 'src', 'link'));
+    symlinkSync('deep', join(work, 'src', 'alias'));
+    const paths = ['deep/a.txt', 'big.txt', 'link', 'alias/a.txt', 'deep', 'nope/x', 'deep/a.txt/x', 'deep/nope'].map((p) => join(work, 'src', p));
+    await read([work], paths[0]!);
+    const before = readdirSync('/proc/self/fd').length;
+    for (const path of paths) await read([work], path);
+    expect(readdirSync('/proc/self/fd').length).toBe(before);
+  });
+
+  it('follows a chain of folder links up to the system’s own limit of 40', async () => {
+    const work = temp.make();
+    mkdirSync(join(work, 'real'));
+    writeFileSync(join(work, 'real', 'a.txt'), 'at the end');
+    // l0 → l1 → … → l39 → real: 40 links.
+    symlinkSync('real', join(work, 'l39'));
+    for (let i = 38; i >= 0; i--) symlinkSync(`l${i + 1}`, join(work, `l${i}`));
+    expect(await read([work], join(work, 'l0', 'a.txt'))).toEqual({ kind: 'file', text: 'at the end', size: 10 });
+    symlinkSync('l0', join(work, 'one-more'));
+    expect(await read([work], join(work, 'one-more', 'a.txt'))).toEqual({ kind: 'left-working-directory' });
   });
 
   it('reads no folder, FIFO or working directory itself', async () => {
