@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT_CHANNEL, type Implementation, type RootState } from '../protocol/index.js';
+import { ROOT_CHANNEL, type Implementation, type RootNotificationMap, type RootState, type ServerNotificationMap } from '../protocol/index.js';
 import { ChannelStore } from './channels/channel-store.js';
 import { ServerSeqLease } from './channels/server-seq-lease.js';
 import { ClientConnection } from './connection/client-connection.js';
@@ -150,7 +150,7 @@ export class ChangesetServer {
    * `root/sessionRemoved`, `root/sessionSummaryChanged`) to the clients
    * subscribed to `ahp-root://`, as AHP specifies.
    */
-  notifyRoot(method: string, params: unknown): void {
+  notifyRoot<N extends keyof RootNotificationMap>(method: N, params: ServerNotificationMap[N]): void {
     this.store.notify(ROOT_CHANNEL, method, params);
   }
 

@@ -5,6 +5,7 @@ import {
   type ActionOrigin,
   type ChannelKind,
   type ChannelState,
+  type ServerNotificationMap,
   type Snapshot,
   type StateAction,
   type URI,
@@ -234,7 +235,7 @@ export class ChannelStore {
    * subscribers of one channel: AHP delivers protocol notifications only to
    * clients subscribed to the channel they target. Not stored, not replayed.
    */
-  notify(uri: URI, method: string, params: unknown): void {
+  notify<N extends keyof ServerNotificationMap>(uri: URI, method: N, params: ServerNotificationMap[N]): void {
     const channel = this.channels.get(uri);
     if (!channel || channel.subscribers.size === 0) return;
     const frame = frameFor(notificationFrame(method, params), channel.subscribers.size);
