@@ -133,7 +133,10 @@ export class ChangesetService {
   /** Starts listening, then mirroring when asked to; resolves with the WebSocket URL. */
   async start(): Promise<{ url: string }> {
     const started = await this.server.start();
-    if (this.mirrorRemote) this.mirror = startMirror(this, this.mirrorRemote, this.log);
+    if (this.mirrorRemote) {
+      this.mirror = startMirror(this, this.mirrorRemote, this.log);
+      this.server.register(this.mirror.methods());
+    }
     return started;
   }
 

@@ -1,5 +1,4 @@
 /** What `serve` needs to mirror: the setting, read once, and the service wiring. */
-import type { MethodTable } from '../method-table.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { MirrorService } from './mirror-service.js';
 import { MIRROR_ENV, mirrorRemote, type MirrorRemote } from './mirror-remote.js';
@@ -12,16 +11,13 @@ export function mirrorSetting(flag: string | undefined, env: NodeJS.ProcessEnv):
   return url === undefined ? undefined : mirrorRemote(url, env);
 }
 
-/** What mirroring needs of the service: its sessions, where their stores live, and where `mirror/status` is served. */
+/** What mirroring needs of the service: its sessions and where their stores live. */
 export interface MirroredService {
   readonly sessions: SessionManager;
   readonly stateDir: string;
-  readonly server: { register(table: MethodTable): void };
 }
 
-/** Mirrors every session of the service from now on and serves `mirror/status`. */
+/** Mirrors every session of the service from now on; `service.ts` serves its `mirror/status`. */
 export function startMirror(service: MirroredService, remote: MirrorRemote, log: (line: string) => void): MirrorService {
-  const mirror = new MirrorService(service.sessions, { remote, stateDir: service.stateDir, log });
-  service.server.register(mirror.methods());
-  return mirror;
+  return new MirrorService(service.sessions, { remote, stateDir: service.stateDir, log });
 }
