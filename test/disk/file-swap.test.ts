@@ -155,6 +155,14 @@ describe('swapFile', () => {
     expect(statSync(join(work, 'new.sh')).mode & 0o111).not.toBe(0);
     await swapFile(dir, name('new.txt'), newSwapNames(), undefined, text('plain\n'));
     expect(statSync(join(work, 'new.txt')).mode & 0o111).toBe(0);
+    // Bits the umask would take away are kept too.
+    const umask = process.umask(0o022);
+    try {
+      await swapFile(dir, name('shared.txt'), newSwapNames(), undefined, { content: Buffer.from('x\n'), mode: '100644', perm: 0o666 });
+    } finally {
+      process.umask(umask);
+    }
+    expect(statSync(join(work, 'shared.txt')).mode & 0o7777).toBe(0o666);
     // A file that had no permission bits read keeps them exactly.
     await swapFile(dir, name('locked'), newSwapNames(), undefined, { content: Buffer.from('x\n'), mode: '100755', perm: 0o300 });
     expect(statSync(join(work, 'locked')).mode & 0o7777).toBe(0o300);

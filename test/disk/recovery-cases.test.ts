@@ -294,6 +294,43 @@ describe('finishing an operation a crash interrupted', () => {
     }
   });
 
+  it('makes no folder a record names that is gone when the operation was not creating a file there', async () => {
+    const work = temp.make();
+    const store = await begun(work, async (blob) => [
+      {
+        absPath: join(work, 'gone', 'a.txt'),
+        names: names('aaaaaaaaaaaa'),
+        expectedOid: await blob('a before\n'),
+        expectedMode: '100644',
+        writtenOid: await blob('a after\n'),
+        written: { mode: '100644' },
+      },
+      { absPath: join(work, 'removed', 'b.txt'), names: names('bbbbbbbbbbbb'), expectedOid: await blob('b before\n'), expectedMode: '100644' },
+    ]);
+    const report = await recoverInterruptedWrites(store.layout.root, [work], store);
+    expect(report.unfinished).toEqual([join(work, 'gone', 'a.txt'), join(work, 'removed', 'b.txt')]);
+    expect(readdirSync(work)).toEqual([]);
+  });
+
+  it('counts an executable already holding what was written as done', async () => {
+    const work = temp.make();
+    writeFileSync(join(work, 'run.sh'), 'echo after\n');
+    chmodSync(join(work, 'run.sh'), 0o755);
+    const store = await begun(work, async (blob) => [
+      {
+        absPath: join(work, 'run.sh'),
+        names: names('aaaaaaaaaaaa'),
+        expectedOid: await blob('echo before\n'),
+        expectedMode: '100755',
+        writtenOid: await blob('echo after\n'),
+        written: { mode: '100755' },
+      },
+    ]);
+    const report = await recoverInterruptedWrites(store.layout.root, [work], store);
+    expect(report).toMatchObject({ finished: [], unfinished: [] });
+    expect(readFileSync(join(work, 'run.sh'), 'utf8')).toBe('echo after\n');
+  });
+
   it('leaves a file whose new content the store no longer has', async () => {
     const work = temp.make();
     writeFileSync(join(work, 'a.txt'), 'a before\n');

@@ -169,6 +169,13 @@ describe('WriteBatch', () => {
     expect(tree(work)).toEqual({ 'a.txt': 'a before\n', [a.names.tmp]: 'a after\n' });
   });
 
+  it('makes no folder to remove a file from a folder that is gone', async () => {
+    const work = temp.make();
+    const batch = batchIn(work);
+    await expect(batch.write(write(work, 'gone/a.txt', 'a\n', undefined))).rejects.toThrow();
+    expect(readdirSync(work)).toEqual([]);
+  });
+
   it('leaves a file it created and the user edited since', async () => {
     const work = temp.make();
     writeFileSync(join(work, 'a.txt'), 'a before\n');
