@@ -15,12 +15,7 @@ export const safetyCritical = {
 const args = process.argv;
 const at = args.indexOf('--mutate');
 const only = at >= 0 ? args[at + 1] : args.find((a) => a.startsWith('--mutate='))?.slice('--mutate='.length);
-const slug = only
-  ? only
-      .replace(/^server\//, '')
-      .replace(/\.ts(:.*)?$/, '')
-      .replace(/[^A-Za-z0-9]+/g, '-')
-  : 'all';
+const slug = only ? only.replace(/server\/|\.ts(:[^,]*)?/g, '').replace(/[^A-Za-z0-9]+/g, '-') : 'all';
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
