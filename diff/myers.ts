@@ -19,7 +19,7 @@ const K_HEURISTIC = 4;
 const LINE_MAX = 0x7fffffff;
 
 /** git's xdl_bogosqrt: a power of two near sqrt(n). */
-export function roughSqrt(n: number): number {
+function roughSqrt(n: number): number {
   let i = 1;
   for (; n > 0; n = Math.floor(n / 4)) i *= 2;
   return i;

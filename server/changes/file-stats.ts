@@ -10,7 +10,7 @@ export interface FileStats {
 }
 
 /** Content of one side of a change; `undefined` when the file does not exist there. */
-export async function readSide(ref: BlobRef | undefined): Promise<Uint8Array | undefined> {
+async function readSide(ref: BlobRef | undefined): Promise<Uint8Array | undefined> {
   if (!ref) return undefined;
   // Gitlinks point at a commit of another repository: show its id, as `git diff` does.
   if (ref.mode === '160000') return Buffer.from(`Subproject commit ${ref.oid}\n`);

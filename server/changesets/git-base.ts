@@ -12,7 +12,7 @@ import type { TreeReader } from '../store/tree.js';
 import type { ObjectStore } from '../store/types.js';
 
 /** The branch HEAD is on (`main`), or undefined when detached. */
-export function currentBranch(repo: GitRepositoryLocation): string | undefined {
+function currentBranch(repo: GitRepositoryLocation): string | undefined {
   const head = readText(join(repo.gitDir, 'HEAD'))?.trim();
   return head?.startsWith('ref: refs/heads/') ? head.slice('ref: refs/heads/'.length) : undefined;
 }

@@ -244,7 +244,7 @@ export class SessionChangesets {
 }
 
 /** Identifies a file's content on both sides: review applies only while it is unchanged. */
-export function contentKey(file: ChangesetFile): string {
+function contentKey(file: ChangesetFile): string {
   const m = metaOf(file);
   return `${m.beforeOid ?? ''}:${m.beforeMode ?? ''}:${m.afterOid ?? ''}:${m.afterMode ?? ''}`;
 }

@@ -1,11 +1,2 @@
-export { ChannelStore, DEFAULT_REPLAY_LOG_SIZE } from './channel-store.js';
-export type { ChannelStoreOptions } from './channel-store.js';
-export { ReplayLog } from './replay-log.js';
-export type {
-  ChannelInfo,
-  ChannelOptions,
-  ChannelResolveError,
-  ChannelResolver,
-  ChannelSubscriber,
-  EnvelopeListener,
-} from './types.js';
+export { ChannelStore } from './channel-store.js';
+export type { ChannelResolveError } from './types.js';

@@ -7,7 +7,7 @@ import { UsageError } from '../client/errors.js';
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
 /** Options every client command takes. */
-export const TARGET_OPTIONS = {
+const TARGET_OPTIONS = {
   url: { type: 'string' },
   token: { type: 'string' },
   'state-dir': { type: 'string' },

@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
  * concurrent) comes every few dozen turns and the peak stays near what is
  * live (see the soak figures in docs/performance.md).
  */
-export const HEAP_GROWING_PERCENT = 20;
+const HEAP_GROWING_PERCENT = 20;
 
 /** Applies {@link HEAP_GROWING_PERCENT} to this process: for long-running commands, not for a library's host. */
 export function limitHeapGrowth(): void {

@@ -43,12 +43,7 @@ export interface Connected {
   entry?: ServerEntry;
 }
 
-/** Connects to the server for the options: `--url`, or the registry entry for the directory. */
-export async function connectTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): Promise<RpcClient> {
-  return (await connect(options, env)).client;
-}
-
-/** {@link connectTarget}, also telling the viewer URL and registry entry. */
+/** Connects to the server for the options (`--url`, or the registry entry for the directory), also telling the viewer URL and registry entry. */
 export async function connect(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): Promise<Connected> {
   const cwd = realDir(options.cwd);
   let url = options.url;

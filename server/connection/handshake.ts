@@ -24,7 +24,7 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [AHP_PROTOCOL_VERS
  * connection that negotiates one of these gets exactly the 0.6 messages;
  * it is chosen only when the client offers no version we implement fully.
  */
-export const VSCODE_COMPATIBLE_VERSIONS: readonly string[] = ['0.9.0', '0.8.0', '0.7.0'];
+const VSCODE_COMPATIBLE_VERSIONS: readonly string[] = ['0.9.0', '0.8.0', '0.7.0'];
 
 /** Close code sent after refusing a client's protocol versions (the spec says to close). */
 const CLOSE_AFTER_VERSION_REFUSAL = 1000;

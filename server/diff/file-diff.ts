@@ -10,15 +10,15 @@ import type { BinaryFileDiff, DiffHunk, OversizedFileDiff, TextFileDiff, Workspa
 import { buildHunks, NO_NEWLINE_MARKER } from './hunks.js';
 import { countLineChanges, diffLines, type DiffAlgorithm } from '../../diff/line-diff.js';
 
-export { BINARY_SNIFF_BYTES, isBinary } from './binary.js';
+export { isBinary } from './binary.js';
 export type { BinaryFileDiff, OversizedFileDiff, TextFileDiff, WorkspaceFileDiff };
 
 /** Default size above which a file is not diffed at all. */
-export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 /** Files up to this size are always diffed exactly, never replaced wholesale. */
-export const EXACT_DIFF_BYTES = 1024 * 1024;
+const EXACT_DIFF_BYTES = 1024 * 1024;
 /** Default bound on the lines between the common prefix and suffix of a file above `EXACT_DIFF_BYTES`. */
-export const DEFAULT_MAX_MIDDLE_LINES = 200_000;
+const DEFAULT_MAX_MIDDLE_LINES = 200_000;
 
 /** Options of `diffFile`. */
 export interface FileDiffOptions {

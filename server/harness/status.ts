@@ -9,7 +9,7 @@ export type { SessionStatusInfo, StatusResult, TurnStatus } from '../../protocol
 /** Default number of recent turns listed per session. */
 export const DEFAULT_STATUS_TURNS = 10;
 
-export function turnStatusOf(turn: TurnRecord): TurnStatus {
+function turnStatusOf(turn: TurnRecord): TurnStatus {
   const out: TurnStatus = { turnId: turn.id, index: turn.index, startedAt: turn.startedAt };
   if (turn.message !== undefined) out.message = turn.message;
   if (turn.state !== undefined) out.state = turn.state;

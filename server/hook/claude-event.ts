@@ -1,7 +1,7 @@
-import { cwdDirectories, parseHookEvent, type AgentHookEvent, type HookAgent } from './hook-event.js';
+import { cwdDirectories, type HookAgent } from './hook-event.js';
 
 /** Claude Code tools whose file edits are captured before they run. */
-export const CLAUDE_EDIT_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+const CLAUDE_EDIT_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 
 /** Longest `prompt_id` taken as a turn id. */
 const MAX_PROMPT_ID = 200;
@@ -26,8 +26,3 @@ export const claudeAgent: HookAgent = {
   },
   answer: () => '',
 };
-
-/** Parses the JSON Claude Code writes on a hook's stdin; throws with the reason when it is unusable. */
-export function parseClaudeHookEvent(text: string): AgentHookEvent {
-  return parseHookEvent(claudeAgent, text);
-}

@@ -1,7 +1,7 @@
-import { checkDirectory, parseHookEvent, type AgentHookEvent, type HookAgent, type HookTurnState } from './hook-event.js';
+import { checkDirectory, type HookAgent, type HookTurnState } from './hook-event.js';
 
 /** Cursor tools (`preToolUse` matcher values) that write files. */
-export const CURSOR_EDIT_TOOLS: ReadonlySet<string> = new Set(['Write', 'Delete']);
+const CURSOR_EDIT_TOOLS: ReadonlySet<string> = new Set(['Write', 'Delete']);
 
 /** `stop`'s `status` as a turn state. */
 const TURN_STATES: ReadonlyMap<unknown, HookTurnState> = new Map([
@@ -44,8 +44,3 @@ export const cursorAgent: HookAgent = {
   turnStateOf: (input) => TURN_STATES.get(input['status']),
   answer: (name) => (name === 'beforeSubmitPrompt' ? '{"continue":true}' : '{}'),
 };
-
-/** Parses the JSON Cursor writes on a hook's stdin; throws with the reason when it is unusable. */
-export function parseCursorHookEvent(text: string): AgentHookEvent {
-  return parseHookEvent(cursorAgent, text);
-}

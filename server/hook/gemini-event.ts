@@ -1,7 +1,7 @@
-import { cwdDirectories, parseHookEvent, type AgentHookEvent, type HookAgent } from './hook-event.js';
+import { cwdDirectories, type HookAgent } from './hook-event.js';
 
 /** Gemini CLI's built-in tools that write files (https://geminicli.com/docs/tools/file-system). */
-export const GEMINI_EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'replace']);
+const GEMINI_EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'replace']);
 
 /**
  * Gemini CLI (https://geminicli.com/docs/hooks/reference): every event
@@ -19,8 +19,3 @@ export const geminiAgent: HookAgent = {
   directoriesOf: cwdDirectories,
   answer: () => '{}',
 };
-
-/** Parses the JSON Gemini CLI writes on a hook's stdin; throws with the reason when it is unusable. */
-export function parseGeminiHookEvent(text: string): AgentHookEvent {
-  return parseHookEvent(geminiAgent, text);
-}

@@ -8,7 +8,7 @@ export interface HookSessionState {
 }
 
 /** `<stateDir>/hooks/<agent>`: one small file per session of that agent. */
-export function hookStateDir(stateDir: string, agent: string): string {
+function hookStateDir(stateDir: string, agent: string): string {
   return join(stateDir, 'hooks', agent);
 }
 

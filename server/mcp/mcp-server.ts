@@ -14,7 +14,7 @@ import { argumentProblem, CHANGESET_TOOLS, type ToolArguments } from './tools.js
  * opens its own connection, so a server restarted meanwhile is simply
  * found again.
  */
-export function createMcpServer(target: TargetOptions & { cwd: string }): Server {
+function createMcpServer(target: TargetOptions & { cwd: string }): Server {
   const server = new Server(
     { name: 'changeset-server', version: packageVersion() ?? '0.0.0' },
     {

@@ -81,7 +81,7 @@ export function formatRefList(refs: ReadonlyMap<string, string>): string {
 }
 
 /** Reads what {@link formatRefList} wrote; lines that are not a ref under `sessions/` are ignored. */
-export function parseRefList(text: string): Map<string, string> {
+function parseRefList(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of text.split('\n')) {
     const space = line.indexOf(' ');

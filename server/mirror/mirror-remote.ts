@@ -9,11 +9,11 @@ import http from 'isomorphic-git/http/node';
 /** Environment variable naming the mirror when `--mirror` is not given. */
 export const MIRROR_ENV = 'CHANGESET_SERVER_MIRROR';
 /** Environment variable holding the token sent to the mirror. */
-export const MIRROR_TOKEN_ENV = 'CHANGESET_SERVER_MIRROR_TOKEN';
+const MIRROR_TOKEN_ENV = 'CHANGESET_SERVER_MIRROR_TOKEN';
 /** User name sent with the token in HTTP basic authentication. */
-export const MIRROR_USER_ENV = 'CHANGESET_SERVER_MIRROR_USER';
+const MIRROR_USER_ENV = 'CHANGESET_SERVER_MIRROR_USER';
 /** `basic` (default) or `bearer`: how the token is sent. */
-export const MIRROR_AUTH_ENV = 'CHANGESET_SERVER_MIRROR_AUTH';
+const MIRROR_AUTH_ENV = 'CHANGESET_SERVER_MIRROR_AUTH';
 
 /** GitHub's convention; GitLab, Gitea and others accept any user name with a token. */
 const DEFAULT_USER = 'x-access-token';
@@ -38,7 +38,7 @@ export interface MirrorRemote {
 }
 
 /** Checks a mirror URL: http or https, and no credentials in it (they would end up in logs and files). */
-export function parseMirrorUrl(text: string): string {
+function parseMirrorUrl(text: string): string {
   let url: URL;
   try {
     url = new URL(text);

@@ -35,7 +35,7 @@ export function relocateJson(value: unknown, move: Relocation): unknown {
  * change-entries blob) is replaced through `blobIds` when that blob was
  * rewritten too. Returns the message unchanged when nothing moved.
  */
-export function relocateMessage(message: string, move: Relocation, blobIds: ReadonlyMap<string, string>): string {
+function relocateMessage(message: string, move: Relocation, blobIds: ReadonlyMap<string, string>): string {
   const lines = message.split('\n');
   const at = lines.map((l) => l.startsWith(`${TRAILER_KEY}: `)).lastIndexOf(true);
   if (at < 0) return message;

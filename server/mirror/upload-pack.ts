@@ -22,7 +22,7 @@ function pktLine(text: string): Buffer {
  * progress, band 3 an error. Stops with {@link ImportError} as soon as the
  * pack passes `maxBytes`, without reading the rest.
  */
-export async function receivePack(body: AsyncIterable<Uint8Array>, out: FileHandle, maxBytes: number): Promise<number> {
+async function receivePack(body: AsyncIterable<Uint8Array>, out: FileHandle, maxBytes: number): Promise<number> {
   // Iterated by hand: isomorphic-git's body iterator answers `return()` with nothing, which `for await` rejects.
   const chunks = body[Symbol.asyncIterator]();
   const stop = () => {

@@ -103,7 +103,7 @@ const DISCARD: Definition = {
 };
 
 /** The definitions a changeset kind offers. */
-export function definitionsFor(parsed: ParsedChangesetUri): Definition[] {
+function definitionsFor(parsed: ParsedChangesetUri): Definition[] {
   switch (parsed.kind) {
     case 'turn':
       return [REVERT_TURN, RESTORE, RESTORE_AND_TURNS];

@@ -32,7 +32,7 @@ import { checkpointTrees, missingStepMessage } from '../changesets/changeset-sid
  * AlreadyExists ("the target exists and the operation does not overwrite");
  * `data.conflicts` lists every path with the reason.
  */
-export const OPERATION_CONFLICT = AhpErrorCodes.AlreadyExists;
+const OPERATION_CONFLICT = AhpErrorCodes.AlreadyExists;
 
 /** What `_meta` of an invocation may carry. */
 type InvocationMeta = OperationInvocationMeta;

@@ -43,7 +43,7 @@ export interface Plan {
   removeDirs?: string[];
 }
 
-export function emptyPlan(): Plan {
+function emptyPlan(): Plan {
   return { writes: [], conflicts: [], unchanged: [], skipped: [], userEdited: [] };
 }
 

@@ -2,7 +2,6 @@ export {
   findServerFor,
   isProcessAlive,
   listServers,
-  registryDir,
   removeServerEntry,
   removeServerEntrySync,
   writeServerEntry,

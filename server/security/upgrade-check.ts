@@ -19,7 +19,7 @@ export interface UpgradeCheckOptions {
  * to remote hosts listed in `chat.remoteAgentHosts`. Exactly this one: no
  * other `vscode-file:` origin, and nothing of VS Code for the web.
  */
-export const VSCODE_DESKTOP_ORIGIN = 'vscode-file://vscode-app';
+const VSCODE_DESKTOP_ORIGIN = 'vscode-file://vscode-app';
 
 /** The query parameter VS Code's WebSocket transport carries its connection token in. */
 const VSCODE_TOKEN_PARAMETER = 'tkn';

@@ -16,7 +16,7 @@ import type { PresentedFile, TurnRecord } from './turn-record.js';
 /** Files one `presentFiles` call may name. */
 export const MAX_PRESENTED_PER_CALL = 100;
 /** Files a turn keeps presented; a path presented again does not count twice. */
-export const MAX_PRESENTED_PER_TURN = 1000;
+const MAX_PRESENTED_PER_TURN = 1000;
 /** Longest description, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 4096;
 /** Largest presented file `resourceRead` serves (1 MiB). */
@@ -97,7 +97,7 @@ async function resolvePresented(session: RecordingSession, input: PresentFileInp
 }
 
 /** The chat response parts of a presented file: a line naming it, then a reference clients read with `resourceRead`. */
-export function presentedParts(file: PresentedFile, position: number): ResponsePart[] {
+function presentedParts(file: PresentedFile, position: number): ResponsePart[] {
   const uri = fileUri(file.path);
   const label = file.display.replace(/[[\]\\]/g, (c) => `\\${c}`);
   const text = `Presented [${label}](<${uri}>)${file.description ? ` — ${file.description}` : ''}`;

@@ -13,7 +13,7 @@ import { unreadListsOf, withUnreadLists, type UnreadLists } from './unread-lists
 export const SESSION_START_REASON = 'session start';
 
 /** Reason of the checkpoint holding the state an operation left (the next after-the-fact turn's baseline). */
-export const SETTLED_REASON = 'settled';
+const SETTLED_REASON = 'settled';
 
 /** What the session-start checkpoint records besides the trees. */
 export interface SessionStartDetails {

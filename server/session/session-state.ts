@@ -14,7 +14,7 @@ export interface SessionStateInit {
 }
 
 /** The provider id this server reports for its sessions. */
-export const PROVIDER_ID = 'changeset-server';
+const PROVIDER_ID = 'changeset-server';
 
 export function initialChatState(init: SessionStateInit): ChatState {
   return {

@@ -8,7 +8,7 @@ import type { SessionJournal } from './session-journal.js';
 import type { StepRecord, TurnRecord } from './turn-record.js';
 
 /** Steps recorded per turn at most; later tool calls of the turn get no checkpoint of their own. */
-export const MAX_STEPS_PER_TURN = 10_000;
+const MAX_STEPS_PER_TURN = 10_000;
 
 /** What recording a step needs from its session. */
 export interface StepRecorderDeps {

@@ -29,7 +29,7 @@ export function sessionTitle(opts: { agent?: string | undefined; firstPrompt?: s
 }
 
 /** "Edited src/app.ts, README.md and 3 more" from a turn's summary. */
-export function touchedTitle(summary: TurnSummary | undefined): string {
+function touchedTitle(summary: TurnSummary | undefined): string {
   if (!summary || summary.total === 0) return 'No file changes';
   const names = summary.files.slice(0, 2).map((f) => f.display);
   const more = summary.total - names.length;
@@ -37,7 +37,7 @@ export function touchedTitle(summary: TurnSummary | undefined): string {
   return `Edited ${names.join(', ')} and ${more} more`;
 }
 
-export function oneLine(text: string, max: number): string {
+function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -13,7 +13,7 @@ export type CrlfAction = 'binary' | 'text-input' | 'text-crlf' | 'auto' | 'auto-
 /** What the clean side does with a file, as kept in the stat cache. */
 export const EOL_KEEP = 0;
 /** `text`: every CRLF becomes LF. */
-export const EOL_TEXT = 1;
+const EOL_TEXT = 1;
 /** `text=auto` or `core.autocrlf`: CRLF becomes LF in files that look like text and whose indexed version has no CRLF. */
 export const EOL_AUTO = 2;
 

@@ -77,13 +77,6 @@ function parseConfig(text: string): ConfigEntry[] {
   return out;
 }
 
-/** Reads `core.<key>` values (lowercase key) from config text; the last one wins. */
-export function readCoreValue(text: string, key: string): string | undefined {
-  let value: string | null | undefined;
-  for (const e of parseConfig(text)) if (e.name === `core.${key}`) value = e.value;
-  return value === null ? '' : value;
-}
-
 function unquote(v: string): string {
   let out = '';
   let quoted = false;
@@ -183,7 +176,7 @@ function systemConfigPath(): string {
  * `repoConfigPath` (none outside repositories), in the order git reads
  * them: later entries win.
  */
-export function readGitConfig(env: GitEnvironment, repoConfigPath?: string): ConfigEntry[] {
+function readGitConfig(env: GitEnvironment, repoConfigPath?: string): ConfigEntry[] {
   const ctx: IncludeContext = { env, gitDir: repoConfigPath ? dirname(repoConfigPath) : undefined };
   const out: ConfigEntry[] = [];
   if (!envBool(env.GIT_CONFIG_NOSYSTEM)) readConfigFile(env.GIT_CONFIG_SYSTEM || systemConfigPath(), ctx, out);
@@ -210,7 +203,7 @@ export function readGitConfig(env: GitEnvironment, repoConfigPath?: string): Con
 }
 
 /** The last value of each config variable, by name (see {@link ConfigEntry}). */
-export function configValues(entries: readonly ConfigEntry[]): Map<string, string | null> {
+function configValues(entries: readonly ConfigEntry[]): Map<string, string | null> {
   const values = new Map<string, string | null>();
   for (const e of entries) values.set(e.name, e.value);
   return values;
@@ -252,7 +245,7 @@ export function readCoreSettings(env: GitEnvironment, repoConfigPath?: string): 
 }
 
 /** The core settings in config values read by {@link readGitConfig}. */
-export function coreSettingsFrom(values: ReadonlyMap<string, string | null>): CoreSettings {
+function coreSettingsFrom(values: ReadonlyMap<string, string | null>): CoreSettings {
   const settings: CoreSettings = { ...DEFAULT_CORE_SETTINGS };
   const autocrlf = values.get('core.autocrlf');
   if (autocrlf !== undefined) settings.autocrlf = autocrlf?.toLowerCase() === 'input' ? 'input' : configBool(autocrlf, false) ? 'true' : 'false';

@@ -80,7 +80,7 @@ export interface IgnoreLevel {
 }
 
 /** Finds the deciding pattern of one level, last match wins. */
-export function matchLevel(level: IgnoreLevel, path: string, name: string, isDir: boolean): IgnorePattern | undefined {
+function matchLevel(level: IgnoreLevel, path: string, name: string, isDir: boolean): IgnorePattern | undefined {
   const pats = level.patterns;
   let rel: string | undefined;
   for (let i = pats.length - 1; i >= 0; i--) {

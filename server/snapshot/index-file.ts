@@ -283,7 +283,7 @@ export function parseIndexSafely(file: IndexBytes): IndexSeed | undefined {
 }
 
 /** Parses index bytes (exported for tests). */
-export function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undefined {
+function parseIndex(buf: Buffer, indexMtimeMs: number): IndexSeed | undefined {
   if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return undefined;
   const version = buf.readUInt32BE(4);
   if (version < 2 || version > 4) return undefined;

@@ -6,7 +6,6 @@
  * git-lfs would pass through as a pointer is stored as is, everything else
  * is replaced by a pointer to it.
  */
-import { createHash } from 'node:crypto';
 
 /** git-lfs never reads content of this size or more as a pointer. */
 const POINTER_SIZE_CUTOFF = 1024;
@@ -60,9 +59,4 @@ export function isLfsPointer(content: Uint8Array): boolean {
 export function lfsPointer(sha256Hex: string, size: number): Buffer {
   if (size === 0) return Buffer.alloc(0);
   return Buffer.from(`version https://git-lfs.github.com/spec/v1\noid sha256:${sha256Hex}\nsize ${size}\n`, 'latin1');
-}
-
-/** Incremental SHA-256 for streaming large LFS files. */
-export function newSha256(): ReturnType<typeof createHash> {
-  return createHash('sha256');
 }

@@ -88,12 +88,12 @@ function parseBracket(glob: string, start: number, pathname: boolean): { re: str
 }
 
 /** True when the glob has no wildcard or escape characters. */
-export function isLiteralGlob(glob: string): boolean {
+function isLiteralGlob(glob: string): boolean {
   return !/[*?[\\]/.test(glob);
 }
 
 /** Lowercases ASCII letters only, as git's case folding does (`tolower` in the C locale). */
-export function asciiLower(text: string): string {
+function asciiLower(text: string): string {
   return /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (s) => s.toLowerCase()) : text;
 }
 

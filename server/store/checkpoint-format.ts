@@ -65,7 +65,7 @@ export interface CheckpointTrailer {
 }
 
 /** Pads checkpoint numbers so stock git lists refs in order. */
-export function padNumber(n: number): string {
+function padNumber(n: number): string {
   return String(n).padStart(6, '0');
 }
 
@@ -92,7 +92,7 @@ function summary(text: string | undefined, max = 72): string {
 }
 
 /** The readable first line of a checkpoint commit message. */
-export function headerLine(t: CheckpointTrailer): string {
+function headerLine(t: CheckpointTrailer): string {
   if (t.kind === 'safety') return `safety ${t.safetyIndex}: ${summary(t.reason)}`;
   if (t.kind === 'step') {
     const tool = (t.details as { tool?: unknown } | undefined)?.tool;

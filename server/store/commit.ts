@@ -16,7 +16,7 @@ export interface CommitObject {
 }
 
 /** Identity recorded on checkpoint commits. */
-export const CHECKPOINT_IDENTITY = 'changeset-server <changeset-server@localhost>';
+const CHECKPOINT_IDENTITY = 'changeset-server <changeset-server@localhost>';
 
 /** Serialises a commit; `when` becomes the author and committer time (UTC). */
 export function serializeCommit(tree: string, parents: readonly string[], message: string, when: Date): Buffer {

@@ -20,7 +20,7 @@ export interface ImportedMarker {
 }
 
 /** Ref name of a session's marker. */
-export function importedMarkerRef(sessionId: string): string {
+function importedMarkerRef(sessionId: string): string {
   return `${sessionRefs(sessionId).prefix}imported`;
 }
 

@@ -17,30 +17,10 @@ import { TreeReader, type TreeEntry } from './tree.js';
 import { diffTrees, type TreeChange } from './tree-diff.js';
 import { findWorkspaceGitDir, objectDirsWithAlternates, primaryObjectsDir } from './workspace-repo.js';
 
-export { defaultStateDir, workspaceId, workspaceLayout, type WorkspaceLayout } from './state-dir.js';
-export { EMPTY_TREE_OID, hashObject, isOid } from './object-format.js';
-export type { ObjectStore, ObjectType, StoredObject } from './types.js';
-export type { TreeEntry, NewTreeEntry } from './tree.js';
-export type { TreeChange, TreeChangeSide } from './tree-diff.js';
-export type { EnforceBudgetOptions, RetentionReport } from './retention.js';
-export { parseTree, serializeTree, TreeReader } from './tree.js';
-export { diffTrees } from './tree-diff.js';
-export * from './errors.js';
-export type {
-  CheckpointInfo,
-  CheckpointInput,
-  CheckpointKind,
-  CheckpointRoot,
-  CheckpointRootInput,
-  RootLayout,
-  SafetyCheckpointInput,
-  StepCheckpointInput,
-  StoredSession,
-  TimeInput,
-  TurnCheckpointInput,
-  TurnMetadata,
-  TurnState,
-} from './checkpoints.js';
+export { defaultStateDir, workspaceLayout } from './state-dir.js';
+export { EMPTY_TREE_OID, hashObject } from './object-format.js';
+export { serializeTree } from './tree.js';
+export { StoreBusyError, StoreInputError } from './errors.js';
 
 /** Options of {@link openWorkspaceStore}. */
 export interface OpenWorkspaceStoreOptions {

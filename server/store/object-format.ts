@@ -55,11 +55,6 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
-/** The `<type> <size>\0` header git hashes and stores in loose objects. */
-export function objectHeader(type: AnyObjectType, size: number): Buffer {
-  return Buffer.from(`${type} ${size}\0`, 'latin1');
-}
-
 /** The SHA-1 id git gives an object of this type and content. */
 export function hashObject(type: AnyObjectType, content: Uint8Array): string {
   // A string header, not a Buffer: this runs once per file a snapshot hashes.

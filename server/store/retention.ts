@@ -101,13 +101,13 @@ export interface RetentionContext {
   checkpoints: Checkpoints;
 }
 
-export const DEFAULT_GRACE_MS = 15 * 60 * 1000;
+const DEFAULT_GRACE_MS = 15 * 60 * 1000;
 
 /**
  * The shadow objects reachable from `roots`, not descending into objects in
  * `stop` (already known to be kept) or objects the shadow store does not hold.
  */
-export async function markReachable(objects: ShadowStore, roots: Iterable<string>, stop?: ReadonlySet<string>): Promise<Set<string>> {
+async function markReachable(objects: ShadowStore, roots: Iterable<string>, stop?: ReadonlySet<string>): Promise<Set<string>> {
   const seen = new Set<string>();
   const stack = [...roots];
   while (stack.length > 0) {

@@ -15,7 +15,7 @@ type Emit = (error: Error | null, events: DirectoryEvent[]) => void;
 
 const YIELD_EVERY_MS = 10;
 
-export class InotifyTree {
+class InotifyTree {
   private readonly watches = new Map<string, { handle: FSWatcher; ino: number }>();
   private readonly rootName: string;
   private closed = false;

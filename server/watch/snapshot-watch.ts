@@ -8,7 +8,7 @@ import { DirectoryWatcher } from './directory-watcher.js';
 import { WatchFeed } from './watch-feed.js';
 
 /** Default quiet time before a verification walk. */
-export const DEFAULT_VERIFY_IDLE_MS = 30_000;
+const DEFAULT_VERIFY_IDLE_MS = 30_000;
 
 /** Options of {@link openSnapshotWatch}. */
 export interface SnapshotWatchOptions {
@@ -19,7 +19,7 @@ export interface SnapshotWatchOptions {
 }
 
 /** True unless watching is turned off by option or environment. */
-export function watchEnabled(option: boolean | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+function watchEnabled(option: boolean | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
   if (option !== undefined) return option;
   const v = env['CHANGESET_SERVER_WATCH']?.trim().toLowerCase();
   return !(v === '0' || v === 'off' || v === 'false' || v === 'no');

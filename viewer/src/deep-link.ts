@@ -36,7 +36,7 @@ export interface ViewLocation {
 const KEYS = ['session', 'view', 'turn', 'step', 'from', 'to', 'file', 'line'] as const;
 
 /** Reads a location from an address's query (other parameters are ignored). */
-export function parseLocation(search: string): ViewLocation {
+function parseLocation(search: string): ViewLocation {
   const params = new URLSearchParams(search);
   const location: ViewLocation = {};
   for (const key of KEYS) {
@@ -48,7 +48,7 @@ export function parseLocation(search: string): ViewLocation {
 }
 
 /** The query string of a location (`?…`, or `''` when it names nothing). */
-export function formatLocation(location: ViewLocation): string {
+function formatLocation(location: ViewLocation): string {
   const params = new URLSearchParams();
   for (const key of KEYS) {
     const value = location[key];
@@ -59,7 +59,7 @@ export function formatLocation(location: ViewLocation): string {
 }
 
 /** What the app shows now, as a location. */
-export function locationOf(app: App): ViewLocation {
+function locationOf(app: App): ViewLocation {
   const location: ViewLocation = {};
   if (!app.sessionUri?.startsWith(SESSION_PREFIX)) return location;
   const session = app.sessionUri.slice(SESSION_PREFIX.length);
@@ -84,7 +84,7 @@ export function locationOf(app: App): ViewLocation {
 }
 
 /** Opens the changeset a location names in the selected session; false when it names none or it is not offered. */
-export async function openLocationView(app: App, location: ViewLocation): Promise<boolean> {
+async function openLocationView(app: App, location: ViewLocation): Promise<boolean> {
   if (location.from !== undefined && location.to !== undefined) {
     if (!app.catalogue.some((c) => c.changeKind === 'compare-turns')) return false;
     await app.openCompare(location.from, location.to);

@@ -25,7 +25,7 @@ export function operationsFor(operations: readonly ChangesetOperation[] | undefi
 }
 
 /** Asks the user to confirm, in the page's modal dialog; resolves true on confirm. `canConfirm` false leaves only Cancel. */
-export function confirmDialog(title: string, body: string | Node, confirmLabel: string, canConfirm = true): Promise<boolean> {
+function confirmDialog(title: string, body: string | Node, confirmLabel: string, canConfirm = true): Promise<boolean> {
   const dialog = byId<HTMLDialogElement>('confirm-dialog');
   byId('confirm-title').textContent = title;
   const content = byId('confirm-body');

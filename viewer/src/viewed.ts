@@ -25,7 +25,7 @@ function viewName(app: App, uri: URI): string | undefined {
 }
 
 /** Other views of the session the page mirrors where this file's tick differs. */
-export function differingViews(app: App, file: ChangesetFile): { uri: URI; name: string; reviewed: boolean }[] {
+function differingViews(app: App, file: ChangesetFile): { uri: URI; name: string; reviewed: boolean }[] {
   const open = app.open;
   if (!open?.reviewable) return [];
   const path = displayPathOf(file);

@@ -9,7 +9,7 @@ import { byId, h } from '../dom.js';
 import { loadNumber, loadPreference, savePreference } from '../preferences.js';
 
 /** Below this diff-pane width (CSS pixels) side by side shows one word per line: it draws unified instead. */
-export const SPLIT_MIN_WIDTH = 700;
+const SPLIT_MIN_WIDTH = 700;
 
 interface PaneSpec {
   /** The element resized. */

@@ -16,7 +16,7 @@ const THEMES: [Theme, string][] = [
 ];
 
 /** Applies a theme to the page. */
-export function applyTheme(theme: Theme): void {
+function applyTheme(theme: Theme): void {
   if (theme === 'system') delete document.documentElement.dataset['theme'];
   else document.documentElement.dataset['theme'] = theme;
 }

@@ -21,11 +21,6 @@ export interface FileFilter {
 /** The filter that lets every file through. */
 export const NO_FILTER: FileFilter = { text: '', kind: '', reviewed: 'any' };
 
-/** Whether a filter lets every file through. */
-export function isOpenFilter(filter: FileFilter): boolean {
-  return filter.text === '' && filter.kind === '' && filter.reviewed === 'any';
-}
-
 /** Whether a file passes a filter. */
 export function passes(file: ChangesetFile, filter: FileFilter): boolean {
   if (filter.text && !displayPathOf(file).toLowerCase().includes(filter.text.toLowerCase())) return false;

@@ -20,9 +20,9 @@ import { bodyRow, fileHeader, type SectionHost } from './file-section.js';
 import { bodyRows, estimateRows, rowOfLine, type BodyRow } from './review-rows.js';
 
 /** Height of one body row in CSS pixels (matches `--line` in the stylesheet). */
-export const LINE_HEIGHT = 20;
+const LINE_HEIGHT = 20;
 /** Height of a file header in CSS pixels (matches `--file-header`). */
-export const HEADER_HEIGHT = 38;
+const HEADER_HEIGHT = 38;
 /** Rows drawn beyond the viewport on each side. */
 const OVERSCAN_ROWS = 12;
 /** Width of a line-number column (matches `.rl` in the stylesheet). */

@@ -11,7 +11,7 @@ import { heldByPress } from '../press-hold.js';
 import { ScrollBox } from '../scroll-box.js';
 
 /** Height of every row in CSS pixels (matches `.row` in the stylesheet). */
-export const ROW_HEIGHT = 28;
+const ROW_HEIGHT = 28;
 /** Rows drawn above and below the viewport so fast scrolling does not show blanks. */
 const OVERSCAN = 8;
 
