@@ -122,3 +122,52 @@ describe('reverseMerge with a range', () => {
     expect(text(reverseMerge(v(before), v(a3), disk(a3), range('after', 20)))).toBe(lines(30, { 2: 'first change' }));
   });
 });
+
+describe('reverseMerge, cases written from the mutation run', () => {
+  const bytes = (o: ReturnType<typeof reverseMerge>) => (o.kind === 'write' && o.next ? Buffer.from(o.next.content) : undefined);
+
+  it('keeps bytes that are not UTF-8 exactly, merged or selected by a range', () => {
+    // 0xE9 is "é" in Latin-1 and no valid UTF-8 on its own: written back as text it would become two bytes.
+    const e9 = (s: string) => Buffer.from(s, 'latin1');
+    const before = e9(lines(9, { 0: 'caf\xe9' }));
+    const after = e9(lines(9, { 0: 'caf\xe9', 2: 'changed' }));
+    const current = e9(lines(9, { 0: 'caf\xe9', 2: 'changed', 7: 'later \xe9' }));
+    expect(bytes(reverseMerge(v(before), v(after), disk(current)))).toEqual(e9(lines(9, { 0: 'caf\xe9', 7: 'later \xe9' })));
+    const after2 = e9(lines(30, { 0: 'caf\xe9', 2: 'first', 25: 'second' }));
+    const before2 = e9(lines(30, { 0: 'caf\xe9' }));
+    expect(bytes(reverseMerge(v(before2), v(after2), disk(after2), range('after', 25)))).toEqual(e9(lines(30, { 0: 'caf\xe9', 2: 'first' })));
+  });
+
+  it('counts a range over the old side by the old line numbers, which differ from the new ones after an insertion', () => {
+    const before = lines(40);
+    // Ten lines inserted after line 2 and old line 30 changed: it is new line 40.
+    const after = `${lines(3)}${'inserted\n'.repeat(10)}${lines(40, { 30: 'changed' }).split('\n').slice(3).join('\n')}`;
+    expect(after.split('\n')[40]).toBe('changed');
+    const withInsert = `${lines(3)}${'inserted\n'.repeat(10)}${lines(40).split('\n').slice(3).join('\n')}`;
+    expect(text(reverseMerge(v(before), v(after), disk(after), range('before', 30)))).toBe(withInsert);
+    expect(text(reverseMerge(v(before), v(after), disk(after), range('after', 40)))).toBe(withInsert);
+    // The second hunk is old lines 27-33, new lines 37-43: line 33 is in it on the old side only.
+    expect(text(reverseMerge(v(before), v(after), disk(after), range('before', 33)))).toBe(withInsert);
+    expect(reverseMerge(v(before), v(after), disk(after), range('after', 33))).toEqual({ kind: 'unchanged' });
+  });
+
+  it('ends a hunk at its last line of context', () => {
+    const before = lines(30);
+    const after = lines(30, { 2: 'first change', 25: 'second change' });
+    // The first hunk covers lines 0-5 (the change at 2 and three lines of context after it).
+    expect(text(reverseMerge(v(before), v(after), disk(after), range('after', 5)))).toBe(lines(30, { 25: 'second change' }));
+    expect(reverseMerge(v(before), v(after), disk(after), range('after', 6))).toEqual({ kind: 'unchanged' });
+    expect(reverseMerge(v(before), v(after), disk(after), range('after', 6, 21))).toEqual({ kind: 'unchanged' });
+  });
+
+  it('undoes the whole of a block of inserted lines in a file that existed, whichever of its lines the range names', () => {
+    expect(text(reverseMerge(v('a\nb\n'), v('a\nx\ny\nb\n'), disk('a\nx\ny\nb\n'), range('after', 1)))).toBe('a\nb\n');
+  });
+
+  it('selects nothing of a file the change created by a range whose end comes before its start', () => {
+    const created = 'one\ntwo\nthree\nfour\n';
+    expect(reverseMerge(undefined, v(created), disk(created), range('after', 2, 1))).toEqual({ kind: 'unchanged' });
+    // Edited since: still nothing to do, rather than a merge that writes today's file over itself.
+    expect(reverseMerge(undefined, v(created), disk(`${created}five\n`), range('after', 2, 1))).toEqual({ kind: 'unchanged' });
+  });
+});
