@@ -40,7 +40,7 @@ export interface AutoTurnsEvents {
 type Phase = 'idle' | 'checking' | 'starting' | 'active' | 'ending' | 'stopped';
 
 /** Default message of automatic turns. */
-export const AUTO_TURN_MESSAGE = 'File changes (automatic turn)';
+const AUTO_TURN_MESSAGE = 'File changes (automatic turn)';
 
 /**
  * Records turns without a harness: a turn starts at the first file change

@@ -29,7 +29,7 @@ export interface ChannelStoreOptions {
 }
 
 /** Default number of envelopes kept for replay. */
-export const DEFAULT_REPLAY_LOG_SIZE = 10_000;
+const DEFAULT_REPLAY_LOG_SIZE = 10_000;
 
 interface Channel {
   readonly uri: URI;

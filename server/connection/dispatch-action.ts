@@ -1,4 +1,4 @@
-import { CLIENT_DISPATCHABLE_ACTIONS, validateClientAction, type ActionEnvelope, type StateAction, type URI } from '../../protocol/index.js';
+import { validateClientAction, type ActionEnvelope, type StateAction, type URI } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/channel-store.js';
 import { notificationFrame } from '../channels/frames.js';
 import type { MethodContext } from './method-registry.js';
@@ -45,5 +45,3 @@ function refusalReason(store: ChannelStore, channel: URI, action: unknown): stri
   if (!allowed) return 'this changeset does not support review (its catalogue entry has no capabilities.review)';
   return undefined;
 }
-
-export { CLIENT_DISPATCHABLE_ACTIONS };

@@ -15,7 +15,7 @@ import { DomainError, invalidRequest } from '../domain-error.js';
 import type { MethodContext } from './method-registry.js';
 
 /** Protocol versions this server speaks, most preferred first. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [AHP_PROTOCOL_VERSION];
+const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [AHP_PROTOCOL_VERSION];
 
 /**
  * Later versions VS Code's agent host client offers alone (it sends only
@@ -30,7 +30,7 @@ const VSCODE_COMPATIBLE_VERSIONS: readonly string[] = ['0.9.0', '0.8.0', '0.7.0'
 const CLOSE_AFTER_VERSION_REFUSAL = 1000;
 
 /** The client's most preferred version that we speak, else one VS Code offers that the 0.6 messages serve, else undefined. */
-export function negotiateVersion(offered: readonly string[]): string | undefined {
+function negotiateVersion(offered: readonly string[]): string | undefined {
   return offered.find((version) => SUPPORTED_PROTOCOL_VERSIONS.includes(version)) ?? offered.find((version) => VSCODE_COMPATIBLE_VERSIONS.includes(version));
 }
 

@@ -35,7 +35,7 @@ export interface EndpointSecurity {
 }
 
 /** A setting that would leave the endpoint open; the server refuses to start. */
-export class InsecureConfigurationError extends Error {}
+class InsecureConfigurationError extends Error {}
 
 /** Builds the endpoint's security hooks; throws {@link InsecureConfigurationError} for unsafe settings. */
 export function createEndpointSecurity(options: EndpointSecurityOptions): EndpointSecurity {

@@ -7,7 +7,7 @@ import type { Endpoint } from './origins.js';
  * styles and connections only to itself (the WebSocket endpoint included),
  * images also from `data:`, no framing, no `<base>`, no form posts.
  */
-export function contentSecurityPolicy(endpoint: Endpoint | undefined): string {
+function contentSecurityPolicy(endpoint: Endpoint | undefined): string {
   const ws = endpoint ? ` ws://${urlHost(endpoint.host)}:${endpoint.port}` : '';
   return [
     "default-src 'self'",

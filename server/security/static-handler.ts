@@ -35,7 +35,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** The content type served for a file name. */
-export function contentTypeOf(path: string): string {
+function contentTypeOf(path: string): string {
   return CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 }
 

@@ -57,7 +57,7 @@ export function createUpgradeCheck(options: UpgradeCheckOptions): UpgradeCheck {
 }
 
 /** Every token the request presents, from the three accepted carriers. */
-export function presentedTokens(req: IncomingMessage): string[] {
+function presentedTokens(req: IncomingMessage): string[] {
   const out: string[] = [];
   const auth = req.headers.authorization;
   if (typeof auth === 'string') {

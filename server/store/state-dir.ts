@@ -17,7 +17,7 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The stable store id for a workspace: 16 hex characters of SHA-256 over its real path. */
-export function workspaceId(realWorkspacePath: string): string {
+function workspaceId(realWorkspacePath: string): string {
   return createHash('sha256').update(realWorkspacePath, 'utf8').digest('hex').slice(0, 16);
 }
 

@@ -1,7 +1,7 @@
 import type { Message } from 'vscode-jsonrpc/node';
 
 /** JSON-RPC 2.0 error codes raised by the framing layer itself. */
-export const FramingErrorCode = {
+const FramingErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
 } as const;

@@ -146,7 +146,7 @@ function refuse(socket: Duplex, status: number, reason: string): void {
 }
 
 /** Default page: says what the endpoint is. */
-export function placeholderPage(req: IncomingMessage, res: ServerResponse): void {
+function placeholderPage(req: IncomingMessage, res: ServerResponse): void {
   if (req.method === 'GET' && (req.url ?? '/').split('?')[0] === '/') {
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     res.end('changeset-server: connect over WebSocket at this address to speak AHP 0.6.\n');

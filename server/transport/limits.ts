@@ -12,7 +12,7 @@ export interface TransportLimits {
   maxConsecutiveBadFrames: number;
 }
 
-export const DEFAULT_TRANSPORT_LIMITS: Readonly<TransportLimits> = Object.freeze({
+const DEFAULT_TRANSPORT_LIMITS: Readonly<TransportLimits> = Object.freeze({
   maxFrameBytes: 4 * 1024 * 1024,
   maxOutboundBufferBytes: 8 * 1024 * 1024,
   maxConsecutiveBadFrames: 16,
