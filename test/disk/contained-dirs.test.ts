@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContainedDirs, DirectoryChangedError, OutsideWorkspaceError, realPath, removeEmptiedDirs } from '../../server/disk/contained-dirs.js';
+import { decodePathBytes } from '../../server/path-bytes.js';
 import { TempDirs } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
@@ -184,6 +185,17 @@ describe('realPath', () => {
     expect(await realPath(join(work, 'alias'))).toBe(join(work, 'real'));
     expect(await realPath(Buffer.from(join(work, 'alias')))).toBe(join(work, 'real'));
     expect(await realPath(join(work, 'missing'))).toBeUndefined();
+  });
+
+  it('keeps the bytes of a name that is not UTF-8, given as bytes or as the string that stands for them', async () => {
+    const work = temp.make();
+    // "caf\xe9" in Latin-1: 0xE9 alone is no UTF-8, so a name read or passed as UTF-8 text would be another name.
+    const real = Buffer.concat([Buffer.from(`${work}/caf`), Buffer.from([0xe9])]);
+    mkdirSync(real);
+    const alias = Buffer.concat([Buffer.from(`${work}/alias-`), Buffer.from([0xff])]);
+    symlinkSync(real, alias);
+    expect(await realPath(alias)).toBe(decodePathBytes(real));
+    expect(await realPath(decodePathBytes(alias))).toBe(decodePathBytes(real));
   });
 });
 

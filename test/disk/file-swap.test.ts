@@ -380,4 +380,18 @@ describe('changedSince', () => {
     const identity = { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, racy: true };
     expect(await changedSince(dir, '.changeset-0123456789ab.old', { oid: blobId('target'), mode: '120000', identity })).toBeUndefined();
   });
+
+  it('reads a link target that is not UTF-8 by its bytes, racy or checked in place', async () => {
+    const work = temp.make();
+    // 0xFF is never UTF-8: read as text it would become the replacement character, another target.
+    const target = Buffer.from([0x74, 0xff]);
+    symlinkSync(target, join(work, '.changeset-0123456789ab.old'));
+    const dir = await dirOf(work);
+    const st = lstatSync(join(work, '.changeset-0123456789ab.old'), { bigint: true });
+    const identity = { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, racy: true };
+    expect(await changedSince(dir, '.changeset-0123456789ab.old', { oid: blobId(target), mode: '120000', identity })).toBeUndefined();
+    symlinkSync(target, join(work, 'link'));
+    await swapFile(dir, name('link'), newSwapNames(), { oid: blobId(target), mode: '120000' }, { content: Buffer.from('new-target'), mode: '120000' });
+    expect(readlinkSync(join(work, 'link'))).toBe('new-target');
+  });
 });
