@@ -187,4 +187,23 @@ describe('WriteBatch', () => {
     expect(tree(work)).toEqual({ 'a.txt': 'a before\n', 'created.txt': 'ours\nand theirs\n' });
     expect(existsSync(join(work, 'created.txt'))).toBe(true);
   });
+
+  it('rolls back through the folder each file was written in, however many other folders were opened since', async () => {
+    const work = temp.make();
+    mkdirSync(join(work, 'first'));
+    writeFileSync(join(work, 'first', 'a.txt'), 'a before\n');
+    const before: Record<string, string> = { 'first/a.txt': 'a before\n' };
+    // More folders than stay open at once (128): the first one written in must not be among those closed.
+    const others = Array.from({ length: 140 }, (_, i) => `d${String(i).padStart(3, '0')}`);
+    for (const d of others) {
+      mkdirSync(join(work, d));
+      writeFileSync(join(work, d, 'f.txt'), `${d} before\n`);
+      before[`${d}/f.txt`] = `${d} before\n`;
+    }
+    const batch = batchIn(work);
+    await batch.write(write(work, 'first/a.txt', 'a before\n', 'a after\n'));
+    for (const d of others) await batch.write(write(work, `${d}/f.txt`, `${d} before\n`, `${d} after\n`));
+    expect(await batch.rollBack()).toEqual({ failed: [], kept: [] });
+    expect(tree(work)).toEqual(before);
+  });
 });
