@@ -136,42 +136,43 @@ describe('recovery', () => {
   });
 });
 
-describe('finishing an operation a crash interrupted', () => {
-  async function begun(
-    work: string,
-    writes: (blob: (text: string) => Promise<string>) => Promise<IntendedWrite[]>,
-    opts: { safety?: 'intent' | 'other-intent' | 'none'; rollback?: 'this' | 'other' } = {},
-  ) {
-    const store = await openWorkspaceStore({ stateDir: temp.make('state-'), workspaceDir: work });
-    stores.push(store);
-    const id = newIntentId();
-    const list = await writes((text) => store.writeObject('blob', Buffer.from(text)));
-    await WriteIntent.begin(store.layout.root, list, { sessionId: 'S1', id });
-    const tree = await store.writeObject('tree', new Uint8Array(0));
-    const safety = opts.safety ?? 'intent';
-    if (safety !== 'none') {
-      const intent = safety === 'intent' ? id : newIntentId();
-      const record = await store.writeCheckpoint({
+/** A store holding the record of an operation and, unless told otherwise, its safety checkpoint, as a crash mid-operation leaves them. */
+async function begun(
+  work: string,
+  writes: (blob: (text: string) => Promise<string>) => Promise<IntendedWrite[]>,
+  opts: { safety?: 'intent' | 'other-intent' | 'none'; rollback?: 'this' | 'other' } = {},
+) {
+  const store = await openWorkspaceStore({ stateDir: temp.make('state-'), workspaceDir: work });
+  stores.push(store);
+  const id = newIntentId();
+  const list = await writes((text) => store.writeObject('blob', Buffer.from(text)));
+  await WriteIntent.begin(store.layout.root, list, { sessionId: 'S1', id });
+  const tree = await store.writeObject('tree', new Uint8Array(0));
+  const safety = opts.safety ?? 'intent';
+  if (safety !== 'none') {
+    const intent = safety === 'intent' ? id : newIntentId();
+    const record = await store.writeCheckpoint({
+      sessionId: 'S1',
+      kind: 'safety',
+      reason: 'revert',
+      details: { operation: 'revert', changeset: 'x', paths: [], intent },
+      tree,
+    });
+    if (opts.rollback) {
+      await store.writeCheckpoint({
         sessionId: 'S1',
         kind: 'safety',
-        reason: 'revert',
-        details: { operation: 'revert', changeset: 'x', paths: [], intent },
+        reason: 'rollback',
+        details: { operation: 'rollback', changeset: 'x', paths: [], undoes: opts.rollback === 'this' ? record.safetyIndex : record.safetyIndex! + 100 },
         tree,
       });
-      if (opts.rollback) {
-        await store.writeCheckpoint({
-          sessionId: 'S1',
-          kind: 'safety',
-          reason: 'rollback',
-          details: { operation: 'rollback', changeset: 'x', paths: [], undoes: opts.rollback === 'this' ? record.safetyIndex : record.safetyIndex! + 100 },
-          tree,
-        });
-      }
     }
-    await store.flush();
-    return store;
   }
+  await store.flush();
+  return store;
+}
 
+describe('finishing an operation a crash interrupted', () => {
   it('writes the permissions, owner and mode the operation was writing', async () => {
     const work = temp.make();
     writeFileSync(join(work, 'a.txt'), 'a before\n');
@@ -348,5 +349,110 @@ describe('finishing an operation a crash interrupted', () => {
     expect(report.unfinished).toEqual([join(work, 'a.txt')]);
     expect(readFileSync(join(work, 'a.txt'), 'utf8')).toBe('a before\n');
     expect(existsSync(join(work, names('aaaaaaaaaaaa').tmp))).toBe(false);
+  });
+});
+
+describe('recovery, cases written from the mutation run', () => {
+  const openDescriptors = () => readdirSync('/proc/self/fd').length;
+
+  it('leaves no descriptor open once a record is written, or once records are recovered', async () => {
+    const work = temp.make();
+    const store = temp.make('store-');
+    mkdirSync(join(work, 'src'));
+    writeFileSync(join(work, 'src', names('aaaaaaaaaaaa').tmp), 'ours\n');
+    const before = openDescriptors();
+    await WriteIntent.begin(store, [{ absPath: join(work, 'src', 'a.txt'), names: names('aaaaaaaaaaaa') }]);
+    expect(openDescriptors()).toBe(before);
+    // Recovery pins the folders the record names (src and the working directory) to clean up in them.
+    expect(await recoverInterruptedWrites(store, [work])).toEqual({ ...nothing, removed: 1 });
+    expect(openDescriptors()).toBe(before);
+    expect(readdirSync(join(work, 'src'))).toEqual([]);
+  });
+
+  it('cleans up after a record without an operation while a store is given, finishing nothing', async () => {
+    const work = temp.make();
+    writeFileSync(join(work, 'a.txt'), 'a before\n');
+    writeFileSync(join(work, names('aaaaaaaaaaaa').tmp), 'a after\n');
+    const store = await openWorkspaceStore({ stateDir: temp.make('state-'), workspaceDir: work });
+    stores.push(store);
+    const written = await store.writeObject('blob', Buffer.from('a after\n'));
+    await WriteIntent.begin(store.layout.root, [
+      {
+        absPath: join(work, 'a.txt'),
+        names: names('aaaaaaaaaaaa'),
+        expectedOid: blobId('a before\n'),
+        expectedMode: '100644',
+        writtenOid: written,
+        written: { mode: '100644' },
+      },
+    ]);
+    expect(await recoverInterruptedWrites(store.layout.root, [work], store)).toEqual({ ...nothing, removed: 1 });
+    expect(readdirSync(work)).toEqual(['a.txt']);
+    expect(readFileSync(join(work, 'a.txt'), 'utf8')).toBe('a before\n');
+  });
+
+  it('finishes nothing, and still cleans up, when the store fails to list its checkpoints', async () => {
+    const work = temp.make();
+    writeFileSync(join(work, 'a.txt'), 'a before\n');
+    writeFileSync(join(work, names('aaaaaaaaaaaa').tmp), 'a after\n');
+    const real = await openWorkspaceStore({ stateDir: temp.make('state-'), workspaceDir: work });
+    stores.push(real);
+    const written = await real.writeObject('blob', Buffer.from('a after\n'));
+    // Recovery takes the store as an interface (FinishingStore): the real store's objects, with a listing that fails. A real
+    // store cannot be made to fail its listing here (the tests run as root, who reads any directory whatever its mode).
+    const store = {
+      readObject: real.readObject.bind(real),
+      listSessionCheckpoints: async () => {
+        throw new Error('the checkpoints cannot be read');
+      },
+    };
+    await WriteIntent.begin(
+      real.layout.root,
+      [
+        {
+          absPath: join(work, 'a.txt'),
+          names: names('aaaaaaaaaaaa'),
+          expectedOid: blobId('a before\n'),
+          expectedMode: '100644',
+          writtenOid: written,
+          written: { mode: '100644' },
+        },
+      ],
+      { sessionId: 'S1', id: newIntentId() },
+    );
+    expect(await recoverInterruptedWrites(real.layout.root, [work], store)).toEqual({ ...nothing, removed: 1 });
+    expect(readdirSync(work)).toEqual(['a.txt']);
+    expect(readFileSync(join(work, 'a.txt'), 'utf8')).toBe('a before\n');
+  });
+
+  it('reads link targets that are not UTF-8 by their bytes, both to clean up and to finish', async () => {
+    // 0xFF is never UTF-8: read as text, a target would become the replacement character, another blob.
+    const target = Buffer.from([0x74, 0xff]);
+    const work = temp.make();
+    const store = temp.make('store-');
+    writeFileSync(join(work, 'a.txt'), 'a now\n');
+    symlinkSync(target, join(work, names('aaaaaaaaaaaa').aside));
+    await WriteIntent.begin(store, [
+      { absPath: join(work, 'a.txt'), names: names('aaaaaaaaaaaa'), expectedOid: blobId(target), writtenOid: blobId('a now\n') },
+    ]);
+    // The version set aside is the one the record expected: the store holds it, so it goes.
+    expect(await recoverInterruptedWrites(store, [work])).toEqual({ ...nothing, removed: 1 });
+    expect(readdirSync(work)).toEqual(['a.txt']);
+
+    const work2 = temp.make();
+    symlinkSync(target, join(work2, 'link'));
+    const begunStore = await begun(work2, async (blob) => [
+      {
+        absPath: join(work2, 'link'),
+        names: names('bbbbbbbbbbbb'),
+        expectedOid: blobId(target),
+        expectedMode: '120000',
+        writtenOid: await blob('a file now\n'),
+        written: { mode: '100644' },
+      },
+    ]);
+    const report = await recoverInterruptedWrites(begunStore.layout.root, [work2], begunStore);
+    expect(report).toMatchObject({ finished: [join(work2, 'link')], unfinished: [] });
+    expect(readFileSync(join(work2, 'link'), 'utf8')).toBe('a file now\n');
   });
 });
