@@ -3,7 +3,8 @@ import { pathToFileURL } from 'node:url';
 import { formatChangesetUri, parseChannel, type ChangesetFile, type ChangesetOperationTarget } from '../../protocol/index.js';
 import type { SessionStatusInfo, TurnStatus } from '../../protocol/index.js';
 import { readyChangeset } from './changeset-state.js';
-import { RemoteError, type RpcClient } from './rpc-client.js';
+import { RemoteError } from './remote-error.js';
+import type { RpcClient } from './rpc-client.js';
 
 import { resolveTurn, turnLabel } from './turn-ref.js';
 import { CommandError } from './errors.js';

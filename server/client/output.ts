@@ -1,5 +1,5 @@
 import { AhpErrorCodes } from '../../protocol/index.js';
-import { RemoteError } from './rpc-client.js';
+import { RemoteError } from './remote-error.js';
 import { UsageError } from './errors.js';
 
 /** An error as `--json` prints it: `{"error": {"code", "message", "data"?}}`. */

@@ -3,21 +3,7 @@ import WebSocket from 'ws';
 import { AHP_PROTOCOL_VERSION, ROOT_CHANNEL, type ServerNotificationMap, type URI } from '../../protocol/index.js';
 import type { ParamsOf, RequestMethod, ResultOf } from '../../protocol/methods.js';
 import { WsMessageReader, WsMessageWriter } from '../transport/ws-adapters.js';
-
-/** A JSON-RPC error answered by the server. */
-export class RemoteError extends Error {
-  constructor(
-    /** The method that failed. */
-    readonly method: string,
-    /** The JSON-RPC error code. */
-    readonly code: number,
-    message: string,
-    /** The error's structured detail (e.g. the conflicts of a refused operation). */
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
+import { RemoteError } from './remote-error.js';
 
 /** A request's params as arguments: optional when the method map allows none. */
 type ParamsArgs<M extends RequestMethod> = undefined extends ParamsOf<M> ? [params?: ParamsOf<M>] : [params: ParamsOf<M>];
