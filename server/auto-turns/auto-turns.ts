@@ -1,6 +1,5 @@
-import { EventEmitter } from 'node:events';
 import type { RootTrees } from '../changes/collect-changes.js';
-import { once } from '../events.js';
+import { Emitter, type Event, once } from '../events.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { TurnSummary } from '../session/turn-summary.js';
 import { ulid } from '../ulid.js';
@@ -25,16 +24,12 @@ export interface AutoTurnsOptions {
   log?: (line: string) => void;
 }
 
-/** Events of {@link AutoTurns}. */
-export interface AutoTurnsEvents {
-  /** An automatic turn started (its baseline is the state before the first change). */
-  turnStarted: [turnId: string];
-  /** An automatic turn ended after the quiet period. */
-  turnEnded: [turnId: string, summary: TurnSummary];
-  /** Watching failed and polling took over. */
-  polling: [];
-  /** A burst of file events was looked at; `changed` says whether the workspace differed from the baseline. */
-  checked: [changed: boolean];
+/** An automatic turn that ended, with what it changed. */
+export interface AutoTurnEnded {
+  /** The turn's id. */
+  turnId: string;
+  /** What the turn changed. */
+  summary: TurnSummary;
 }
 
 type Phase = 'idle' | 'checking' | 'starting' | 'active' | 'ending' | 'stopped';
@@ -50,7 +45,19 @@ const AUTO_TURN_MESSAGE = 'File changes (automatic turn)';
  * ignored files start no turn: a change only counts once a snapshot
  * differs from the baseline.
  */
-export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
+export class AutoTurns {
+  private readonly turnStartedEmitter = new Emitter<string>();
+  private readonly turnEndedEmitter = new Emitter<AutoTurnEnded>();
+  private readonly pollingEmitter = new Emitter<void>();
+  private readonly checkedEmitter = new Emitter<boolean>();
+  /** An automatic turn started (its baseline is the state before the first change); gives its id. */
+  readonly onTurnStarted: Event<string> = this.turnStartedEmitter.event;
+  /** An automatic turn ended after the quiet period. */
+  readonly onTurnEnded: Event<AutoTurnEnded> = this.turnEndedEmitter.event;
+  /** Watching failed and polling took over. */
+  readonly onPolling: Event<void> = this.pollingEmitter.event;
+  /** A burst of file events was looked at; gives whether the workspace differed from the baseline. */
+  readonly onChecked: Event<boolean> = this.checkedEmitter.event;
   private phase: Phase = 'idle';
   private watch: WorkspaceWatch | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -67,7 +74,6 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
   private lastChangeAt: number | undefined;
 
   constructor(private readonly options: AutoTurnsOptions) {
-    super();
     this.session = options.session;
     once(this.session.onDisposed, () => this.stop());
   }
@@ -144,7 +150,7 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
   private startPolling(): void {
     if (this.phase === 'stopped') return;
     this.polling = true;
-    this.emit('polling');
+    this.pollingEmitter.fire();
     const tick = (): void => {
       if (!this.polling) return;
       this.track(
@@ -216,7 +222,7 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
     }
     if (this.phase !== 'checking') return;
     const changed = !sameTrees(trees, this.baselineTrees());
-    this.emit('checked', changed);
+    this.checkedEmitter.fire(changed);
     if (changed) {
       await this.beginTurn();
       return;
@@ -249,7 +255,7 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
     }
     if (this.phase !== 'starting') return;
     this.phase = 'active';
-    this.emit('turnStarted', id);
+    this.turnStartedEmitter.fire(id);
   }
 
   private armQuietTimer(): void {
@@ -283,7 +289,7 @@ export class AutoTurns extends EventEmitter<AutoTurnsEvents> {
     this.firstChangeAt = this.lastChangeAt = undefined;
     try {
       const summary = await this.session.endTurn(id, { state: 'complete', ...(editSpan ? { editSpan } : {}) });
-      this.emit('turnEnded', id, summary);
+      this.turnEndedEmitter.fire({ turnId: id, summary });
     } catch (error) {
       // The turn was already ended by someone else (a harness, disposal): nothing to record.
       this.options.log?.(`ending automatic turn ${id} in ${this.session.uri}: ${(error as Error).message}`);

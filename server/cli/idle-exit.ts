@@ -1,11 +1,12 @@
+import { type Disposable, toDisposable } from '../events.js';
 import type { ChangesetService } from '../service.js';
 
 /**
  * Calls `onIdle` once no session has a turn being recorded and no client is
  * connected, continuously for `idleMs`. Sessions stay resumable: stopping
- * records nothing away. Returns a function that stops watching.
+ * records nothing away. Disposing the result stops watching.
  */
-export function watchIdle(service: ChangesetService, idleMs: number, onIdle: () => void): () => void {
+export function watchIdle(service: ChangesetService, idleMs: number, onIdle: () => void): Disposable {
   let idleSince = Date.now();
   const busy = () => service.server.connectionCount > 0 || service.sessions.list().some((s) => s.activeTurnId !== undefined);
   const tick = (): void => {
@@ -17,5 +18,5 @@ export function watchIdle(service: ChangesetService, idleMs: number, onIdle: () 
   };
   const timer = setInterval(tick, Math.max(50, Math.min(idleMs / 4, 5000)));
   timer.unref();
-  return () => clearInterval(timer);
+  return toDisposable(() => clearInterval(timer));
 }

@@ -169,9 +169,9 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
 
   process.stdout.write(args.json ? `${JSON.stringify(ready)}\n` : banner(ready, args));
 
-  const stopWatchingIdle = args.idleTimeoutMs !== undefined ? watchIdle(service, args.idleTimeoutMs, () => process.kill(process.pid, 'SIGTERM')) : undefined;
+  const idleWatch = args.idleTimeoutMs !== undefined ? watchIdle(service, args.idleTimeoutMs, () => process.kill(process.pid, 'SIGTERM')) : undefined;
   await stopRequested;
-  stopWatchingIdle?.();
+  idleWatch?.dispose();
   // Automatic turns, recording, clients, the mirror: the service's stop order.
   await service.stop();
   await removeServerEntry(stateDir, process.pid).catch(() => undefined);

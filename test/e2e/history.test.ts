@@ -8,6 +8,7 @@ import { run, startServe, type ServeProcess } from '../cli/serve-process.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { fixture as recordedEvent, stopServer, waitFor } from '../hook/hook-fixtures.js';
 import { closePages, launchBrowser, openViewer, startViewerServer, viewerDir, type ViewerServer } from './viewer-harness.js';
+import { nextEvent } from '../helpers/next-event.js';
 
 const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
 
@@ -89,7 +90,7 @@ describe('history in the viewer', () => {
     const session = await server.service.openWorkspace([repo]);
     const auto = startAutoTurns(server.service.sessions, session, { quietMs: 400 });
     cleanups.push(async () => auto.stop());
-    const ended = new Promise<string>((resolve) => auto.once('turnEnded', (id) => resolve(id)));
+    const ended = nextEvent(auto.onTurnEnded).then((ended) => ended.turnId);
     writeFiles(repo, { 'a.txt': LINES.replace('line 3\n', 'line three\n').replace('line 25\n', 'line twenty-five\n') });
     const turnId = await ended;
 
@@ -99,7 +100,7 @@ describe('history in the viewer', () => {
     await page.locator('.row.file[data-path="a.txt"] .file-open').click();
     await page.locator('tr.hunk-header [data-operation="revert"]').first().click();
     // Automatic turns look at the file events of the revert's write once the watcher reports them.
-    const checked = new Promise<boolean>((resolve) => auto.once('checked', resolve));
+    const checked = nextEvent(auto.onChecked);
     await page.locator('#confirm-ok').click();
     await page.locator('[data-user-action="Reverted lines 1–6 of a.txt (turn 1)"]').waitFor({ timeout: 30_000 });
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe(LINES.replace('line 25\n', 'line twenty-five\n'));

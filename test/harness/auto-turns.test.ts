@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,9 +7,11 @@ import type { TurnSummary } from '../../server/session/turn-summary.js';
 import { TestClient } from '../helpers/client.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { nextEvent } from '../helpers/next-event.js';
 
-function nextTurnEnded(auto: AutoTurns): Promise<[string, TurnSummary]> {
-  return once(auto, 'turnEnded') as Promise<[string, TurnSummary]>;
+async function nextTurnEnded(auto: AutoTurns): Promise<[string, TurnSummary]> {
+  const { turnId, summary } = await nextEvent(auto.onTurnEnded);
+  return [turnId, summary];
 }
 
 describe('automatic turns', () => {
@@ -38,10 +39,10 @@ describe('automatic turns', () => {
     it(`(${mode}) starts a turn at the first change from the state before it, and ends it after the quiet period`, async () => {
       // The second file is written as soon as the turn has started, well within the quiet period.
       auto = startAutoTurns(t.service.sessions, session, { quietMs: 500, mode, pollIntervalMs: 100, ignoreDirs: [t.stateDir] });
-      const started = once(auto, 'turnStarted');
+      const started = nextEvent(auto.onTurnStarted);
       const ended = nextTurnEnded(auto);
       writeFileSync(join(repo, 'a.txt'), 'one\nmore\n');
-      const [id] = (await started) as [string];
+      const id = await started;
       writeFileSync(join(repo, 'b.txt'), 'TWO\n');
       const [endedId, summary] = await ended;
       expect(endedId).toBe(id);
@@ -65,18 +66,18 @@ describe('automatic turns', () => {
 
   it('starts no turn for changes to ignored files', async () => {
     auto = startAutoTurns(t.service.sessions, session, { quietMs: 300, ignoreDirs: [t.stateDir] });
-    const checked = once(auto, 'checked');
+    const checked = nextEvent(auto.onChecked);
     mkdirSync(join(repo, 'build'), { recursive: true });
     writeFileSync(join(repo, 'build', 'out.js'), 'x');
-    expect(await checked).toEqual([false]);
+    expect(await checked).toBe(false);
     expect(session.turns).toHaveLength(0);
   });
 
   it('hands over to a harness: the automatic turn ends complete and no more are recorded', async () => {
     auto = startAutoTurns(t.service.sessions, session, { quietMs: 60_000, ignoreDirs: [t.stateDir] });
-    const started = once(auto, 'turnStarted');
+    const started = nextEvent(auto.onTurnStarted);
     writeFileSync(join(repo, 'a.txt'), 'typed by a person\n');
-    const [autoId] = (await started) as [string];
+    const autoId = await started;
 
     const client = await TestClient.connect(t.url);
     await client.initialize();

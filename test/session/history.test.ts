@@ -19,6 +19,7 @@ import type { TimelineMeta } from '../../server/session/timeline.js';
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { nextEvent } from '../helpers/next-event.js';
 
 const temp = new TempDirs();
 const running: ChangesetService[] = [];
@@ -223,7 +224,7 @@ describe('restore and remove later turns', () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(session.turns.map((t) => t.id)).toEqual(['one']);
     writeFiles(repo, { 'a.txt': 'three\n' });
-    const ended = await new Promise<string>((resolve) => auto.once('turnEnded', (id) => resolve(id)));
+    const ended = await nextEvent(auto.onTurnEnded).then((ended) => ended.turnId);
     auto.stop();
     expect(session.turns.map((t) => t.id)).toEqual(['one', ended]);
     const stats = await waitForStats(client, session.uri, ended);
@@ -250,7 +251,7 @@ describe('a truthful timeline', () => {
     } finally {
       delete process.env['CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS'];
     }
-    const turnId = await new Promise<string>((resolve) => auto.once('turnEnded', (id) => resolve(id)));
+    const turnId = await nextEvent(auto.onTurnEnded).then((ended) => ended.turnId);
     auto.stop();
     expect(session.turn(turnId)!.summary!.files.map((f) => f.display)).toEqual(['c.txt']);
     expect(session.turns).toHaveLength(2);
@@ -272,7 +273,7 @@ describe('a truthful timeline', () => {
     await auto.idle();
     expect(resumed.turns.map((t) => t.id)).toEqual(['t1']);
     writeFiles(repo, { 'a.txt': 'mine\n' });
-    const turnId = await new Promise<string>((resolve) => auto.once('turnEnded', (id) => resolve(id)));
+    const turnId = await nextEvent(auto.onTurnEnded).then((ended) => ended.turnId);
     auto.stop();
     expect(resumed.turn(turnId)!.summary).toMatchObject({ total: 1, added: 1, deleted: 1 });
     // Still exactly one user action: the settled state is no action of its own.
@@ -286,7 +287,7 @@ describe('a truthful timeline', () => {
     const session = await service.openWorkspace([repo]);
     expect(session.sessionState.title).toMatch(/^app-\w+ — \d{4}-\d\d-\d\d \d\d:\d\d$/);
     const auto = startAutoTurns(service.sessions, session, { quietMs: 300, mode: 'poll', pollIntervalMs: 100 });
-    const ended = new Promise<string>((resolve) => auto.once('turnEnded', (id) => resolve(id)));
+    const ended = nextEvent(auto.onTurnEnded).then((ended) => ended.turnId);
     writeFiles(repo, { 'src/app.ts': lines(30, { 2: 'x', 3: 'y', 25: 'z' }), 'README.md': 'hi\n', 'b.txt': 'b\n' });
     const turnId = await ended;
     await client.subscribe(session.uri);
