@@ -31,6 +31,17 @@ export interface SeenRequest {
   bytes: number;
 }
 
+/**
+ * Node's client keeps connections alive between requests (every import in a
+ * test process shares them), and a server closing an idle one after its
+ * default 5 s can race a request sent on it: the request then fails with
+ * ECONNRESET. A file's tests share one server, so idle connections stay
+ * open until it stops.
+ */
+function keepIdleConnections(server: Server): void {
+  server.keepAliveTimeout = 0;
+}
+
 export class GitHttpServer {
   readonly requests: SeenRequest[] = [];
   /** While set, requests are held unanswered (a remote that hangs). */
@@ -46,6 +57,7 @@ export class GitHttpServer {
   static async start(options: GitHttpServerOptions): Promise<GitHttpServer> {
     let instance: GitHttpServer | undefined;
     const server = createServer((req, res) => instance!.handle(req, res));
+    keepIdleConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -69,6 +81,7 @@ export class GitHttpServer {
   /** Listens again on the same port (the remote is back). */
   async restart(): Promise<void> {
     const server = createServer((req, res) => this.handle(req, res));
+    keepIdleConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.port, '127.0.0.1', () => resolve());
