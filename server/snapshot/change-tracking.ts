@@ -5,29 +5,11 @@
  * must be walked; and keeps the count of what verification walks found the
  * watcher had missed.
  */
+import type { SnapshotTrackingStatus } from '../../protocol/extensions/harness.js';
 import { buildTouchedTree, isTouchedAround, touchesRules, type ChangeFeed, type TakenChanges, type TouchedNode, type TouchedPath } from './touched-paths.js';
 
-/** What change tracking did, for `status`. */
-export interface ChangeTrackingStats {
-  /** A watcher feeds this snapshotter. */
-  watching: boolean;
-  /** Snapshots that visited only the touched paths. */
-  incremental: number;
-  /** Snapshots answered with the previous one: nothing was touched. */
-  reused: number;
-  /** Snapshots that walked the whole tree. */
-  fullWalks: number;
-  /** Why the last full walk was needed. */
-  lastFullWalkReason?: string;
-  /** Verification walks done while idle. */
-  verifications: number;
-  /** Changed paths a verification walk found that the watcher had not reported. */
-  missed: number;
-  /** The last few of them. */
-  lastMissed: string[];
-  /** Directories walked entirely at every snapshot because the watch may not see into them. */
-  blindDirs: number;
-}
+/** What change tracking did, for `status` (which adds the working directory). */
+export type ChangeTrackingStats = Omit<SnapshotTrackingStatus, 'dir'>;
 
 /** How one snapshot goes. */
 export type WalkPlan =
