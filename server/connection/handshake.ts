@@ -14,24 +14,38 @@ import {
 import { DomainError, invalidRequest } from '../domain-error.js';
 import type { MethodContext } from './method-registry.js';
 
-/** Protocol versions this server speaks, most preferred first. */
+/** The protocol version this server speaks; `data.supportedVersions` of a refusal lists it. */
 const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [AHP_PROTOCOL_VERSION];
-
-/**
- * Later versions VS Code's agent host client offers alone (it sends only
- * its own version). Every action and notification this server sends was
- * introduced at or before 0.6.0 by VS Code's own version registry, so a
- * connection that negotiates one of these gets exactly the 0.6 messages;
- * it is chosen only when the client offers no version we implement fully.
- */
-const VSCODE_COMPATIBLE_VERSIONS: readonly string[] = ['0.9.0', '0.8.0', '0.7.0'];
 
 /** Close code sent after refusing a client's protocol versions (the spec says to close). */
 const CLOSE_AFTER_VERSION_REFUSAL = 1000;
 
-/** The client's most preferred version that we speak, else one VS Code offers that the 0.6 messages serve, else undefined. */
+/** `MAJOR.MINOR.PATCH` with no leading zeros, pre-release or build metadata (AHP uses none). */
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
+
+/**
+ * The range of versions compatible with a version, as AHP's versioning has
+ * it: the same major version from 1.0 on, before it the same minor version
+ * ("0.6"). Undefined for a string that is not a version.
+ */
+function compatibleRange(version: string): string | undefined {
+  const m = SEMVER.exec(version);
+  if (!m) return undefined;
+  return m[1] === '0' ? `0.${m[2]}` : m[1];
+}
+
+/** The versions this server speaks: its own and every one compatible with it. */
+const SPOKEN = compatibleRange(AHP_PROTOCOL_VERSION)!;
+
+/**
+ * The client's most preferred offered version that this server speaks: one
+ * AHP's versioning calls compatible with ours (within a compatible range,
+ * additions are optional and a peer ignores what it does not know). The
+ * entry is answered as the client wrote it, as AHP's negotiation has the
+ * server return one of the offered entries. Undefined when none is.
+ */
 function negotiateVersion(offered: readonly string[]): string | undefined {
-  return offered.find((version) => SUPPORTED_PROTOCOL_VERSIONS.includes(version)) ?? offered.find((version) => VSCODE_COMPATIBLE_VERSIONS.includes(version));
+  return offered.find((version) => compatibleRange(version) === SPOKEN);
 }
 
 /** `initialize`: version negotiation, client id, initial subscriptions. */
@@ -44,7 +58,7 @@ export async function initialize(params: InitializeParams, ctx: MethodContext, s
     connection.closeSoon(CLOSE_AFTER_VERSION_REFUSAL, 'unsupported protocol version');
     throw new DomainError(
       AhpErrorCodes.UnsupportedProtocolVersion,
-      `none of the offered protocol versions (${params.protocolVersions.join(', ') || 'none'}) is supported; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+      `none of the offered protocol versions (${params.protocolVersions.join(', ') || 'none'}) is supported; this server speaks ${SPOKEN}.x (${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} and its patch versions)`,
       data,
     );
   }

@@ -27,18 +27,18 @@ async function upgradeLikeVsCode(address: string, token: string | undefined, ori
 }
 
 describe('VS Code as an IDE client', () => {
-  it('accepts the connection VS Code makes for a remote agent host and serves it over the version VS Code offers', async () => {
+  it('accepts the connection VS Code makes for a remote agent host and serves it over 0.6 when offered', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const { address, token, session } = await serve(repo);
     const client = await TestClient.connect(`ws://${address}?tkn=${encodeURIComponent(token)}`, { headers: { origin: VSCODE_ORIGIN } });
-    // VS Code's client offers only its own protocol version.
+    // A version of another minor is never selected: the server answers with the 0.6 entry it speaks.
     const init = await client.request<{ protocolVersion: string; snapshots: { resource: string; state: RootState }[] }>('initialize', {
       channel: ROOT_CHANNEL,
-      protocolVersions: ['0.9.0'],
+      protocolVersions: ['0.9.0', '0.6.0'],
       clientId: randomUUID(),
       initialSubscriptions: [ROOT_CHANNEL],
     });
-    expect(init.protocolVersion).toBe('0.9.0');
+    expect(init.protocolVersion).toBe('0.6.0');
     expect(init.snapshots.map((s) => s.resource)).toEqual([ROOT_CHANNEL]);
     const sid = session.slice('ahp-session:/'.length);
     await client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
