@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import {
   AhpErrorCodes,
   parseChannel,
+  ROOT_CHANNEL,
   type CreateSessionParams,
   type DisposeSessionParams,
   type ListSessionsParams,
@@ -55,10 +56,18 @@ export class SessionCommands implements SessionProvider {
       throw new DomainError(AhpErrorCodes.SessionAlreadyExists, `session ${params.channel} already exists`);
     }
     const dirs = workingDirectoriesOf(params);
-    // Only the client that asked is told: the token is its own.
+    // Only the client that asked is told (the token is its own), and only while it is subscribed to
+    // the root channel: AHP sends a channel's protocol notifications only to that channel's subscribers.
+    const { connection } = ctx;
     const progress =
       params.progressToken !== undefined
-        ? progressReporter((frame) => ctx.connection.notify('root/progress', frame), params.progressToken, snapshotMessage)
+        ? progressReporter(
+            (frame) => {
+              if (connection.subscriptions.has(ROOT_CHANNEL)) connection.notify('root/progress', frame);
+            },
+            params.progressToken,
+            snapshotMessage,
+          )
         : undefined;
     this.creating.add(params.channel);
     try {
