@@ -32,6 +32,25 @@ export interface AutoTurnEnded {
   summary: TurnSummary;
 }
 
+/**
+ * Changes seen less than this apart are one moment: one save reaches the
+ * watcher as a few events milliseconds apart (open, write, rename), which
+ * say nothing of how long anyone worked.
+ */
+const ONE_MOMENT_MS = 1000;
+
+/**
+ * An automatic turn's edit span: from the first file change seen to the
+ * last. A span shorter than {@link ONE_MOMENT_MS} is one moment (`to` is
+ * `from`): the turn's duration is then 0, not the milliseconds between the
+ * events of one save.
+ */
+function editSpanOf(first: number | undefined, last: number | undefined): { from: string; to: string } | undefined {
+  if (first === undefined) return undefined;
+  const end = Math.max(first, last ?? first);
+  return { from: new Date(first).toISOString(), to: new Date(end - first < ONE_MOMENT_MS ? first : end).toISOString() };
+}
+
 type Phase = 'idle' | 'checking' | 'starting' | 'active' | 'ending' | 'stopped';
 
 /** Default message of automatic turns. */
@@ -283,9 +302,7 @@ export class AutoTurns {
   }
 
   private async endTurn(id: string): Promise<void> {
-    const from = this.firstChangeAt;
-    const editSpan =
-      from !== undefined ? { from: new Date(from).toISOString(), to: new Date(Math.max(from, this.lastChangeAt ?? from)).toISOString() } : undefined;
+    const editSpan = editSpanOf(this.firstChangeAt, this.lastChangeAt);
     this.firstChangeAt = this.lastChangeAt = undefined;
     try {
       const summary = await this.session.endTurn(id, { state: 'complete', ...(editSpan ? { editSpan } : {}) });

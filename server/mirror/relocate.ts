@@ -5,6 +5,7 @@
  * these rewrite every such path from the mirrored directory to the local
  * one, in checkpoint trailers and in JSON blobs, leaving all else as it was.
  */
+import { basename } from 'node:path';
 import { TRAILER_KEY } from '../store/checkpoint-format.js';
 import type { CommitObject } from '../store/commit.js';
 import { SESSION_START_REASON } from '../session/session-journal.js';
@@ -53,7 +54,9 @@ function relocateMessage(message: string, move: Relocation, blobIds: ReadonlyMap
  * works in — the session start's working directories, the root it
  * snapshots — that is the local directory, whatever the mirror wrote: a
  * directory the remote names is never one a server opens or records.
- * Returns the message unchanged when nothing needed changing, so a session
+ * The session start keeps the name of the folder it was recorded in
+ * (`recordedIn`, when it differs from the local one) for the session's
+ * title: the import is titled as the original was. Returns the message unchanged when nothing needed changing, so a session
  * imported into the directory it was recorded in keeps its checkpoint ids.
  */
 export function localizeMessage(message: string, move: Relocation, blobIds: ReadonlyMap<string, string>): string {
@@ -64,7 +67,7 @@ export function localizeMessage(message: string, move: Relocation, blobIds: Read
   const trailer = JSON.parse(lines[at]!.slice(TRAILER_KEY.length + 2)) as {
     kind?: unknown;
     reason?: unknown;
-    details?: { workingDirectories?: unknown } | null;
+    details?: { workingDirectories?: unknown; recordedIn?: unknown } | null;
     roots?: { name?: unknown; path?: unknown }[];
   };
   let changed = false;
@@ -72,6 +75,16 @@ export function localizeMessage(message: string, move: Relocation, blobIds: Read
     const named = trailer.details.workingDirectories;
     if (!Array.isArray(named) || named.length !== 1 || named[0] !== move.to) {
       trailer.details.workingDirectories = [move.to];
+      changed = true;
+    }
+    // The session is titled as it was where it was recorded ("ws1 — 2026-12-01 12:30"), not after the local folder.
+    // Only the folder's name is kept: a directory the remote names is never one a server opens.
+    const recordedIn = basename(move.from);
+    if (move.from !== move.to && recordedIn !== basename(move.to) && trailer.details.recordedIn !== recordedIn) {
+      trailer.details.recordedIn = recordedIn;
+      changed = true;
+    } else if (trailer.details.recordedIn !== undefined && recordedIn === basename(move.to)) {
+      delete trailer.details.recordedIn;
       changed = true;
     }
   }

@@ -119,6 +119,7 @@ export class RecordingSession {
     this.timeline.restore({
       workingDirectories: dirs,
       agent,
+      recordedIn: loaded?.details.recordedIn,
       turns: loaded?.turns ?? [],
       userActions: loaded ? await this.userActionsOf() : [],
       endedAt: this.endedAt,

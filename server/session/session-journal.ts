@@ -22,6 +22,8 @@ export interface SessionStartDetails {
   workingDirectories: string[];
   /** The agent recording into the session, when a harness said so. */
   agent?: string;
+  /** An imported session: the name of the folder it was recorded in, which its title names (`import` sets it). */
+  recordedIn?: string;
   /** Files present but not read at the start (see {@link UnreadLists}). */
   unread?: UnreadLists;
 }

@@ -55,6 +55,8 @@ function localTime(iso: string): string {
  */
 export class SessionTimeline {
   private meta: TimelineMeta = { turns: turnTable(), userActions: [] };
+  /** The folder an imported session was recorded in, named by its title instead of the local one. */
+  private recordedIn: string | undefined;
 
   constructor(
     private readonly channels: ChannelStore,
@@ -79,6 +81,8 @@ export class SessionTimeline {
   restore(init: {
     workingDirectories: readonly string[];
     agent?: string | undefined;
+    /** The folder an imported session was recorded in: its title names that one. */
+    recordedIn?: string | undefined;
     turns: readonly TurnRecord[];
     userActions: readonly UserAction[];
     endedAt?: string | undefined;
@@ -86,6 +90,7 @@ export class SessionTimeline {
     this.meta = { turns: turnTable(), userActions: [...init.userActions].slice(-MAX_USER_ACTIONS) };
     if (init.workingDirectories.length > 1) this.meta.workingDirectories = init.workingDirectories.map(fileUri);
     if (init.agent) this.meta.agent = init.agent;
+    if (typeof init.recordedIn === 'string' && init.recordedIn !== '') this.recordedIn = init.recordedIn;
     const prompt = init.turns.find((t) => t.message && !t.automatic)?.message;
     if (prompt) this.meta.firstPrompt = oneLine(prompt, 200);
     if (init.endedAt) this.meta.endedAt = init.endedAt;
@@ -103,7 +108,12 @@ export class SessionTimeline {
   /** The title the session should have now. */
   title(current: string): string {
     if (this.info.explicitTitle) return current;
-    return sessionTitle({ agent: this.meta.agent, firstPrompt: this.meta.firstPrompt, dir: this.info.dir, createdAt: this.info.createdAt() });
+    return sessionTitle({
+      agent: this.meta.agent,
+      firstPrompt: this.meta.firstPrompt,
+      dir: this.recordedIn ?? this.info.dir,
+      createdAt: this.info.createdAt(),
+    });
   }
 
   turnStarted(turn: TurnRecord): void {

@@ -52,9 +52,17 @@ function item(app: App, s: SessionSummary): HTMLElement {
         'span',
         { class: 'meta' },
         busy ? h('span', { class: 'badge live' }, 'turn running') : null,
-        meta.endedAt !== undefined ? h('span', { class: 'badge ended' }, 'ended') : null,
-        ' ',
-        formatTime(s.createdAt),
+        busy ? ' ' : null,
+        // When it started, and for a past session when it ended ("10:02:11 · ended 10:47:32"): each time is the one it names.
+        h('time', { class: 'started', datetime: s.createdAt, title: `Started ${formatTime(s.createdAt)}` }, formatTime(s.createdAt)),
+        meta.endedAt !== undefined
+          ? [
+              ' · ',
+              h('span', { class: 'badge ended' }, 'ended'),
+              ' ',
+              h('time', { class: 'ended', datetime: meta.endedAt, title: `Ended ${formatTime(meta.endedAt)}` }, formatTime(meta.endedAt)),
+            ]
+          : null,
         ` · ${turns} ${turns === 1 ? 'turn' : 'turns'}`,
         changes
           ? h(

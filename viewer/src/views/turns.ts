@@ -5,7 +5,8 @@
  */
 import type { App } from '../app.js';
 import { firstLine, timelineOf, turnCountsOf } from '../state/timeline.js';
-import { byId, formatDuration, formatTime, h, replaceChildren } from '../dom.js';
+import type { TurnStats } from '../../../protocol/extensions/timeline.js';
+import { byId, type Child, formatDuration, formatTime, h, replaceChildren } from '../dom.js';
 import type { Counts } from '../files-model.js';
 
 function countsLabel(counts: Counts | undefined): HTMLElement | null {
@@ -18,6 +19,27 @@ function countsLabel(counts: Counts | undefined): HTMLElement | null {
     ' ',
     h('span', { class: 'minus' }, `−${counts.deletions}`),
   );
+}
+
+/**
+ * When a turn happened and how long it took. A harness turn runs from its
+ * start to its end. An automatic turn is its edit span, from the first file
+ * change seen to the last: "10:02:11 · edits over 2 min 5 s", or only its
+ * time when its changes came at one moment (one save).
+ */
+function turnTimes(turn: { startedAt?: string; duration?: number }, stats: TurnStats | undefined): Child[] {
+  const span = stats?.automatic ? stats.editSpan : undefined;
+  if (span) {
+    const ms = Date.parse(span.to) - Date.parse(span.from);
+    return [
+      h('time', { class: 'turn-time', datetime: span.from }, formatTime(span.from)),
+      ms > 0 ? h('span', { class: 'turn-duration', 'data-ms': String(ms) }, ` · edits over ${formatDuration(ms)}`) : null,
+    ];
+  }
+  return [
+    h('time', { class: 'turn-time', datetime: turn.startedAt }, formatTime(turn.startedAt)),
+    turn.duration !== undefined ? h('span', { class: 'turn-duration', 'data-ms': String(turn.duration) }, ` · ${formatDuration(turn.duration)}`) : null,
+  ];
 }
 
 /** Draws the turn list of the selected session's default chat. */
@@ -77,8 +99,7 @@ export function renderTurns(app: App): void {
             'span',
             { class: 'meta' },
             turn.state !== 'complete' ? h('span', { class: `badge ${turn.state}` }, turn.state) : null,
-            formatTime(turn.startedAt),
-            turn.duration !== undefined ? ` · ${formatDuration(turn.duration)}` : '',
+            turnTimes(turn, stats),
             ' ',
             countsLabel(turnCountsOf(app.turnCounts, app.session, turn.id)),
           ),
