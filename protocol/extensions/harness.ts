@@ -5,6 +5,8 @@
  * and asks what is being recorded. Not part of AHP.
  */
 
+import type { TurnStep } from './timeline.js';
+
 /** How a turn ended. */
 export type TurnEndState = 'complete' | 'cancelled' | 'error';
 
@@ -138,6 +140,8 @@ export interface TurnStatus {
   title?: string;
   /** Present for turns recorded without a harness, from quiet periods of the file system. */
   automatic?: true;
+  /** Its tool calls in order, once it ended, when the harness announced any (as the session state's `_meta.turns` lists them). */
+  steps?: TurnStep[];
 }
 
 /** What one retention pass over a store did. */

@@ -18,6 +18,34 @@ export interface TurnStats {
   automatic?: true;
   /** For automatic turns: the first and last file change seen, ISO 8601. */
   editSpan?: { from: string; to: string };
+  /** Each tool call of the turn in order (its steps), when the harness announced any. */
+  steps?: TurnStep[];
+  /** The files the agent presented during the turn, when it presented any. */
+  presentedFiles?: PresentedFileEntry[];
+}
+
+/** One tool call of a turn: the `step` changeset `n` of the turn covers it. */
+export interface TurnStep {
+  /** 1-based position within the turn. */
+  step: number;
+  /** The tool's name, when the harness gave one. */
+  tool?: string;
+  /** Display paths the tool named. */
+  paths: string[];
+  /** When the tool call was announced, ISO 8601. */
+  at: string;
+}
+
+/** A file the agent presented during a turn (a report, a plan). */
+export interface PresentedFileEntry {
+  /** The display path. */
+  path: string;
+  /** The `file:` URI that `resourceRead` serves. */
+  uri: string;
+  /** What the agent said about it. */
+  description?: string;
+  /** When it was presented, ISO 8601. */
+  at: string;
 }
 
 /** Something the user did through an operation (revert, restore, undo…), never an agent turn. */

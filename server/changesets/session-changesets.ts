@@ -14,7 +14,6 @@ import { SessionDelta } from '../changes/session-delta.js';
 import { compareDisplay } from '../session/display-path.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import { ChangesetFileBuilder, metaOf } from './changeset-files.js';
-import { changesetMeta } from './changeset-meta.js';
 import { produceChanges } from './changeset-producer.js';
 import { ChangesetUnavailable, isLive } from './changeset-sides.js';
 import { ReviewStore } from './review-store.js';
@@ -227,7 +226,8 @@ export class SessionChangesets {
       return;
     }
     const operations = this.opts.operationsFor(this.session, channel.parsed);
-    const meta = { ...changesetMeta(this.session, channel.parsed), ...(files.length > limited.length ? totalsMeta(files) : {}) };
+    // A turn's steps and presented files are in the session state's `_meta.turns`, where AHP's reducers keep them.
+    const meta = files.length > limited.length ? totalsMeta(files) : {};
     const action: StateAction = {
       type: 'changeset/contentChanged',
       files: limited,

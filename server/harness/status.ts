@@ -40,6 +40,8 @@ export async function sessionStatusOf(session: RecordingSession, limit: number):
   for (const t of out.turns) {
     const title = meta.turns[t.turnId]?.title;
     if (title) t.title = title;
+    const steps = meta.turns[t.turnId]?.steps;
+    if (steps) t.steps = steps;
   }
   if (meta.agent) out.agent = meta.agent;
   if (session.endedAt) out.endedAt = session.endedAt;

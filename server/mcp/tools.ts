@@ -100,7 +100,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
       const { turn, state } = await namedChangeset(args, context);
       return {
         ...(turn ? { turn: turnSummary(turn) } : { scope: 'session' }),
-        ...(Array.isArray(state._meta?.['steps']) ? { steps: state._meta['steps'] } : {}),
+        ...(turn?.steps ? { steps: turn.steps } : {}),
         files: state.files.map((f) => ({
           path: (f._meta?.['path'] as string | undefined) ?? f.id,
           change: (f._meta?.['kind'] as string | undefined) ?? (f.edit.before ? (f.edit.after ? 'modified' : 'deleted') : 'added'),

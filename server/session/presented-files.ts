@@ -7,6 +7,7 @@
 import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
+import type { PresentedFileEntry } from '../../protocol/extensions/timeline.js';
 import type { ResponsePart } from '../../protocol/index.js';
 import { fileUri } from '../file-uri.js';
 import type { RecordingSession } from './recording-session.js';
@@ -113,8 +114,8 @@ export function presentedPartsOf(turn: TurnRecord): ResponsePart[] {
   return (turn.presented ?? []).flatMap((file, i) => presentedParts(file, i + 1));
 }
 
-/** A turn changeset's `_meta.presentedFiles`. */
-export function presentedMeta(turn: TurnRecord): { path: string; uri: string; description?: string; at: string }[] {
+/** The session state's `_meta.turns[turnId].presentedFiles`. */
+export function presentedMeta(turn: TurnRecord): PresentedFileEntry[] {
   return (turn.presented ?? []).map((f) => ({
     path: f.display,
     uri: fileUri(f.path),

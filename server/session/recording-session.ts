@@ -83,6 +83,7 @@ export class RecordingSession {
       dir: files.dirs[0]!,
       createdAt: () => this.created,
       explicitTitle: opts.title !== undefined,
+      display: (absPath) => files.displayOf(absPath),
     });
   }
 

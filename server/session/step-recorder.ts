@@ -3,6 +3,7 @@
  * so a turn can be restored to the moment before any one of its edits and
  * each tool call's own changes can be shown.
  */
+import type { TurnStep } from '../../protocol/extensions/timeline.js';
 import type { RootTrees } from '../changes/collect-changes.js';
 import type { SessionJournal } from './session-journal.js';
 import type { StepRecord, TurnRecord } from './turn-record.js';
@@ -55,7 +56,7 @@ export function stepEndTrees(turn: TurnRecord, index: number): RootTrees[] | und
   return stepOf(turn, index + 1)?.trees ?? turn.after;
 }
 
-/** Steps as a turn changeset's `_meta.steps` lists them. */
-export function stepsMeta(turn: TurnRecord, display: (absPath: string) => string): { step: number; tool?: string; paths: string[]; at: string }[] {
+/** Steps as the session state's `_meta.turns[turnId].steps` lists them. */
+export function stepsMeta(turn: TurnRecord, display: (absPath: string) => string): TurnStep[] {
   return (turn.steps ?? []).map((s) => ({ step: s.index, ...(s.tool !== undefined ? { tool: s.tool } : {}), paths: s.paths.map(display), at: s.at }));
 }

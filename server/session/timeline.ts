@@ -2,7 +2,9 @@ import { basename } from 'node:path';
 import type { ChatState, JsonObject, SessionState, StateAction } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/index.js';
 import { fileUri } from '../file-uri.js';
+import { presentedMeta } from './presented-files.js';
 import { chatSummaryOf } from './session-state.js';
+import { stepsMeta } from './step-recorder.js';
 import type { SafetyDetails } from './session-journal.js';
 import type { TurnRecord } from './turn-record.js';
 import { summaryMarkdown, type TurnSummary } from './turn-summary.js';
@@ -62,7 +64,7 @@ export class SessionTimeline {
     private readonly channels: ChannelStore,
     readonly sessionUri: string,
     readonly chatUri: string,
-    private readonly info: { dir: string; createdAt: () => string; explicitTitle: boolean },
+    private readonly info: { dir: string; createdAt: () => string; explicitTitle: boolean; display: (absPath: string) => string },
   ) {}
 
   get sessionState(): SessionState {
@@ -94,7 +96,7 @@ export class SessionTimeline {
     const prompt = init.turns.find((t) => t.message && !t.automatic)?.message;
     if (prompt) this.meta.firstPrompt = oneLine(prompt, 200);
     if (init.endedAt) this.meta.endedAt = init.endedAt;
-    for (const turn of init.turns) if (turn.after) this.meta.turns[turn.id] = statsOf(turn);
+    for (const turn of init.turns) if (turn.after) this.meta.turns[turn.id] = statsOf(turn, this.info.display);
   }
 
   /** The `_meta` the session state carries. */
@@ -143,7 +145,7 @@ export class SessionTimeline {
     } else {
       this.dispatchChat({ type: 'chat/turnComplete', ...base });
     }
-    this.meta.turns[turn.id] = statsOf(turn);
+    this.meta.turns[turn.id] = statsOf(turn, this.info.display);
     this.publishMeta();
     this.syncChatSummary();
   }
@@ -211,7 +213,7 @@ function turnTable(from?: Record<string, TurnStats>): Record<string, TurnStats> 
   return Object.assign(table as Record<string, TurnStats>, from);
 }
 
-function statsOf(turn: TurnRecord): TurnStats {
+function statsOf(turn: TurnRecord, display: (absPath: string) => string): TurnStats {
   const s = turn.summary;
   const stats: TurnStats = {
     files: s?.total ?? 0,
@@ -222,6 +224,9 @@ function statsOf(turn: TurnRecord): TurnStats {
   };
   if (turn.automatic) stats.automatic = true;
   if (turn.editSpan) stats.editSpan = { ...turn.editSpan };
+  // Steps and presented files ride here, where AHP's reducers keep them (`session/metaChanged`).
+  if (turn.steps?.length) stats.steps = stepsMeta(turn, display);
+  if (turn.presented?.length) stats.presentedFiles = presentedMeta(turn);
   return stats;
 }
 

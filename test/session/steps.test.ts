@@ -10,6 +10,7 @@ import {
   type ChatState,
   type SessionState,
 } from '../../protocol/index.js';
+import type { TimelineMeta, TurnStats } from '../../protocol/extensions/timeline.js';
 import { ChangesetService } from '../../server/service.js';
 import { subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
@@ -47,6 +48,12 @@ async function stop(r: { service: ChangesetService; client: TestClient }): Promi
   await r.service.stop();
 }
 
+/** A turn's entry in the session state's `_meta.turns`: its steps and presented files. */
+async function turnMeta(client: TestClient, turnId: string): Promise<TurnStats> {
+  const state = (await client.subscribe(SESSION)).snapshot!.state as SessionState;
+  return (state._meta as unknown as TimelineMeta).turns[turnId]!;
+}
+
 function read(dir: string, path: string): string | undefined {
   return existsSync(join(dir, path)) ? readFileSync(join(dir, path), 'utf8') : undefined;
 }
@@ -74,13 +81,12 @@ function workspace(): { dir: string; stateDir: string } {
 }
 
 describe('step checkpoints', () => {
-  it('lists the steps of a turn in its changeset _meta and restores to before the second tool call, exactly', async () => {
+  it('lists the steps of a turn in the session state _meta and restores to before the second tool call, exactly', async () => {
     const { dir, stateDir } = workspace();
     const { client } = await start(stateDir, dir);
     await threeToolCalls(client, dir);
 
-    const turn = await subscribeReady(client, uriOf('turn', { turnId: 't1' }));
-    const steps = (turn._meta as { steps: { step: number; tool: string; paths: string[]; at: string }[] }).steps;
+    const steps = (await turnMeta(client, 't1')).steps!;
     expect(steps.map((s) => [s.step, s.tool, s.paths])).toEqual([
       [1, 'Edit', ['a.txt']],
       [2, 'MultiEdit', ['b.txt', 'a.txt']],
@@ -114,7 +120,7 @@ describe('step checkpoints', () => {
       ['modified', { added: 1, removed: 1 }],
       ['modified', { added: 1, removed: 1 }],
     ]);
-    expect((second._meta as { step: { tool: string } }).step.tool).toBe('MultiEdit');
+    expect((await turnMeta(client, 't1')).steps![1]!.tool).toBe('MultiEdit');
     const before = await client.request<{ data: string }>('resourceRead', { channel: 'ahp-root://', uri: second.files[0]!.edit.before!.content });
     expect(before.data).toBe('a1\n');
     expect(second.operations!.map((o) => o.id)).toEqual(['revert', 'restore-checkpoint']);
@@ -172,7 +178,6 @@ describe('since changesets', () => {
     expect(uri).toBe(`ahp-changeset:/${SID}/since/t1/start`);
     const since = await subscribeReady(client, uri);
     expect(paths(since)).toEqual(['a.txt', 'b.txt', 'c.txt']);
-    expect((since._meta as { checkpoint: { turnId: string } }).checkpoint.turnId).toBe('t1');
     expect(since.operations!.map((o) => o.id)).toEqual(['revert']);
 
     // Live: an edit after the turn shows up while subscribed.
@@ -218,7 +223,7 @@ describe('since changesets', () => {
 });
 
 describe('presented files', () => {
-  it('shows them in the chat response and the turn changeset _meta, serves their content, refuses what was never presented', async () => {
+  it('shows them in the chat response and the session state _meta, serves their content, refuses what was never presented', async () => {
     const { dir, stateDir } = workspace();
     const outside = temp.make('cs-presented-');
     writeFileSync(join(outside, 'report.md'), '# Report\n');
@@ -243,8 +248,7 @@ describe('presented files', () => {
     expect(parts.filter((p) => p.kind === 'contentRef').map((p) => (p as { uri: string }).uri)).toEqual([reportUri, planUri]);
     expect(parts.find((p) => p.kind === 'markdown' && p.id === 'presented-1')).toMatchObject({ content: expect.stringContaining('What was found') });
 
-    const turn = await subscribeReady(client, uriOf('turn', { turnId: 't1' }));
-    const meta = (turn._meta as { presentedFiles: { path: string; uri: string; description?: string }[] }).presentedFiles;
+    const meta = (await turnMeta(client, 't1')).presentedFiles!;
     expect(meta.map((f) => [f.uri, f.description])).toEqual([
       [reportUri, 'What was found'],
       [planUri, undefined],
@@ -321,11 +325,8 @@ describe('steps and presented files across a restart', () => {
     const notesUri = pathToFileURL(join(outside, 'notes.txt')).href;
     expect(parts.filter((p) => p.kind === 'contentRef').map((p) => (p as { uri: string }).uri)).toEqual([notesUri]);
     expect((await client.request<{ data: string }>('resourceRead', { channel: 'ahp-root://', uri: notesUri })).data).toBe('notes\n');
-    const t1 = await subscribeReady(client, uriOf('turn', { turnId: 't1' }));
-    expect((t1._meta as { presentedFiles: { description: string }[] }).presentedFiles.map((f) => f.description)).toEqual(['Notes']);
-
-    const t2 = await subscribeReady(client, uriOf('turn', { turnId: 't2' }));
-    expect((t2._meta as { steps: { tool: string }[] }).steps.map((s) => s.tool)).toEqual(['Edit', 'MultiEdit', 'Write']);
+    expect((await turnMeta(client, 't1')).presentedFiles!.map((f) => f.description)).toEqual(['Notes']);
+    expect((await turnMeta(client, 't2')).steps!.map((s) => s.tool)).toEqual(['Edit', 'MultiEdit', 'Write']);
     expect(paths(await subscribeReady(client, uriOf('step', { turnId: 't2', step: '2' })))).toEqual(['a.txt', 'b.txt']);
     await client.request(
       'invokeChangesetOperation',

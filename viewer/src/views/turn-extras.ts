@@ -1,39 +1,21 @@
 /**
  * Under the toolbar of an open turn (or one of its steps): the turn's steps
- * — each tool call, from the turn changeset's `_meta.steps` — expandable,
- * each openable on its own (the `step` changeset) and with "Restore to here"
- * (`restore-checkpoint` with `_meta.step`: every file back to just before
- * that tool call, after the dry run); and the files the agent presented
- * during the turn (`_meta.presentedFiles`), readable in place.
+ * — each tool call, from the session state's `_meta.turns[turnId].steps` —
+ * expandable, each openable on its own (the `step` changeset) and with
+ * "Restore to here" (`restore-checkpoint` on the turn changeset with
+ * `_meta.step`: every file back to just before that tool call, after the
+ * dry run); and the files the agent presented during the turn
+ * (`_meta.turns[turnId].presentedFiles`), readable in place.
  */
 import { expandChangesetUri } from '../../../protocol/changeset/uris.js';
+import type { PresentedFileEntry as PresentedFile, TurnStep as StepEntry } from '../../../protocol/extensions/timeline.js';
 import type { ChangesetState, URI } from '../../../protocol/index.js';
 import type { App } from '../app.js';
 import { byId, formatTime, h, replaceChildren } from '../dom.js';
 import { turnName } from '../operation-preview.js';
 import { invokeOperation } from '../operations.js';
 import { decodeContent } from '../review/diff-store.js';
-
-/** One tool call of a turn, as the turn changeset lists it. */
-interface StepEntry {
-  step: number;
-  tool?: string;
-  paths: string[];
-  at: string;
-}
-
-/** A file the agent presented during a turn. */
-interface PresentedFile {
-  path: string;
-  uri: string;
-  description?: string;
-  at: string;
-}
-
-interface TurnMeta {
-  steps?: StepEntry[];
-  presentedFiles?: PresentedFile[];
-}
+import { timelineOf } from '../state/timeline.js';
 
 /** Turns whose step list the reader opened. */
 const expanded = new Set<string>();
@@ -85,12 +67,12 @@ export function renderTurnExtras(app: App): void {
     replaceChildren(box);
     return;
   }
-  // A step opened from a link: its turn's changeset holds the list of steps.
+  // A step opened from a link: its turn's changeset offers "Restore to here".
   if (!app.client.isSubscribed(turnUri)) void app.client.subscribe(turnUri).catch(() => undefined);
   const state = app.client.mirror.state(turnUri, 'changeset') as ChangesetState | undefined;
-  const meta = (state?._meta ?? {}) as TurnMeta;
-  const steps = meta.steps ?? [];
-  const presented = meta.presentedFiles ?? [];
+  const stats = timelineOf(app.session).turns?.[turnId];
+  const steps = stats?.steps ?? [];
+  const presented = stats?.presentedFiles ?? [];
   const restore = state?.operations?.find((op) => op.id === 'restore-checkpoint');
   const name = turnName(app, turnId);
   const parts: HTMLElement[] = [];
@@ -189,7 +171,7 @@ export function renderTurnExtras(app: App): void {
   replaceChildren(box, parts);
 }
 
-/** Adds the area under the toolbar and keeps it in step with the turn changeset it reads. */
+/** Adds the area under the toolbar and keeps it in step with the turn changeset it reads (session changes redraw the toolbar too). */
 export function installTurnExtras(app: App): void {
   byId('toolbar').after(h('div', { id: 'turn-extras', class: 'turn-extras' }));
   app.client.on('channel', (uri) => {
