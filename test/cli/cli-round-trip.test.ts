@@ -2,7 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StatusResult } from '../../server/harness/status.js';
 import { isProcessAlive } from '../../server/registry/index.js';
+import { recordTurn } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { run, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
@@ -14,6 +16,8 @@ describe('the command line as a client people use', () => {
   let serve: ServeProcess;
   let workspace: string;
   let state: string;
+  const clients: TestClient[] = [];
+  let turns = 0;
   const cli = (...args: string[]) => run([...args, '--state-dir', state], { cwd: workspace });
   const read = (rel: string) => readFileSync(join(workspace, rel), 'utf8');
 
@@ -24,16 +28,33 @@ describe('the command line as a client people use', () => {
   });
 
   afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+    turns = 0;
     await serve.stop('SIGKILL');
     // A server a command started in the background for the folder's history.
     await stopRegistered(state);
     temp.cleanup();
   });
 
+  /** A client of the server over the harness methods, as an IDE or agent would record turns; closed after the test. */
+  async function harness(): Promise<TestClient> {
+    const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
+    await client.initialize();
+    clients.push(client);
+    return client;
+  }
+
+  /** Records a turn over the harness (the turn commands have their own tests, below and in client-commands). */
   async function turn(message: string, edit: () => void): Promise<void> {
-    expect((await cli('turn', 'start', '--message', message)).code).toBe(0);
-    edit();
-    expect((await cli('turn', 'end')).code).toBe(0);
+    const client = clients[0] ?? (await harness());
+    await recordTurn(client, serve.ready.sessions[0]!, `t${++turns}`, edit, message);
+  }
+
+  /** The session's turn count, as the server has it. */
+  async function turnCount(): Promise<number> {
+    const client = clients[0] ?? (await harness());
+    const status = await client.request<StatusResult>('harness/status', { channel: serve.ready.sessions[0]!, turns: 0 });
+    return status.sessions[0]!.turnCount;
   }
 
   it('prints its version, the viewer link, and suggests the nearest command and option', async () => {
@@ -81,26 +102,29 @@ describe('the command line as a client people use', () => {
     });
     expect(() => read('notes.txt')).toThrow();
     expect(read('a.txt')).toBe(lines(30, { 3: 'LINE 3', 25: 'LINE 25' }));
-    expect((await cli('status')).stdout).toContain('turns:       1');
+    expect(await turnCount()).toBe(1);
 
-    const missing = await cli('revert', '--turn', '7', '--json');
+    // Three refusals: nothing is written, so they run side by side.
+    const [missing, nothing, beyond] = await Promise.all([
+      cli('revert', '--turn', '7', '--json'),
+      cli('revert', '--turn', '1', '--file', 'a.txt', '--lines', '0-2'),
+      cli('revert', '--turn', '1', '--file', 'a.txt', '--lines', '31-40'),
+    ]);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toEqual({ error: { code: 'failed', message: expect.stringContaining('has no turn 7') } });
-    const nothing = await cli('revert', '--turn', '1', '--file', 'a.txt', '--lines', '0-2');
     expect(nothing).toMatchObject({ code: 2 });
     // Refused lines are said back as typed, 1-based.
-    const beyond = await cli('revert', '--turn', '1', '--file', 'a.txt', '--lines', '31-40');
     expect(beyond).toMatchObject({ code: 1, stderr: 'changeset-server revert: --lines 31-40: a.txt has 30 lines after the turn\n' });
   });
 
   it('reports a conflict by file, in words, and as JSON with its code', async () => {
     await turn('edit b', () => writeFileSync(join(workspace, 'b.txt'), 'B\n'));
     writeFileSync(join(workspace, 'b.txt'), 'mine\n');
-    const human = await cli('revert');
+    // Both are refused and write nothing: they run side by side.
+    const [human, json] = await Promise.all([cli('revert'), cli('revert', '--json')]);
     expect(human.code).toBe(1);
     expect(human.stderr).toMatch(/^changeset-server revert: Nothing was written: 1 file would lose edits:\n {2}b\.txt: /);
     expect(human.stderr).not.toMatch(/invokeChangesetOperation|-32010/);
-    const json = await cli('revert', '--json');
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: -32010, data: { conflicts: [{ path: 'b.txt' }] } } });
     expect(read('b.txt')).toBe('mine\n');
   });
@@ -146,8 +170,8 @@ describe('the command line as a client people use', () => {
     expect((await cli('revert', '--turn', '1')).stdout).toBe('Reverted turn 1: b.txt\n  b.txt\n');
 
     expect(await cli('forget', session)).toMatchObject({ code: 0, stdout: `Forgot ${session}: its history is removed from the store.\n` });
-    expect((await cli('sessions')).stdout).not.toContain(session);
-    const unknown = await cli('forget', session, '--json');
+    const [listed, unknown] = await Promise.all([cli('sessions'), cli('forget', session, '--json')]);
+    expect(listed.stdout).not.toContain(session);
     expect(JSON.parse(unknown.stdout)).toMatchObject({ error: { code: -32001 } });
     expect((await cli('stop')).code).toBe(0);
   });
