@@ -46,4 +46,13 @@ export interface ChangesetFileMeta {
   captured?: boolean;
   /** The captured path now leads outside the working directories (a folder on its way links elsewhere): its new side was not read. */
   leftWorkingDirectory?: true;
+  /**
+   * The name of the filter driver git runs on this file when adding it
+   * (`filter=<name>` with `filter.<name>.clean` or `.process` configured,
+   * other than LFS), which this server does not run: what it records of the
+   * file is the bytes as saved, while git stores the filter's output (a
+   * file whose stat data matches the index takes the index's version). See
+   * docs/snapshot.md.
+   */
+  filterNotRun?: string;
 }

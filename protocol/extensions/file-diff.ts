@@ -32,6 +32,13 @@ export interface DiffHunk {
   newLines: number;
   /** Lines prefixed by ' ', '-' or '+', without terminators; the line `\ No newline at end of file` follows a line that has none. */
   lines: string[];
+  /**
+   * Today's file no longer holds this hunk's change: a Revert of it would
+   * write nothing (it was reverted, or its lines were edited back). Only
+   * on changes recorded in the past (turn, step, since, an ended
+   * session's), as of when the diff was asked for.
+   */
+  reverted?: true;
 }
 
 /** The diff of one file, shaped like the DeepSeek workspace-changes plugin's `WorkspaceFileDiff`. */

@@ -5,6 +5,7 @@ import type { BlobRef, FileChange } from '../changes/file-change.js';
 import type { FileStats } from '../changes/file-stats.js';
 import { fileUri } from '../file-uri.js';
 import type { RecordingSession } from '../session/recording-session.js';
+import { unrunFilters } from '../snapshot/index.js';
 import { contentUri } from './content-uri.js';
 
 export type { ChangesetFileMeta };
@@ -13,6 +14,8 @@ export type { ChangesetFileMeta };
 export class ChangesetFileBuilder {
   /** `root:oid` of every object a content URI was issued for. */
   readonly issued = new Set<string>();
+
+  private readonly filters = new Map<number, { check: (path: string) => string | undefined; at: number }>();
 
   constructor(private readonly session: RecordingSession) {}
 
@@ -27,6 +30,8 @@ export class ChangesetFileBuilder {
     if (stats.oversized) meta.oversized = true;
     if (change.captured) meta.captured = true;
     if (change.leftWorkingDirectory) meta.leftWorkingDirectory = true;
+    const filter = change.root >= 0 ? this.unrunFilter(change.root, change.path) : undefined;
+    if (filter !== undefined) meta.filterNotRun = filter;
     const edit: ChangesetFile['edit'] = { diff: { added: stats.added, removed: stats.deleted } };
     const sides = [
       ['before', change.before, beforeUri],
@@ -42,6 +47,17 @@ export class ChangesetFileBuilder {
       if (hash) meta[`${name}Sha256`] = hash;
     }
     return { id: afterUri ?? beforeUri!, edit, _meta: meta as unknown as Record<string, unknown> };
+  }
+
+  /** The filter driver git runs on a file and this server does not (config read at most once a second per directory). */
+  private unrunFilter(root: number, path: string): string | undefined {
+    const now = Date.now();
+    let known = this.filters.get(root);
+    if (!known || now - known.at > 1000) {
+      known = { check: unrunFilters(this.session.files.root(root).dir), at: now };
+      this.filters.set(root, known);
+    }
+    return known.check(path);
   }
 
   private async side(fileUri: string, ref: BlobRef, root: number, stats: FileStats) {

@@ -25,6 +25,7 @@ import { stepOf } from '../session/step-recorder.js';
 import { CONTENT_SCHEME, parseContentUri } from './content-uri.js';
 import { LiveWatcher } from './live-watcher.js';
 import { SessionChangesets, type ChangesetChannel, type OperationsFor } from './session-changesets.js';
+import { markRevertedHunks } from './reverted-hunks.js';
 
 /** Options of {@link Changesets}. */
 export interface ChangesetsOptions {
@@ -220,7 +221,10 @@ export class Changesets {
     const change = channel.changes.get(params.fileId);
     if (!change) throw invalidParams(`fileId: no file ${JSON.stringify(params.fileId)} in ${params.channel}`);
     try {
-      return await diffChange(change, params.context !== undefined ? { context: params.context } : {});
+      const diff = await diffChange(change, params.context !== undefined ? { context: params.context } : {});
+      const owner = this.ownerOf(params.channel);
+      if (diff.kind === 'text' && owner) await markRevertedHunks(owner.session, channel.parsed, change, diff.hunks);
+      return diff;
     } catch (error) {
       if (error instanceof ChangesetUnavailable) throw notFound(error.message);
       throw error;

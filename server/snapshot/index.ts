@@ -9,4 +9,4 @@ export { findGitRepository, readHeadCommit, resolveDotGit, resolveRef, type GitR
 export { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';
 export { EMPTY_TREE_OID, hashObject } from './git-objects.js';
 export type { GitEnvironment } from './git-config.js';
-export { checkoutConversion, workingTreeContent, type CheckoutConversion } from './working-tree-content.js';
+export { checkoutConversion, unrunFilters, workingTreeContent, type CheckoutConversion } from './working-tree-content.js';

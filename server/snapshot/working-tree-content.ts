@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fsPath } from '../path-bytes.js';
 import { cleanClass, cleanContent, crlfAction, EOL_AUTO, EOL_KEEP, hasCrlfText, smudgeContent } from './eol-conversion.js';
 import { AttributeStack, parseAttributes, type AttributeLevel } from './git-attributes.js';
-import { DEFAULT_CORE_SETTINGS, globalGitFiles, readCoreSettings, type GitEnvironment } from './git-config.js';
-import { findGitRepository, pathInWorkTree } from './git-repository.js';
+import { DEFAULT_CORE_SETTINGS, globalGitFiles, readCoreSettings, readFilterDrivers, type CoreSettings, type GitEnvironment } from './git-config.js';
+import { findGitRepository, pathInWorkTree, type GitRepositoryLocation } from './git-repository.js';
 import { encodeToGit, encodeToWorktree, identToGit, identToWorktree, workingTreeEncoding } from './content-conversion.js';
 
 function readText(path: string): string | undefined {
@@ -46,24 +46,8 @@ const IDENTITY: CheckoutConversion = { smudge: (b) => b, clean: (c) => c, keepsC
 export function checkoutConversion(root: string, relPath: string, env: GitEnvironment = process.env): CheckoutConversion {
   const repo = findGitRepository(root);
   const core = repo ? readCoreSettings(env, join(repo.commonDir, 'config')) : DEFAULT_CORE_SETTINGS;
-  const top = repo?.workTree ?? root;
-  const path = (repo ? pathInWorkTree(repo.workTree, root) : '') + relPath;
-  const caseFold = core.ignoreCase;
-  const first: AttributeLevel[] = [];
-  const last: AttributeLevel[] = [];
-  const info = repo ? readText(join(repo.commonDir, 'info', 'attributes')) : undefined;
-  if (info !== undefined) first.push({ rules: parseAttributes(info, { macros: true, caseFold }), prepend: '', strip: 0 });
-  const global = globalGitFiles(env, repo ? join(repo.commonDir, 'config') : undefined).attributesFile;
-  const globalText = global ? readText(global) : undefined;
-  if (globalText !== undefined) last.push({ rules: parseAttributes(globalText, { macros: true, caseFold }), prepend: '', strip: 0 });
-  let attrs = AttributeStack.create(first, last);
-  const names = path.split('/');
-  for (let depth = 0, dir = ''; depth < names.length; dir += names[depth++] + '/') {
-    const text = readText(join(top, dir, '.gitattributes'));
-    if (text !== undefined) attrs = attrs.push({ rules: parseAttributes(text, { macros: depth === 0, caseFold }), prepend: '', strip: dir.length });
-  }
+  const { attrs, found } = attributesAt(repo, core, root, relPath, env);
   if (attrs.empty && core.autocrlf === 'false') return IDENTITY;
-  const found = attrs.lookup(path, names[names.length - 1]!);
   // LFS content is git-lfs's business: the pointer is written back as recorded (without a driver, the content itself).
   if (found.filter === 'lfs') return IDENTITY;
   const action = crlfAction(found, core);
@@ -86,6 +70,48 @@ export function checkoutConversion(root: string, relPath: string, env: GitEnviro
     },
     keepsCrlf: (blob) => eolClass === EOL_AUTO && hasCrlfText(blob),
   };
+}
+
+/**
+ * Which configured filter driver git runs on the files of the working
+ * directory `root` and this server does not (see docs/snapshot.md):
+ * `filter=<driver>` with `filter.<driver>.clean` or `.process` set, other
+ * than LFS. The configuration is read once; the returned function takes a
+ * path relative to `root` ('/'-separated) and gives the driver's name, or
+ * undefined. Outside repositories, or with no such driver configured, it
+ * reads nothing more.
+ */
+export function unrunFilters(root: string, env: GitEnvironment = process.env): (relPath: string) => string | undefined {
+  const repo = findGitRepository(root);
+  const drivers = repo ? readFilterDrivers(env, join(repo.commonDir, 'config')) : undefined;
+  if (!repo || !drivers || [...drivers].every((d) => d === 'lfs')) return () => undefined;
+  const core = readCoreSettings(env, join(repo.commonDir, 'config'));
+  return (relPath) => {
+    const { found } = attributesAt(repo, core, root, relPath, env);
+    const filter = found.filter;
+    return typeof filter === 'string' && filter !== 'lfs' && drivers.has(filter) ? filter : undefined;
+  };
+}
+
+/** The attributes git gives `relPath` (relative to `root`), from every level of attribute files. */
+function attributesAt(repo: GitRepositoryLocation | undefined, core: CoreSettings, root: string, relPath: string, env: GitEnvironment) {
+  const top = repo?.workTree ?? root;
+  const path = (repo ? pathInWorkTree(repo.workTree, root) : '') + relPath;
+  const caseFold = core.ignoreCase;
+  const first: AttributeLevel[] = [];
+  const last: AttributeLevel[] = [];
+  const info = repo ? readText(join(repo.commonDir, 'info', 'attributes')) : undefined;
+  if (info !== undefined) first.push({ rules: parseAttributes(info, { macros: true, caseFold }), prepend: '', strip: 0 });
+  const global = globalGitFiles(env, repo ? join(repo.commonDir, 'config') : undefined).attributesFile;
+  const globalText = global ? readText(global) : undefined;
+  if (globalText !== undefined) last.push({ rules: parseAttributes(globalText, { macros: true, caseFold }), prepend: '', strip: 0 });
+  let attrs = AttributeStack.create(first, last);
+  const names = path.split('/');
+  for (let depth = 0, dir = ''; depth < names.length; dir += names[depth++] + '/') {
+    const text = readText(join(top, dir, '.gitattributes'));
+    if (text !== undefined) attrs = attrs.push({ rules: parseAttributes(text, { macros: depth === 0, caseFold }), prepend: '', strip: dir.length });
+  }
+  return { attrs, found: attrs.lookup(path, names[names.length - 1]!) };
 }
 
 /**

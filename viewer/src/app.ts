@@ -209,6 +209,12 @@ export class App extends ViewState {
       this.invalidate('chips', 'turns', 'toolbar');
       void this.syncSessionChannels();
     }
+    // Today's files may have changed under the recorded diffs (a revert, a turn): they are asked for again.
+    const epoch = this.diffEpoch;
+    if (epoch !== this.shownEpoch) {
+      this.shownEpoch = epoch;
+      this.invalidate('diff');
+    }
     if (uri === this.chatUri) {
       this.invalidate('turns');
       // A turn starting or ending disables or enables every operation button, the notice's Undo among them.
@@ -239,6 +245,9 @@ export class App extends ViewState {
 
   /** The turn being recorded when the chat last changed. */
   private recordingTurn: string | undefined;
+
+  /** The {@link diffEpoch} the diffs were last drawn under. */
+  private shownEpoch = '';
 
   private onEnvelope(envelope: ActionEnvelope): void {
     const action = envelope.action as { type: string };

@@ -10,6 +10,16 @@ export function noTextNote(diff: BinaryFileDiff | OversizedFileDiff): string {
   return `File too large to diff${sizes(diff.beforeSize, diff.afterSize)}; the limit is ${bytes(diff.limit)}.`;
 }
 
+/**
+ * For a file with a filter driver git runs and the server does not
+ * (`_meta.filterNotRun`): why its content is the file as saved rather than
+ * what git would store.
+ */
+export function filterNote(driver: string | undefined): string | undefined {
+  if (driver === undefined) return undefined;
+  return `git runs the “${driver}” filter on this file; this server does not, so it is shown as saved.`;
+}
+
 /** For a text diff without hunks. */
 export const NO_LINE_CHANGES = 'No line changes (only the name, mode or file type changed).';
 

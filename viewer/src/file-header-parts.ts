@@ -42,3 +42,8 @@ export function fileOperations(app: App, channel: URI, file: ChangesetFile, path
     ops.map((op) => operationButton(app, channel, op, { target, what: path, compact: true })),
   );
 }
+
+/** In place of a hunk's operations when today's file no longer holds it (the server's `reverted`): nothing left to revert. */
+export function revertedBadge(): HTMLElement {
+  return h('span', { class: 'badge reverted', title: 'Today’s file no longer has this change: it was reverted, or edited back' }, 'reverted');
+}

@@ -47,7 +47,7 @@ export class DiffStore {
   constructor(private readonly app: App) {}
 
   private filesOf(channel: URI): Map<string, FileDiffEntry> {
-    const key = `${channel}\n${this.app.display.context}`;
+    const key = `${channel}\n${this.app.display.context}\n${this.app.diffEpoch}`;
     let files = this.entries.get(key);
     if (!files) this.entries.set(key, (files = new Map()));
     return files;

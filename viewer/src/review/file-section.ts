@@ -10,7 +10,7 @@ import type { App } from '../app.js';
 import { codeNodes } from '../code-cell.js';
 import { hunkRange, type DiffLine } from '../diff-model.js';
 import { h } from '../dom.js';
-import { fileOperations, lineCounts, renamedFrom, resourceOf } from '../file-header-parts.js';
+import { fileOperations, lineCounts, renamedFrom, resourceOf, revertedBadge } from '../file-header-parts.js';
 import { displayPathOf, kindOf, type FileMeta, type FileRow } from '../files-model.js';
 import { tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
@@ -123,19 +123,21 @@ export function bodyRow(host: SectionHost, channel: URI, file: ChangesetFile, en
           { class: 'hunk-range' },
           `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`,
         ),
-        ranged.length > 0 && file.edit.after
-          ? h(
-              'span',
-              { class: 'ops', role: 'group', 'aria-label': `Hunk ${row.index + 1} operations` },
-              ranged.map((op) =>
-                operationButton(host.app, channel, op, {
-                  target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) },
-                  what: `hunk ${row.index + 1} of ${path}`,
-                  compact: true,
-                }),
-              ),
-            )
-          : null,
+        hk.reverted
+          ? revertedBadge()
+          : ranged.length > 0 && file.edit.after
+            ? h(
+                'span',
+                { class: 'ops', role: 'group', 'aria-label': `Hunk ${row.index + 1} operations` },
+                ranged.map((op) =>
+                  operationButton(host.app, channel, op, {
+                    target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) },
+                    what: `hunk ${row.index + 1} of ${path}`,
+                    compact: true,
+                  }),
+                ),
+              )
+            : null,
       );
     }
     case 'gap': {

@@ -11,7 +11,8 @@ import type { DiffMode } from '../state/display.js';
 import { gapLines, gapsOf, type DiffLine, type Gap, type HunkModel } from '../diff-model.js';
 import type { FileDiffEntry } from './diff-store.js';
 import { wrapLine } from './wrap.js';
-import { NO_LINE_CHANGES, noTextNote } from '../diff-notes.js';
+import type { ChangesetFileMeta } from '../../../protocol/extensions/changeset-file.js';
+import { filterNote, NO_LINE_CHANGES, noTextNote } from '../diff-notes.js';
 
 /** The part of a wrapped line a row shows; `first` carries the line's numbers and sign. */
 export interface RowPart {
@@ -40,7 +41,8 @@ export function estimateRows(file: ChangesetFile): number {
   const diff = file.edit.diff;
   if (!diff) return 1;
   const changed = (diff.added ?? 0) + (diff.removed ?? 0);
-  return changed === 0 ? 1 : changed + ESTIMATED_CONTEXT + 1;
+  const notes = (file._meta as Partial<ChangesetFileMeta> | undefined)?.filterNotRun !== undefined ? 1 : 0;
+  return notes + (changed === 0 ? 1 : changed + ESTIMATED_CONTEXT + 1);
 }
 
 /**
@@ -60,8 +62,14 @@ export function hasTail(file: ChangesetFile, hunks: readonly HunkModel[], contex
   return trailing >= context;
 }
 
-/** The rows of a file's body for a layout whose code column holds `columns` characters. */
+/** The rows of a file's body for a layout whose code column holds `columns` characters; a note about the file comes first. */
 export function bodyRows(file: ChangesetFile, entry: FileDiffEntry | undefined, mode: DiffMode, context: number, columns: number): BodyRow[] {
+  const rows = diffRows(file, entry, mode, context, columns);
+  const note = filterNote((file._meta as Partial<ChangesetFileMeta> | undefined)?.filterNotRun);
+  return note === undefined ? rows : [{ type: 'note', text: note }, ...rows];
+}
+
+function diffRows(file: ChangesetFile, entry: FileDiffEntry | undefined, mode: DiffMode, context: number, columns: number): BodyRow[] {
   if (!entry || (!entry.diff && !entry.error)) return [{ type: 'note', text: 'Loading diff…' }];
   if (entry.error) return [{ type: 'note', text: `Could not load the diff: ${entry.error}`, tone: 'error' }];
   const diff = entry.diff!;

@@ -94,6 +94,17 @@ export class ViewState {
     this.invalidate('status');
   }
 
+  /**
+   * Changes whenever the files of today may have changed under a recorded
+   * diff: an action of the user (revert, restore, undo, from any client) or
+   * a turn. Diffs are kept under it, so they are asked for again: a hunk a
+   * revert took back then comes marked `reverted`.
+   */
+  get diffEpoch(): string {
+    const actions = (this.session?._meta as { userActions?: { at: string }[] } | undefined)?.userActions ?? [];
+    return `${actions.length}:${actions[actions.length - 1]?.at ?? ''}:${this.chat?.turns.length ?? 0}`;
+  }
+
   /** The selected session's state, when mirrored. */
   get session(): SessionState | undefined {
     return this.sessionUri ? this.client.mirror.state(this.sessionUri, 'session') : undefined;

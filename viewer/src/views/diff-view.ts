@@ -10,14 +10,14 @@ import type { ChangesetFile, ResourceReadResult, URI } from '../../../protocol/i
 import type { App } from '../app.js';
 import { buildHunk, gapLines, gapsOf, hunkRange, splitText, type DiffLine, type Gap } from '../diff-model.js';
 import { byId, h, replaceChildren, type Child } from '../dom.js';
-import { fileOperations, lineCounts, renamedFrom, resourceOf } from '../file-header-parts.js';
+import { fileOperations, lineCounts, renamedFrom, resourceOf, revertedBadge } from '../file-header-parts.js';
 import { displayPathOf, kindOf, type FileMeta } from '../files-model.js';
 import { codeNodes } from '../code-cell.js';
 import { highlightHunks, tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
 import type { FileDiffEntry } from '../review/diff-store.js';
 import { hasTail } from '../review/review-rows.js';
-import { NO_LINE_CHANGES, noTextNote } from '../diff-notes.js';
+import { filterNote, NO_LINE_CHANGES, noTextNote } from '../diff-notes.js';
 import { viewedElsewhere } from '../viewed.js';
 
 /** Lines drawn before the rest of a very large diff waits behind a button (keeps the page responsive). */
@@ -55,7 +55,7 @@ export class DiffView {
       replaceChildren(this.pane, h('p', { class: 'empty' }, files > 0 ? 'Select a file (j / k) to see its diff.' : ''));
       return;
     }
-    const key = `${open.uri}\n${file.id}\n${app.display.context}`;
+    const key = `${open.uri}\n${file.id}\n${app.display.context}\n${app.diffEpoch}`;
     let loaded = this.cache.get(key);
     if (!loaded || loaded.edit !== file.edit) {
       const previous = loaded;
@@ -67,7 +67,8 @@ export class DiffView {
         loaded.expanded = previous.expanded;
       }
     }
-    replaceChildren(this.pane, this.header(open.uri, file), this.body(open.uri, file, loaded));
+    const note = filterNote(((file._meta ?? {}) as FileMeta).filterNotRun);
+    replaceChildren(this.pane, this.header(open.uri, file), note ? h('p', { class: 'note file-note' }, note) : null, this.body(open.uri, file, loaded));
     this.markLine(`${key}\n${app.selectedLine ?? ''}`);
   }
 
@@ -165,19 +166,21 @@ export class DiffView {
               { class: 'hunk-range' },
               `@@ -${hk.oldLines === 0 ? hk.oldStart - 1 : hk.oldStart},${hk.oldLines} +${hk.newLines === 0 ? hk.newStart - 1 : hk.newStart},${hk.newLines} @@`,
             ),
-            ranged.length > 0 && file.edit.after
-              ? h(
-                  'span',
-                  { class: 'ops', role: 'group', 'aria-label': `Hunk ${i + 1} operations` },
-                  ranged.map((op) =>
-                    operationButton(this.app, channel, op, {
-                      target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) },
-                      what: `hunk ${i + 1} of ${displayPathOf(file)}`,
-                      compact: true,
-                    }),
-                  ),
-                )
-              : null,
+            hk.reverted
+              ? revertedBadge()
+              : ranged.length > 0 && file.edit.after
+                ? h(
+                    'span',
+                    { class: 'ops', role: 'group', 'aria-label': `Hunk ${i + 1} operations` },
+                    ranged.map((op) =>
+                      operationButton(this.app, channel, op, {
+                        target: { kind: 'range', resource, side: 'after', range: hunkRange(hk) },
+                        what: `hunk ${i + 1} of ${displayPathOf(file)}`,
+                        compact: true,
+                      }),
+                    ),
+                  )
+                : null,
           ),
         ),
       );
