@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
-import { ROOT_CHANNEL, SessionStatus, type ListSessionsResult, type SessionSummary } from '../../protocol/index.js';
-import { findServerFor, isProcessAlive, removeServerEntry } from '../registry/index.js';
-import { defaultStateDir } from '../store/index.js';
+import { ROOT_CHANNEL } from '../../protocol/common/channels.js';
+import type { ListSessionsResult } from '../../protocol/root/commands.js';
+import { SessionStatus, type SessionSummary } from '../../protocol/session/state.js';
+import { findServerFor, isProcessAlive, removeServerEntry } from '../registry/server-registry.js';
+import { defaultStateDir } from '../store/state-dir.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { Output } from '../client/output.js';
 

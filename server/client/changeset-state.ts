@@ -1,5 +1,5 @@
 import type { ActionEnvelope, ChangesetState } from '../../protocol/index.js';
-import { reduce } from '../../reducers/index.js';
+import { changesetReducer } from '../../reducers/changeset.js';
 import type { RpcClient } from './rpc-client.js';
 import { CommandError } from './errors.js';
 
@@ -11,32 +11,36 @@ import { CommandError } from './errors.js';
 export async function readyChangeset(client: RpcClient, channel: string, timeoutMs: number): Promise<ChangesetState> {
   const envelopes: ActionEnvelope[] = [];
   let wake: (() => void) | undefined;
-  client.onNotification('action', (envelope) => {
+  const listening = client.onNotification('action', (envelope) => {
     if (envelope.channel !== channel || envelope.rejectionReason !== undefined) return;
     envelopes.push(envelope);
     wake?.();
   });
-  const { snapshot } = await client.request('subscribe', { channel });
-  if (!snapshot) throw new CommandError(`no changeset ${channel}`);
-  let state = snapshot.state as ChangesetState;
-  let seq = snapshot.fromSeq;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    for (const envelope of envelopes.splice(0)) {
-      if (envelope.serverSeq <= seq) continue;
-      state = reduce('changeset', state, envelope.action);
-      seq = envelope.serverSeq;
+  try {
+    const { snapshot } = await client.request('subscribe', { channel });
+    if (!snapshot) throw new CommandError(`no changeset ${channel}`);
+    let state = snapshot.state as ChangesetState;
+    let seq = snapshot.fromSeq;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const envelope of envelopes.splice(0)) {
+        if (envelope.serverSeq <= seq) continue;
+        state = changesetReducer(state, envelope.action);
+        seq = envelope.serverSeq;
+      }
+      if (state.status !== 'computing') return state;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new CommandError(`changeset ${channel} is still computing after ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
     }
-    if (state.status !== 'computing') return state;
-    const left = deadline - Date.now();
-    if (left <= 0) throw new CommandError(`changeset ${channel} is still computing after ${timeoutMs} ms`);
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, left);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    wake = undefined;
+  } finally {
+    listening.dispose();
   }
 }

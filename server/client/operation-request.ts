@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { formatChangesetUri, parseChannel, type ChangesetFile, type ChangesetOperationTarget } from '../../protocol/index.js';
+import type { ChangesetFile, ChangesetOperationTarget } from '../../protocol/index.js';
+import { formatChangesetUri } from '../../protocol/changeset/uris.js';
+import { parseChannel } from '../../protocol/common/channels.js';
 import type { SessionStatusInfo, TurnStatus } from '../../protocol/index.js';
 import { readyChangeset } from './changeset-state.js';
 import { RemoteError } from './remote-error.js';
@@ -51,6 +53,10 @@ export interface OperationReport {
   unchanged: string[];
   /** Files left alone on purpose, with why. */
   skipped: { path: string; reason: string }[];
+  /** Files written (or that would be) holding edits no turn made. */
+  userEdited: string[];
+  /** The same files, each with when those edits were made and what became of them. */
+  userEdits: { path: string; reason: string }[];
 }
 
 /** Carries out an operation request against one session of a connected server. */
@@ -115,7 +121,14 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
     .catch((error: unknown) => {
       throw asTypedLines(error, request);
     });
-  const meta = ((result as { _meta?: unknown } | null)?._meta ?? {}) as { action?: string; files?: unknown; unchanged?: string[]; skipped?: unknown };
+  const meta = ((result as { _meta?: unknown } | null)?._meta ?? {}) as {
+    action?: string;
+    files?: unknown;
+    unchanged?: string[];
+    skipped?: unknown;
+    userEdited?: unknown;
+    userEdits?: unknown;
+  };
   const message = typeof result?.message === 'string' ? result.message : (result?.message?.markdown ?? '');
   const files = (Array.isArray(meta.files) ? meta.files : []) as OperationReport['files'];
   return {
@@ -128,6 +141,8 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
     files,
     unchanged: meta.unchanged ?? [],
     skipped: Array.isArray(meta.skipped) ? (meta.skipped as OperationReport['skipped']) : [],
+    userEdited: Array.isArray(meta.userEdited) ? (meta.userEdited as string[]) : [],
+    userEdits: Array.isArray(meta.userEdits) ? (meta.userEdits as OperationReport['userEdits']) : [],
   };
 }
 

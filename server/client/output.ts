@@ -1,4 +1,4 @@
-import { AhpErrorCodes } from '../../protocol/index.js';
+import { AhpErrorCodes } from '../../protocol/common/errors.js';
 import { RemoteError } from './remote-error.js';
 import { UsageError } from './errors.js';
 

@@ -1,12 +1,10 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { SessionStatusInfo } from '../../protocol/index.js';
-import { DEFAULT_HOOK_IDLE_MS, ensureServer } from './ensure-server.js';
 import { isInsideDir } from '../paths.js';
-import { findServerFor, type ServerEntry } from '../registry/index.js';
-import { TOKEN_ENV } from '../security/index.js';
-import { defaultStateDir, workspaceLayout } from '../store/index.js';
-import { cliCommand } from './package-root.js';
+import { findServerFor, type ServerEntry } from '../registry/server-registry.js';
+import { TOKEN_ENV } from '../security/token.js';
+import { defaultStateDir, workspaceLayout } from '../store/state-dir.js';
 import { RpcClient } from './rpc-client.js';
 import { CommandError } from './errors.js';
 
@@ -54,6 +52,8 @@ export async function connect(options: TargetOptions, env: NodeJS.ProcessEnv = p
     entry = await findServerFor(stateDir, cwd);
     if (!entry && (options.startForHistory || options.startServer)) {
       const recorded = recordedRoot(stateDir, cwd) ?? (options.startServer ? cwd : undefined);
+      // Loaded only here: a command usually finds its server running.
+      const [{ DEFAULT_HOOK_IDLE_MS, ensureServer }, { cliCommand }] = await Promise.all([import('./ensure-server.js'), import('./package-root.js')]);
       const command = cliCommand();
       if (recorded && command) {
         entry = await ensureServer({

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { sessionUri } from '../../protocol/common/channels.js';
-import type { HookConnection } from '../client/hook-connection.js';
+import type { RpcClient } from '../client/rpc-client.js';
 import { RemoteError } from '../client/remote-error.js';
 import { ulid } from '../ulid.js';
 import { parseHookEvent, type AgentHookEvent, type HookAction, type HookAgent, type HookTurnState } from './hook-event.js';
@@ -43,10 +43,7 @@ export async function runAgentHook(agent: HookAgent, input: string, options: Age
   if (!action) return;
   // A finished edit inside a recorded turn needs nothing from the server.
   if (action.kind === 'continue-turn' && (await readSessionState(options.stateDir, agent.name, event.sessionId)).turnId !== undefined) return;
-  const [{ DEFAULT_HOOK_IDLE_MS, ensureServer }, { HookConnection }] = await Promise.all([
-    import('../client/ensure-server.js'),
-    import('../client/hook-connection.js'),
-  ]);
+  const [{ DEFAULT_HOOK_IDLE_MS, ensureServer }, { RpcClient }] = await Promise.all([import('../client/ensure-server.js'), import('../client/rpc-client.js')]);
   const entry = await ensureServer({
     stateDir: options.stateDir,
     cwd: event.workingDirectories[0]!,
@@ -55,7 +52,7 @@ export async function runAgentHook(agent: HookAgent, input: string, options: Age
     log: options.log,
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_HOOK_IDLE_MS,
   });
-  const client = await HookConnection.connect(entry.url, {
+  const client = await RpcClient.connect(entry.url, {
     timeoutMs: Math.max(1000, options.deadline - Date.now()),
     clientId: `${agent.provider}-hook-${event.sessionId}`,
     ...(entry.token !== undefined ? { token: entry.token } : {}),
@@ -72,7 +69,7 @@ class HookContext {
   readonly channel: string;
 
   constructor(
-    private readonly client: HookConnection,
+    private readonly client: RpcClient,
     private readonly agent: HookAgent,
     private readonly event: AgentHookEvent,
     private readonly options: AgentHookOptions,

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HookConnection } from '../../server/client/hook-connection.js';
+import { RpcClient as HookConnection } from '../../server/client/rpc-client.js';
 import { RemoteError } from '../../server/client/remote-error.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
