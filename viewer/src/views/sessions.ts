@@ -68,7 +68,7 @@ function item(app: App, s: SessionSummary): HTMLElement {
           ? h(
               'span',
               { class: 'counts' },
-              ` · ${changes.files ?? 0} files `,
+              ` · ${changes.files ?? 0} ${changes.files === 1 ? 'file' : 'files'} `,
               h('span', { class: 'plus' }, `+${changes.additions ?? 0}`),
               ' ',
               h('span', { class: 'minus' }, `−${changes.deletions ?? 0}`),
