@@ -1,7 +1,7 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import { subscribeReady } from '../helpers/changesets.js';
 import { startServe, type Ready, type ServeProcess } from '../cli/serve-process.js';
@@ -23,46 +23,109 @@ async function serve(repo: string, stateDir: string, env: Record<string, string>
   return { child: server.child, ready: server.ready, client };
 }
 
-const NAMES = ['f1.txt', 'f2.txt', 'f3.txt', 'f4.txt', 'f5.txt'];
 const big = (tag: string) => `${tag}\n`.repeat(20_000);
 
 const ready = subscribeReady;
 
+/**
+ * Rounds killed at a random moment in the test of set and random points:
+ * one here (the set points already reach every write and the kill mid-write
+ * of both operations); a soak run sets more (`FAULT_RANDOM_ROUNDS=200`, as
+ * `npm run soak` does).
+ */
+const RANDOM_ROUNDS = Number(process.env['FAULT_RANDOM_ROUNDS'] ?? 1);
+
+/** Whether a file starts with "old" (its first bytes only: the waits poll twelve files of 300 kB); one being swapped is briefly absent and counts as not. */
+function startsOld(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(3);
+    return readSync(fd, head, 0, 3, 0) === 3 && head.toString('latin1') === 'old';
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The workspace the killed operations start from: twelve large files, every one rewritten (old → new) by turn t1. */
+interface Recorded {
+  repo: string;
+  stateDir: string;
+  names: string[];
+  session: string;
+  sid: string;
+  turnUri: string;
+  /** The files as turn t1 left them. */
+  preOperation: string[];
+}
+
+/**
+ * Turn t1 is recorded once for the file, by a server stopped cleanly after;
+ * the workspace and state directory are copied aside, and {@link fresh} puts
+ * the copy back at the same paths (the state directory knows its workspace
+ * by its path) for each test and round, as a fresh recording would leave them.
+ */
+const kept = new TempDirs();
+let recorded: Recorded;
+let copies: string;
+beforeAll(async () => {
+  const names = Array.from({ length: 12 }, (_, i) => `d${i % 3}/f${i}.txt`);
+  const repo = makeRepo(kept.make(), Object.fromEntries(names.map((n) => [n, big(`old ${n}`)])));
+  const stateDir = kept.make('state-');
+  copies = kept.make('kept-');
+  const recorder = await serve(repo, stateDir);
+  const session = recorder.ready.sessions[0]!;
+  const sid = session.slice('ahp-session:/'.length);
+  await recorder.client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 30_000 });
+  writeFiles(repo, Object.fromEntries(names.map((n) => [n, big(`new ${n}`)])));
+  await recorder.client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 30_000 });
+  const turnUri = expandChangesetUri(changesetUriTemplate(sid, 'turn'), { turnId: 't1' });
+  await ready(recorder.client, turnUri);
+  await recorder.client.close();
+  await servers.pop()!.stop('SIGTERM');
+  for (const [dir, copy] of [
+    [repo, 'repo'],
+    [stateDir, 'state'],
+  ] as const)
+    execFileSync('cp', ['-a', dir, join(copies, copy)]);
+  recorded = { repo, stateDir, names, session, sid, turnUri, preOperation: names.map((n) => readFileSync(join(repo, n), 'utf8')) };
+}, 120_000);
+afterAll(() => kept.cleanup());
+
+/** The recorded workspace and state directory put back from their copies. */
+function fresh(): Recorded {
+  for (const [dir, copy] of [
+    [recorded.repo, 'repo'],
+    [recorded.stateDir, 'state'],
+  ] as const) {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    execFileSync('cp', ['-a', join(copies, copy), dir]);
+  }
+  return recorded;
+}
+
 describe('fault tolerance', () => {
   it('survives SIGKILL in the middle of a multi-file restore: files whole, safety checkpoint kept, undo exact', async () => {
-    const repo = makeRepo(temp.make(), Object.fromEntries(NAMES.map((n) => [n, big(`old ${n}`)])));
-    const stateDir = temp.make('state-');
+    const { repo, stateDir, names, session, sid, turnUri, preOperation } = fresh();
     const first = await serve(repo, stateDir, { CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS: '400' });
-    const session = first.ready.sessions[0]!;
-    const sid = session.slice('ahp-session:/'.length);
-    await first.client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
-    writeFiles(repo, Object.fromEntries(NAMES.map((n) => [n, big(`new ${n}`)])));
-    await first.client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
-    const preOperation = NAMES.map((n) => readFileSync(join(repo, n)));
-
-    const turnUri = expandChangesetUri(changesetUriTemplate(sid, 'turn'), { turnId: 't1' });
+    expect(first.ready.sessions).toEqual([session]);
     await ready(first.client, turnUri);
     void first.client
       .request('invokeChangesetOperation', { channel: turnUri, operationId: 'restore-checkpoint' }, { timeoutMs: 60_000 })
       .catch(() => undefined);
     // Kill the server once the first file is rewritten, while it pauses before the next.
     // A file being replaced is briefly absent (moved aside, then the new one linked in).
-    const isOld = (n: string) => {
-      try {
-        return readFileSync(join(repo, n), 'utf8').startsWith('old');
-      } catch {
-        return false;
-      }
-    };
     const deadline = Date.now() + 20_000;
-    while (!NAMES.some(isOld)) {
+    while (!names.some((n) => startsOld(join(repo, n)))) {
       if (Date.now() > deadline) throw new Error('the restore never started');
       await new Promise((r) => setTimeout(r, 10));
     }
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
 
-    const states = NAMES.map((n) => {
+    const states = names.map((n) => {
       const text = readFileSync(join(repo, n), 'utf8');
       expect([big(`old ${n}`), big(`new ${n}`)]).toContain(text);
       return text.startsWith('old') ? 'old' : 'new';
@@ -79,74 +142,68 @@ describe('fault tolerance', () => {
       { channel: sessionCs, operationId: 'undo' },
       { timeoutMs: 30_000 },
     );
-    expect(undo.message).toMatch(/^Undid restore-checkpoint: put back \d files?/);
-    expect(NAMES.map((n) => readFileSync(join(repo, n)))).toEqual(preOperation);
+    expect(undo.message).toMatch(/^Undid restore-checkpoint: put back \d+ files?/);
+    expect(names.map((n) => readFileSync(join(repo, n), 'utf8'))).toEqual(preOperation);
   }, 120_000);
 
-  it('after SIGKILL at set and random points and a restart: no stray temporary file, every file whole, undo exact', async () => {
-    const names = Array.from({ length: 12 }, (_, i) => `d${i % 3}/f${i}.txt`);
-    /** Kill once this many files are written (a set point, checked to land mid-write), or at a random moment. */
-    const killPoints: (number | 'random')[] = [1, 6, 11, 'random', 'random'];
-    for (let round = 0; round < killPoints.length; round++) {
-      const killAt = killPoints[round]!;
-      const repo = makeRepo(temp.make(), Object.fromEntries(names.map((n) => [n, big(`old ${n}`)])));
-      const stateDir = temp.make('state-');
-      // A set point gets a long pause after each write, so the kill lands before the next one even on a loaded machine.
-      const first = await serve(repo, stateDir, { CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS: killAt === 'random' ? '25' : '300' });
-      const session = first.ready.sessions[0]!;
-      const sid = session.slice('ahp-session:/'.length);
-      await first.client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
-      writeFiles(repo, Object.fromEntries(names.map((n) => [n, big(`new ${n}`)])));
-      await first.client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
-      const preOperation = names.map((n) => readFileSync(join(repo, n), 'utf8'));
-      const turnUri = expandChangesetUri(changesetUriTemplate(sid, 'turn'), { turnId: 't1' });
-      await ready(first.client, turnUri);
-      const operation = round % 2 === 0 ? 'revert' : 'restore-checkpoint';
-      void first.client.request('invokeChangesetOperation', { channel: turnUri, operationId: operation }, { timeoutMs: 60_000 }).catch(() => undefined);
-      // Files the operation has rewritten (back to "old"); one being swapped is briefly absent and counts as not yet.
-      const written = () =>
-        names.filter((n) => {
-          try {
-            return readFileSync(join(repo, n), 'utf8').startsWith('old');
-          } catch {
-            return false;
+  it(
+    'after SIGKILL at set and random points and a restart: no stray temporary file, every file whole, undo exact',
+    async () => {
+      /** Kill once this many files are written (a set point, checked to land mid-write), or at a random moment. */
+      const killPoints: (number | 'random')[] = [1, 6, 11, ...Array.from({ length: RANDOM_ROUNDS }, () => 'random' as const)];
+      for (let round = 0; round < killPoints.length; round++) {
+        const killAt = killPoints[round]!;
+        const { repo, stateDir, names, sid, turnUri, preOperation } = fresh();
+        // A set point gets a long pause after each write, so the kill lands before the next one even on a loaded machine.
+        const first = await serve(repo, stateDir, { CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS: killAt === 'random' ? '25' : '300' });
+        await ready(first.client, turnUri);
+        // The set points alternate the two operations; a random moment picks one.
+        const operation = (killAt === 'random' ? Math.random() < 0.5 : round % 2 === 0) ? 'revert' : 'restore-checkpoint';
+        const what = `round ${round}: ${operation} killed at ${killAt}`;
+        void first.client.request('invokeChangesetOperation', { channel: turnUri, operationId: operation }, { timeoutMs: 60_000 }).catch(() => undefined);
+        // Files the operation has rewritten (back to "old"); one being swapped is briefly absent and counts as not yet.
+        const written = () => names.filter((n) => startsOld(join(repo, n))).length;
+        if (killAt === 'random') await new Promise((r) => setTimeout(r, Math.random() * 350));
+        else {
+          const deadline = Date.now() + 20_000;
+          while (written() < killAt) {
+            if (Date.now() > deadline) throw new Error(`the ${operation} never wrote ${killAt} files`);
+            await new Promise((r) => setTimeout(r, 2));
           }
-        }).length;
-      if (killAt === 'random') await new Promise((r) => setTimeout(r, Math.random() * 350));
-      else {
-        const deadline = Date.now() + 20_000;
-        while (written() < killAt) {
-          if (Date.now() > deadline) throw new Error(`the ${operation} never wrote ${killAt} files`);
-          await new Promise((r) => setTimeout(r, 2));
         }
-      }
-      first.child.kill('SIGKILL');
-      await new Promise((r) => first.child.once('exit', r));
-      if (killAt !== 'random') {
-        // The kill landed mid-write: some files written, not all.
-        const atKill = written();
-        expect(atKill, `round ${round}`).toBeGreaterThanOrEqual(killAt);
-        expect(atKill, `round ${round}`).toBeLessThan(names.length);
-      }
+        first.child.kill('SIGKILL');
+        await new Promise((r) => first.child.once('exit', r));
+        if (killAt !== 'random') {
+          // The kill landed mid-write: some files written, not all.
+          const atKill = written();
+          expect(atKill, what).toBeGreaterThanOrEqual(killAt);
+          expect(atKill, what).toBeLessThan(names.length);
+        }
 
-      const second = await serve(repo, stateDir);
-      // The restart removed what the killed operation left in the tree.
-      expect(spawnSync('find', [repo, '-name', '.changeset-*'], { encoding: 'utf8' }).stdout).toBe('');
-      const now = names.map((n) => readFileSync(join(repo, n), 'utf8'));
-      now.forEach((text, i) => {
-        expect([big(`old ${names[i]}`), big(`new ${names[i]}`)]).toContain(text);
-      });
-      const sessionCs = changesetUriTemplate(sid, 'session');
-      const state = await ready(second.client, sessionCs);
-      if (state.operations!.find((o) => o.id === 'undo')!.status !== 'disabled') {
-        await second.client.request('invokeChangesetOperation', { channel: sessionCs, operationId: 'undo' }, { timeoutMs: 30_000 });
+        const second = await serve(repo, stateDir);
+        // The restart removed what the killed operation left in the tree.
+        expect(spawnSync('find', [repo, '-name', '.changeset-*'], { encoding: 'utf8' }).stdout, what).toBe('');
+        const now = names.map((n) => readFileSync(join(repo, n), 'utf8'));
+        now.forEach((text, i) => {
+          expect([big(`old ${names[i]}`), big(`new ${names[i]}`)], what).toContain(text);
+        });
+        const sessionCs = changesetUriTemplate(sid, 'session');
+        const state = await ready(second.client, sessionCs);
+        if (state.operations!.find((o) => o.id === 'undo')!.status !== 'disabled') {
+          await second.client.request('invokeChangesetOperation', { channel: sessionCs, operationId: 'undo' }, { timeoutMs: 30_000 });
+        }
+        // Killed before its safety checkpoint, the operation wrote nothing; after it, undo puts back every byte.
+        expect(
+          names.map((n) => readFileSync(join(repo, n), 'utf8')),
+          what,
+        ).toEqual(preOperation);
+        await second.client.close();
+        await servers.pop()!.stop('SIGKILL');
+        await servers.pop()!.stop('SIGKILL');
       }
-      // Killed before its safety checkpoint, the operation wrote nothing; after it, undo puts back every byte.
-      expect(names.map((n) => readFileSync(join(repo, n), 'utf8'))).toEqual(preOperation);
-      second.child.kill('SIGKILL');
-      await new Promise((r) => second.child.once('exit', r));
-    }
-  }, 120_000);
+    },
+    60_000 + 30_000 * (3 + RANDOM_ROUNDS),
+  );
 
   it('a conflict writes nothing, in a plain directory too', async () => {
     const dir = temp.make();
