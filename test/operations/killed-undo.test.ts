@@ -18,8 +18,14 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => kept.cleanup());
 
-/** Rounds of the random test: a few here; a soak run sets more (`KILLED_UNDO_ROUNDS=200 npx vitest run test/operations/killed-undo.test.ts`). */
-const ROUNDS = Number(process.env['KILLED_UNDO_ROUNDS'] ?? 2);
+/**
+ * Rounds of the random test: one here, which with the set point of the
+ * first test (killed after the 10th write, in the pause) reaches the finish
+ * of a killed undo; the random point can also land inside a write (moved
+ * aside, half linked). A soak run sets more (`KILLED_UNDO_ROUNDS=200`, as
+ * `npm run soak` does).
+ */
+const ROUNDS = Number(process.env['KILLED_UNDO_ROUNDS'] ?? 1);
 
 async function restart(ws: Workspace): Promise<Running> {
   const r = await serve(ws.repo, ws.stateDir);
