@@ -19,13 +19,14 @@ import { blobId } from '../helpers/git-ids.js';
  * revert, restore and undo of 200 files run.
  */
 /**
- * Rounds here: 4 cross every operation with saves in and out of its scope,
- * in both save styles (each race saves both ways); more run, up to 12, only
- * until the race has shown all it can: an operation completed, one refused,
- * one stopped part-way by a save. `npm run soak` runs 200
- * (`CONCURRENT_WRITER_ROUNDS`).
+ * Rounds here: 3 cross every operation with saves in and out of its scope,
+ * in both save styles (each race saves both ways): a revert with saves only
+ * outside it, a restore and a revert with saves inside and outside, each
+ * followed by an undo; more run, up to 12, only until the race has shown
+ * all it can: an operation completed, one refused, one stopped part-way by
+ * a save. `npm run soak` runs 200 (`CONCURRENT_WRITER_ROUNDS`).
  */
-const ROUNDS = Number(process.env['CONCURRENT_WRITER_ROUNDS'] ?? 4);
+const ROUNDS = Number(process.env['CONCURRENT_WRITER_ROUNDS'] ?? 3);
 const MAX_ROUNDS = Math.max(ROUNDS, 12);
 const IN_SCOPE = Array.from({ length: 200 }, (_, i) => `d${i % 10}/f${String(i).padStart(3, '0')}.txt`);
 const OUT_OF_SCOPE = Array.from({ length: 20 }, (_, i) => `other/g${i}.txt`);
