@@ -16,10 +16,12 @@ describe('pack compaction', () => {
     let reads = 0;
     let failure: unknown;
     let stop = false;
-    // Reads every object written so far, over and over, while packs are written and compacted underneath.
+    // Reads every object written so far, over and over, while packs are written and compacted underneath. It yields
+    // to the event loop every few reads, so reads land between every two steps of a compaction; a whole pass between
+    // two steps made each step wait for hundreds of reads.
     const reader = (async () => {
       while (!stop) {
-        for (const { oid, text } of [...written]) {
+        for (const [i, { oid, text }] of [...written].entries()) {
           try {
             const object = await store.readObject(oid);
             if (Buffer.from(object.content).toString() !== text) throw new Error(`${oid} read back wrong`);
@@ -27,6 +29,7 @@ describe('pack compaction', () => {
           } catch (error) {
             failure ??= error;
           }
+          if (i % 20 === 19) await new Promise((resolve) => setImmediate(resolve));
         }
         await new Promise((resolve) => setImmediate(resolve));
       }
