@@ -38,6 +38,10 @@ export interface OperationDoneMeta {
   files: string[];
   /** Files it left alone on purpose, such as those outside the working directories. */
   skipped?: OperationPathReason[];
+  /** Files it wrote that held edits no turn made (present when there were any); see {@link OperationDryRunMeta.userEdits}. */
+  userEdited?: string[];
+  /** The same files, each with when those edits were made and what became of them. */
+  userEdits?: OperationPathReason[];
 }
 
 /** The result's `_meta` of a dry run: what the operation would do. */
@@ -52,8 +56,20 @@ export interface OperationDryRunMeta {
   skipped: OperationPathReason[];
   /** Files changed since, which stop it; a real run is refused with these. */
   conflicts: OperationPathReason[];
-  /** Files with edits no turn made, which a restore overwrites (undo brings them back). */
+  /**
+   * Files it would write that hold edits no turn made: made before the
+   * first turn, between two turns, after the last turn, or after the session
+   * ended. A restore overwrites them; a revert keeps those made after the
+   * changeset's end (it merges around them) and reverts the others with the
+   * rest. `undo` brings them back either way.
+   */
   userEdited: string[];
+  /**
+   * The same files, each with when those edits were made and what the
+   * operation does with them, in words: "edited between turn 1 and turn 2:
+   * overwritten, undo brings it back".
+   */
+  userEdits: OperationPathReason[];
 }
 
 /** `invokeChangesetOperation` result with this server's `_meta`. */

@@ -6,7 +6,7 @@ import { detectRenames } from '../changes/renames.js';
 import type { SessionDelta } from '../changes/session-delta.js';
 import { LeftWorkingDirectoryError } from '../disk/contained-read.js';
 import type { RecordingSession } from '../session/recording-session.js';
-import { ChangesetUnavailable, resolveSides } from './changeset-sides.js';
+import { ChangesetUnavailable, resolveSides, sessionEndTrees } from './changeset-sides.js';
 
 /**
  * The file changes of one changeset. `current` is a fresh snapshot shared by
@@ -21,7 +21,7 @@ export async function produceChanges(
 ): Promise<FileChange[]> {
   const inScope = (c: FileChange) => parsed.dir === undefined || c.root === parsed.dir;
   if (parsed.kind === 'session' && parsed.dir === undefined && delta) {
-    const changes = await detectRenames(await delta.changesAt(current ?? (await session.currentTrees())));
+    const changes = await detectRenames(await delta.changesAt(sessionEndTrees(session) ?? current ?? (await session.currentTrees())));
     changes.push(...(await capturedSinceStart(session)));
     return changes;
   }
@@ -39,23 +39,29 @@ export async function produceChanges(
 
 /**
  * Paths snapshots cannot see (captured by `beforeEdit`) changed since the
- * session began: their first captured content against what is on disk now.
+ * session began: their first captured content against what is on disk now,
+ * or for an ended session against what its last turn to touch them left.
  */
 async function capturedSinceStart(session: RecordingSession): Promise<FileChange[]> {
   const first = new Map<string, FileChange>();
+  const last = new Map<string, CapturedSide>();
   for (const turn of session.turns) {
     if (!turn.after) continue;
     for (const change of await session.turnChanges(turn)) {
-      if (change.captured && !first.has(change.oldAbsPath ?? change.absPath)) first.set(change.oldAbsPath ?? change.absPath, change);
+      if (!change.captured) continue;
+      if (!first.has(change.oldAbsPath ?? change.absPath)) first.set(change.oldAbsPath ?? change.absPath, change);
+      if (change.oldAbsPath) last.set(change.oldAbsPath, undefined);
+      last.set(change.absPath, change.after);
     }
   }
+  const ended = session.isEnded;
   const out: FileChange[] = [];
   for (const [absPath, change] of first) {
     const store = session.files.root(change.root).store;
     let now: CapturedSide;
     let left = false;
     try {
-      now = await captureFile(session.workingDirectories, absPath, store);
+      now = ended ? last.get(absPath) : await captureFile(session.workingDirectories, absPath, store);
     } catch (error) {
       if (!(error instanceof LeftWorkingDirectoryError)) throw error;
       // A folder on its way now links elsewhere: what it leads to is not the workspace's, and is not read.

@@ -28,6 +28,15 @@ export function isLive(kind: ParsedChangesetUri['kind']): boolean {
   return kind === 'session' || kind === 'uncommitted' || kind === 'branch' || kind === 'since';
 }
 
+/**
+ * Where an ended session's changes end: the working tree as its last turn,
+ * or an operation since, left it (not today's files, which may hold later
+ * work). Undefined while it records: its changes run to today's files.
+ */
+export function sessionEndTrees(session: RecordingSession): RootTrees[] | undefined {
+  return session.isEnded ? session.baselineTrees : undefined;
+}
+
 /** The recorded state a `since` changeset starts from: the turn's start, or the checkpoint before one of its tool calls. */
 export function checkpointTrees(session: RecordingSession, parsed: ParsedChangesetUri): RootTrees[] {
   const turn = existing(session, parsed.turnId!);
@@ -42,7 +51,7 @@ export async function resolveSides(session: RecordingSession, parsed: ParsedChan
   const scope = <T>(list: readonly T[]): (T | undefined)[] => list.map((t, i) => (parsed.dir === undefined || parsed.dir === i ? t : undefined));
   switch (parsed.kind) {
     case 'session':
-      return { before: scope(session.startTrees), after: scope(current ?? (await session.currentTrees())) };
+      return { before: scope(session.startTrees), after: scope(sessionEndTrees(session) ?? current ?? (await session.currentTrees())) };
     case 'turn': {
       const turn = ended(session, parsed.turnId!);
       return { before: scope(turn.before), after: scope(turn.after!) };

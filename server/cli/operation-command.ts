@@ -104,6 +104,8 @@ export async function operationCommand(command: OperationCommand, argv: readonly
       ...(values['allow-outside-symlinks'] === true ? { allowOutsideSymlinks: true } : {}),
     });
     const skipped = done.skipped.map((s) => `  skipped ${s.path}: ${s.reason}`);
+    const userEdits = userEditLines(done.userEdits, dryRun);
+    const userEditFields = { userEdited: done.userEdited, userEdits: done.userEdits };
     if (done.turn) report['turn'] = { index: done.turn.index, turnId: done.turn.turnId };
     if (dryRun) {
       const files = done.files as { path: string; action: string }[];
@@ -113,13 +115,14 @@ export async function operationCommand(command: OperationCommand, argv: readonly
           ' ',
         );
       const body = files.map((f) => `  ${f.action.padEnd(6)} ${f.path}`);
-      out.result([heading, ...body, ...skipped].join('\n'), {
+      out.result([heading, ...body, ...skipped, ...userEdits].join('\n'), {
         ...report,
         operation: done.operationId,
         dryRun: true,
         files,
         unchanged: done.unchanged,
         skipped: done.skipped,
+        ...userEditFields,
         message: done.message,
       });
       return 0;
@@ -127,18 +130,26 @@ export async function operationCommand(command: OperationCommand, argv: readonly
     const files = done.files as string[];
     const heading = done.action ?? done.message;
     const body = files.length > 0 ? files.map((f) => `  ${f}`) : ['  (no file needed a change)'];
-    out.result([heading, ...body, ...skipped].join('\n'), {
+    out.result([heading, ...body, ...skipped, ...userEdits].join('\n'), {
       ...report,
       operation: done.operationId,
       action: heading,
       files,
       skipped: done.skipped,
+      ...userEditFields,
       message: done.message,
     });
     return 0;
   } finally {
     await client.close();
   }
+}
+
+/** The files holding edits no turn made, each with when they were made and what becomes of them. */
+function userEditLines(edits: readonly { path: string; reason: string }[], dryRun: boolean): string[] {
+  if (edits.length === 0) return [];
+  const head = `${plural(edits.length, 'file')} ${dryRun ? (edits.length === 1 ? 'has' : 'have') : 'had'} edits no turn made:`;
+  return [head, ...edits.map((e) => `  ${e.path}: ${e.reason}`)];
 }
 
 /** `--lines A-B` (or `A`), as editors number lines. */

@@ -139,7 +139,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
     name: 'revert',
     title: 'Revert a turn, a file or lines',
     description:
-      "Undoes what one turn changed, keeping later edits to other lines: the whole turn, one file, or the changes touching a line range of one file. If a file was edited since on the same lines, nothing is written and the conflicts are listed. Writes files; 'undo' puts them back.",
+      "Undoes what one turn changed, keeping later edits to other lines: the whole turn, one file, or the changes touching a line range of one file. If a file was edited since on the same lines, nothing is written and the conflicts are listed. Files that hold edits no turn made (by the user, between or after turns) are listed in userEdits, with when and whether they are kept. Writes files; 'undo' puts them back.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -160,7 +160,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
     name: 'restore_checkpoint',
     title: 'Restore files to the start of a turn',
     description:
-      "Puts every file of the workspace back as it was when a turn started, overwriting edits made since (they are listed, and 'undo' brings them back). With and_later_turns, the turn and every later one are also removed from the session. Writes files.",
+      "Puts every file of the workspace back as it was when a turn started, overwriting edits made since ('undo' brings them back); files that hold edits no turn made (by the user, between or after turns) are listed in userEdits, with when they were made. With and_later_turns, the turn and every later one are also removed from the session. Writes files.",
     inputSchema: {
       type: 'object',
       properties: {

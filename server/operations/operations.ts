@@ -20,7 +20,8 @@ import type { SessionManager } from '../session/session-manager.js';
 import type { SafetyRecord } from '../session/session-journal.js';
 import { OperationId, operationsFor, type OperationStatusInfo } from './catalogue.js';
 import { assertInside, executePlan, OutsideWorkspaceError } from './execute.js';
-import { planRestore, planReverse, planUndo, type Plan } from './plan.js';
+import { noteUnrecordedEdits, planRestore, planReverse, planUndo, type Plan } from './plan.js';
+import type { HistoryFrom, UnrecordedGap } from './unrecorded-edits.js';
 import { writeGuardFor } from './write-guard.js';
 import type { RangeSelection } from './reverse-merge.js';
 import { userActionText } from '../session/user-action-text.js';
@@ -165,7 +166,11 @@ export class ChangesetOperations {
         if (truncateAfter !== undefined) this.dropTurns(session, owner, truncateAfter);
         const writes = plan.writes.map((w) => ({ absPath: w.absPath, root: w.root, ...(w.next ? { content: w.next.content, mode: w.next.mode } : {}) }));
         await session.recordUserAction({ at: new Date().toISOString(), operation: opId, text: action, files, changeset: params.channel }, written, writes);
-        return { message, _meta: { action, files, ...(plan.skipped.length > 0 ? { skipped: plan.skipped } : {}) } } as InvokeChangesetOperationResult;
+        const userEdits = plan.userEdits?.length ? { userEdited: plan.userEdited, userEdits: plan.userEdits } : {};
+        return {
+          message,
+          _meta: { action, files, ...(plan.skipped.length > 0 ? { skipped: plan.skipped } : {}), ...userEdits },
+        } as InvokeChangesetOperationResult;
       });
       if (!dryRun) await this.afterWrite(session, owner);
       return result;
@@ -206,8 +211,9 @@ export class ChangesetOperations {
           this.restoredTrees(session, parsed),
           opId === OperationId.Discard ? { ...guard, imported: false } : guard,
         );
+        if (opId === OperationId.Revert) await this.noteRevertedEdits(session, parsed, plan);
         const verb = opId === OperationId.Discard ? 'Discarded changes to' : 'Reverted';
-        return { plan, describe: (p) => summary(`${verb} ${plural(p.writes.length, 'file')}`, p) };
+        return { plan, describe: (p) => summary(`${verb} ${plural(p.writes.length, 'file')}`, p) + revertedEditsText(p) };
       }
       case OperationId.RestoreCheckpoint:
       case OperationId.RestoreCheckpointAndTurns: {
@@ -246,6 +252,29 @@ export class ChangesetOperations {
       default:
         throw invalidParams(`operationId: unknown operation "${opId}"`);
     }
+  }
+
+  /**
+   * Names the files a revert writes that hold edits no turn made: those
+   * after the changeset's end are kept (the revert merges around them),
+   * those within it (a hand edit between two of the session's turns) are
+   * reverted with the rest.
+   */
+  private async noteRevertedEdits(session: RecordingSession, parsed: ParsedChangesetUri, plan: Plan): Promise<void> {
+    const kept = 'kept, the revert merges around it';
+    const reverted = 'reverted too, undo brings it back';
+    let from: HistoryFrom | undefined;
+    let fate: (gap: UnrecordedGap) => string = () => kept;
+    if (parsed.kind === 'session') {
+      from = 'start';
+      // A recording session's changes run to today's files; an ended one's to where it ended.
+      fate = (gap) => (session.isEnded && gap.afterLastTurn ? kept : reverted);
+    } else if (parsed.kind === 'turn' || parsed.kind === 'step' || parsed.kind === 'since') {
+      from = session.turn(parsed.turnId!);
+      if (parsed.kind === 'since') fate = () => reverted;
+    }
+    if (from === undefined || plan.writes.length === 0) return;
+    await noteUnrecordedEdits(session, plan, from, await session.snapshotInQueue(), fate);
   }
 
   /** The state a revert goes back to, where it is recorded: directories it does not have are removed once emptied. */
@@ -362,5 +391,12 @@ function dryRunMeta(plan: Plan): Record<string, unknown> {
     skipped: plan.skipped,
     conflicts: plan.conflicts,
     userEdited: plan.userEdited,
+    userEdits: plan.userEdits ?? [],
   };
+}
+
+/** A revert's account of the edits no turn made in the files it writes, with what became of them. */
+function revertedEditsText(plan: Plan): string {
+  if (!plan.userEdits?.length) return '';
+  return `; ${plural(plan.userEdits.length, 'file')} had edits no turn made: ${plan.userEdits.map((e) => `${e.path} (${e.reason})`).join(', ')}`;
 }

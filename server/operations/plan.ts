@@ -12,6 +12,7 @@ import { dirname, join, relative } from 'node:path';
 import { readCoreSettings } from '../snapshot/git-config.js';
 import { toSlashes } from '../paths.js';
 import { refusedWrite, type WriteGuard } from './write-guard.js';
+import { gapText, unrecordedEdits, type HistoryFrom, type UnrecordedGap } from './unrecorded-edits.js';
 
 /** One file an operation will write (or delete, when `next` is undefined). */
 export interface PlannedWrite {
@@ -37,14 +38,16 @@ export interface Plan {
   unchanged: string[];
   /** Paths an operation leaves alone on purpose (e.g. outside the working directories). */
   skipped: { path: string; reason: string }[];
-  /** Paths with edits no recorded turn made, which a restore overwrites (undo brings them back). */
+  /** Paths the operation writes that hold edits no recorded turn made (see {@link noteUnrecordedEdits}). */
   userEdited: string[];
+  /** The same files, each with when those edits were made and what the operation does with them (empty when absent). */
+  userEdits?: { path: string; reason: string }[];
   /** Directories to remove once emptied: the restored state does not have them (absolute paths). */
   removeDirs?: string[];
 }
 
 function emptyPlan(): Plan {
-  return { writes: [], conflicts: [], unchanged: [], skipped: [], userEdited: [] };
+  return { writes: [], conflicts: [], unchanged: [], skipped: [], userEdited: [], userEdits: [] };
 }
 
 /** What is on disk at a path, or 'blocked' (recorded as skipped, with why) when operations cannot read or must not write over it. */
@@ -193,7 +196,6 @@ export async function planRestore(
       captured.add(capture.absPath);
     }
   }
-  const isKnown = await knownVersions(session, current);
   for (const [absPath, w] of wanted) {
     if (w.root < 0) {
       plan.skipped.push({ path: w.display, reason: 'outside the working directories' });
@@ -211,37 +213,35 @@ export async function planRestore(
       continue;
     }
     plan.writes.push({ absPath, root: w.root, display: w.display, current: disk, next: w.next });
-    if (!isKnown(absPath, disk)) plan.userEdited.push(w.display);
   }
+  await noteUnrecordedEdits(session, plan, from, current, () => 'overwritten, undo brings it back');
   // Directories later turns made go once emptied; not for captured (ignored) paths, whose directories no tree records.
   plan.removeDirs = await dirsToRemove(session, { ...plan, writes: plan.writes.filter((w) => !captured.has(w.absPath)) }, target);
   return plan;
 }
 
 /**
- * Which on-disk versions the session accounts for: the last turn's end,
- * or what an operation since then wrote. Anything else at a path that
- * differs from the last turn's end is an edit no turn made.
+ * Names the files a plan writes that hold edits no turn made since `from`
+ * (found by {@link unrecordedEdits}, once for every operation), each with
+ * when they were made and what the operation does with them (`fate`).
  */
-async function knownVersions(session: RecordingSession, current: readonly RootTrees[]): Promise<(absPath: string, disk: DiskFile) => boolean> {
-  const last = [...session.turns].reverse().find((t) => t.after);
-  if (!last?.after) return () => true;
-  const differing = new Set((await session.files.changesBetween(last.after, current)).flatMap((c) => [c.absPath, c.oldAbsPath ?? '']));
-  const endedAt = Date.parse(last.startedAt) + (last.durationMs ?? 0);
-  const written = new Map<string, Set<string | null>>();
-  for (const record of await session.safety.list()) {
-    if (Date.parse(record.createdAt) < endedAt - 1000) continue;
-    for (const p of record.details.paths) {
-      if (p.result === undefined) continue;
-      const set = written.get(p.absPath) ?? new Set();
-      set.add(p.result ? `${p.result.mode} ${p.result.oid}` : null);
-      written.set(p.absPath, set);
-    }
+export async function noteUnrecordedEdits(
+  session: RecordingSession,
+  plan: Plan,
+  from: HistoryFrom,
+  current: readonly RootTrees[],
+  fate: (gap: UnrecordedGap) => string,
+): Promise<void> {
+  if (plan.writes.length === 0) return;
+  const edits = await unrecordedEdits(session, from, current);
+  for (const w of plan.writes) {
+    const gaps = edits.get(w.absPath);
+    if (!gaps || plan.userEdited.includes(w.display)) continue;
+    const byFate = new Map<string, UnrecordedGap[]>();
+    for (const gap of gaps) byFate.set(fate(gap), [...(byFate.get(fate(gap)) ?? []), gap]);
+    plan.userEdited.push(w.display);
+    (plan.userEdits ??= []).push({ path: w.display, reason: [...byFate].map(([what, list]) => `${gapText(list)}: ${what}`).join('; ') });
   }
-  return (absPath, disk) => {
-    if (!differing.has(absPath)) return true;
-    return written.get(absPath)?.has(disk ? `${disk.mode} ${disk.oid}` : null) === true;
-  };
 }
 
 /** Puts back what an operation changed, from its safety checkpoint (undo). */
