@@ -1,5 +1,3 @@
-import { nearest } from './suggest.js';
-
 type Command = (argv: readonly string[]) => Promise<number | void> | number;
 
 /**
@@ -54,6 +52,7 @@ export async function main(argv: string[]): Promise<number | void> {
   if (command === '--version' || command === '-V' || command === 'version') return printVersion();
   const load = COMMANDS[command];
   if (!load) {
+    const { nearest } = await import('./suggest.js');
     const guess = nearest(command, Object.keys(COMMANDS));
     process.stderr.write(`changeset-server: unknown command "${command}"${guess ? `; did you mean "${guess}"?` : ''}\n\n${usage()}`);
     return 2;

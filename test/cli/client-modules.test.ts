@@ -1,0 +1,97 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRepo, TempDirs } from '../helpers/workspace.js';
+import { run, startServe, type ServeProcess } from './serve-process.js';
+
+/**
+ * What the client commands pay for at start-up: each is a process a person
+ * (or an agent) waits on, so each loads what it runs and nothing else — no
+ * dependency for `status`, `sessions` and `turn`, and none of the server.
+ */
+describe('what each client command loads', () => {
+  const temp = new TempDirs();
+  let workspace: string;
+  let state: string;
+  let serve: ServeProcess;
+
+  beforeAll(async () => {
+    workspace = makeRepo(temp.make('cs-modules-ws-'), { 'hello.txt': 'hi\n' });
+    state = temp.make('cs-modules-state-');
+    serve = await startServe([workspace, '--state-dir', state]);
+    expect((await run(['turn', 'start', '--message', 'Greet', '--state-dir', state], { cwd: workspace })).code).toBe(0);
+    writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
+    expect((await run(['turn', 'end', '--state-dir', state], { cwd: workspace })).code).toBe(0);
+  });
+
+  afterAll(async () => {
+    await serve?.stop();
+    temp.cleanup();
+  });
+
+  /** Runs the command with every loaded module logged; its output, and the modules as paths of the checkout. */
+  async function loads(args: string[]): Promise<{ stdout: string; ours: string[]; dependencies: string[] }> {
+    const log = join(temp.make(), 'modules.log');
+    const result = await run([...args, '--state-dir', state], {
+      cwd: workspace,
+      env: { CHANGESET_SERVER_TEST_MODULE_LOG: log },
+      nodeArgs: ['--import', join(process.cwd(), 'test', 'cli', 'module-log.mjs')],
+    });
+    expect(result, args.join(' ')).toMatchObject({ code: 0, stderr: '' });
+    const loaded = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((url) => url.startsWith('file:'))
+      .map((url) => relative(process.cwd(), fileURLToPath(url)));
+    const dependencies = [...new Set(loaded.filter((m) => m.includes('node_modules')).map((m) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(m)![1]!))];
+    return { stdout: result.stdout, ours: loaded.filter((m) => !m.includes('node_modules')), dependencies };
+  }
+
+  /** Modules of the server itself, the protocol's index and validators, or the reducers' index: none is a client's business. */
+  const SERVER_SIDE =
+    /^dist\/(protocol\/(index|validate)|reducers\/index|server\/(app|service|store\/(?!state-dir\.js)|transport|connection|session|channels|security\/(?!token\.js)|snapshot|watch|diff|changes|disk|changesets|operations|harness|auto-turns|mirror\/(?!mirror-status-text\.js)|registry\/index|mcp)\b)/;
+
+  it('status, sessions, turn start and turn end load about twenty modules of ours and no dependency', async () => {
+    for (const args of [['status'], ['sessions'], ['turn', 'start', '--message', 'Again'], ['turn', 'end']]) {
+      const { stdout, ours, dependencies } = await loads(args);
+      const what = `${args.join(' ')} loaded ${ours.join(', ')}`;
+      expect(stdout.length, what).toBeGreaterThan(0);
+      expect(dependencies, what).toEqual([]);
+      expect(
+        ours.filter((m) => SERVER_SIDE.test(m)),
+        what,
+      ).toEqual([]);
+      expect(ours, what).toContain(join('dist', 'server', 'client', 'rpc-client.js'));
+      expect(ours.length, what).toBeLessThanOrEqual(20);
+    }
+    expect((await loads(['status'])).stdout).toContain('#1 ');
+  }, 90_000);
+
+  it('revert and restore add only the changeset reducer and its URI templates (immer, url-template)', async () => {
+    for (const args of [
+      ['revert', '--turn', '1', '--dry-run'],
+      ['restore', '--turn', '1', '--dry-run'],
+    ]) {
+      const { stdout, ours, dependencies } = await loads(args);
+      const what = `${args.join(' ')} loaded ${ours.join(', ')}`;
+      expect(stdout, what).toContain('hello.txt');
+      expect(dependencies.sort(), what).toEqual(['immer', 'url-template']);
+      expect(
+        ours.filter((m) => SERVER_SIDE.test(m)),
+        what,
+      ).toEqual([]);
+      expect(ours.length, what).toBeLessThanOrEqual(25);
+    }
+  }, 60_000);
+
+  it('--help loads the entry point alone, --version the package reader beside it', async () => {
+    expect((await loads(['--help'])).ours).toEqual([join('bin', 'changeset-server.js'), join('dist', 'server', 'cli', 'main.js')]);
+    const version = await loads(['--version']);
+    expect(version.stdout).toMatch(/^changeset-server \d+\.\d+\.\d+/);
+    expect(version.ours).toEqual([
+      join('bin', 'changeset-server.js'),
+      join('dist', 'server', 'cli', 'main.js'),
+      join('dist', 'server', 'client', 'package-root.js'),
+    ]);
+  });
+});
