@@ -117,7 +117,21 @@ function isDiscardableMultiMatch(kind: Uint8Array, i: number, s: number, e: numb
   return multi * KEEP_DISCARD_RUN < multi + noMatch;
 }
 
-interface Split {
+/**
+ * The state of one Myers search. Both sides' kept lines and both path
+ * vectors live in one typed array, `m`, so the hot loops touch a single
+ * array (V8 re-checks every typed array a loop reads on each iteration):
+ * side 1's line `i` is `m[i]`, side 2's line `j` is `m[b2 + j]`, the
+ * furthest forward path on diagonal `d` is `m[F + d]` and the backward one
+ * `m[B + d]`. A split found by `findSplit` is left in `i1`, `i2`, `minLow`
+ * and `minHigh`.
+ */
+interface Search {
+  m: Int32Array;
+  b2: number;
+  F: number;
+  B: number;
+  maxCost: number;
   i1: number;
   i2: number;
   minLow: boolean;
@@ -126,16 +140,24 @@ interface Split {
 
 /** xdl_recs_cmp with an explicit stack instead of recursion (deep splits would overflow the JS stack). */
 function compareRecords(k1: KeptLines, k2: KeptLines, ctx: DiffContext, minimal: boolean): void {
-  const ha1 = k1.ids;
-  const ha2 = k2.ids;
-  const n1 = ha1.length;
-  const n2 = ha2.length;
+  const n1 = k1.ids.length;
+  const n2 = k2.ids.length;
   const diagonals = n1 + n2 + 3;
-  const kv = new Int32Array(2 * diagonals + 2);
-  const fwd = n2 + 1;
-  const bwd = diagonals + n2 + 1;
-  const maxCost = Math.max(roughSqrt(diagonals), MAX_COST_MIN);
-  const split: Split = { i1: 0, i2: 0, minLow: false, minHigh: false };
+  const m = new Int32Array(n1 + n2 + 2 * diagonals + 2);
+  m.set(k1.ids, 0);
+  m.set(k2.ids, n1);
+  const b2 = n1;
+  const s: Search = {
+    m,
+    b2,
+    F: n1 + n2 + n2 + 1,
+    B: n1 + n2 + diagonals + n2 + 1,
+    maxCost: Math.max(roughSqrt(diagonals), MAX_COST_MIN),
+    i1: 0,
+    i2: 0,
+    minLow: false,
+    minHigh: false,
+  };
 
   const stack: number[] = [0, n1, 0, n2, minimal ? 1 : 0];
   while (stack.length > 0) {
@@ -144,11 +166,11 @@ function compareRecords(k1: KeptLines, k2: KeptLines, ctx: DiffContext, minimal:
     let off2 = stack.pop() as number;
     let lim1 = stack.pop() as number;
     let off1 = stack.pop() as number;
-    while (off1 < lim1 && off2 < lim2 && ha1[off1] === ha2[off2]) {
+    while (off1 < lim1 && off2 < lim2 && m[off1] === m[b2 + off2]) {
       off1++;
       off2++;
     }
-    while (off1 < lim1 && off2 < lim2 && ha1[lim1 - 1] === ha2[lim2 - 1]) {
+    while (off1 < lim1 && off2 < lim2 && m[lim1 - 1] === m[b2 + lim2 - 1]) {
       lim1--;
       lim2--;
     }
@@ -157,29 +179,17 @@ function compareRecords(k1: KeptLines, k2: KeptLines, ctx: DiffContext, minimal:
     } else if (off2 === lim2) {
       for (; off1 < lim1; off1++) ctx.changedA[(k1.index[off1] as number) + 1] = 1;
     } else {
-      findSplit(ha1, off1, lim1, ha2, off2, lim2, kv, fwd, bwd, needMin, maxCost, split);
-      const { i1, i2, minLow, minHigh } = split;
-      stack.push(i1, lim1, i2, lim2, minHigh ? 1 : 0);
-      stack.push(off1, i1, off2, i2, minLow ? 1 : 0);
+      findSplit(s, off1, lim1, off2, lim2, needMin);
+      const { i1, i2 } = s;
+      stack.push(i1, lim1, i2, lim2, s.minHigh ? 1 : 0);
+      stack.push(off1, i1, off2, i2, s.minLow ? 1 : 0);
     }
   }
 }
 
 /** xdl_split: finds where to bisect the box, exactly or (past the cost bound) heuristically. */
-function findSplit(
-  ha1: Int32Array,
-  off1: number,
-  lim1: number,
-  ha2: Int32Array,
-  off2: number,
-  lim2: number,
-  kv: Int32Array,
-  F: number,
-  B: number,
-  needMin: boolean,
-  maxCost: number,
-  spl: Split,
-): void {
+function findSplit(s: Search, off1: number, lim1: number, off2: number, lim2: number, needMin: boolean): void {
+  const { m, b2, F, B, maxCost } = s;
   const dmin = off1 - lim2;
   const dmax = lim1 - off2;
   const fmid = off1 - off2;
@@ -189,64 +199,46 @@ function findSplit(
   let fmax = fmid;
   let bmin = bmid;
   let bmax = bmid;
-  kv[F + fmid] = off1;
-  kv[B + bmid] = lim1;
+  m[F + fmid] = off1;
+  m[B + bmid] = lim1;
 
   for (let ec = 1; ; ec++) {
-    let gotSnake = false;
-
-    if (fmin > dmin) kv[F + --fmin - 1] = -1;
+    if (fmin > dmin) m[F + --fmin - 1] = -1;
     else ++fmin;
-    if (fmax < dmax) kv[F + ++fmax + 1] = -1;
+    if (fmax < dmax) m[F + ++fmax + 1] = -1;
     else --fmax;
 
-    for (let d = fmax; d >= fmin; d -= 2) {
-      let i1: number;
-      const lo = kv[F + d - 1] as number;
-      const hi = kv[F + d + 1] as number;
-      if (lo >= hi) i1 = lo + 1;
-      else i1 = hi;
-      const prev1 = i1;
-      let i2 = i1 - d;
-      while (i1 < lim1 && i2 < lim2 && ha1[i1] === ha2[i2]) {
-        i1++;
-        i2++;
-      }
-      if (i1 - prev1 > SNAKE_COUNT) gotSnake = true;
-      kv[F + d] = i1;
-      if (odd && bmin <= d && d <= bmax && (kv[B + d] as number) <= i1) {
-        spl.i1 = i1;
-        spl.i2 = i2;
-        spl.minLow = spl.minHigh = true;
+    // With an odd difference between the middles, forward paths are the ones that can meet backward ones.
+    let gotSnake: boolean;
+    if (odd) {
+      const k = forwardMeet(m, F + fmax, F + fmin, lim1, lim2 - F, b2 + F, F + bmin, F + bmax, B - F);
+      if (k >= 0) {
+        s.i1 = m[k] as number;
+        s.i2 = (s.i1 - (k - F)) | 0;
+        s.minLow = s.minHigh = true;
         return;
       }
+      gotSnake = k === SNAKE;
+    } else {
+      gotSnake = forward(m, F + fmax, F + fmin, lim1, lim2 - F, b2 + F);
     }
 
-    if (bmin > dmin) kv[B + --bmin - 1] = LINE_MAX;
+    if (bmin > dmin) m[B + --bmin - 1] = LINE_MAX;
     else ++bmin;
-    if (bmax < dmax) kv[B + ++bmax + 1] = LINE_MAX;
+    if (bmax < dmax) m[B + ++bmax + 1] = LINE_MAX;
     else --bmax;
 
-    for (let d = bmax; d >= bmin; d -= 2) {
-      let i1: number;
-      const lo = kv[B + d - 1] as number;
-      const hi = kv[B + d + 1] as number;
-      if (lo < hi) i1 = lo;
-      else i1 = hi - 1;
-      const prev1 = i1;
-      let i2 = i1 - d;
-      while (i1 > off1 && i2 > off2 && ha1[i1 - 1] === ha2[i2 - 1]) {
-        i1--;
-        i2--;
-      }
-      if (prev1 - i1 > SNAKE_COUNT) gotSnake = true;
-      kv[B + d] = i1;
-      if (!odd && fmin <= d && d <= fmax && i1 <= (kv[F + d] as number)) {
-        spl.i1 = i1;
-        spl.i2 = i2;
-        spl.minLow = spl.minHigh = true;
+    if (!odd) {
+      const k = backwardMeet(m, B + bmax, B + bmin, off1, off2 - B, b2 + B, B + fmin, B + fmax, F - B);
+      if (k >= 0) {
+        s.i1 = m[k] as number;
+        s.i2 = (s.i1 - (k - B)) | 0;
+        s.minLow = s.minHigh = true;
         return;
       }
+      if (k === SNAKE) gotSnake = true;
+    } else if (backward(m, B + bmax, B + bmin, off1, off2 - B, b2 + B)) {
+      gotSnake = true;
     }
 
     if (needMin) continue;
@@ -256,45 +248,45 @@ function findSplit(
       let best = 0;
       for (let d = fmax; d >= fmin; d -= 2) {
         const dd = d > fmid ? d - fmid : fmid - d;
-        const i1 = kv[F + d] as number;
+        const i1 = m[F + d] as number;
         const i2 = i1 - d;
         const v = i1 - off1 + (i2 - off2) - dd;
         if (v > K_HEURISTIC * ec && v > best && off1 + SNAKE_COUNT <= i1 && i1 < lim1 && off2 + SNAKE_COUNT <= i2 && i2 < lim2) {
-          for (let k = 1; ha1[i1 - k] === ha2[i2 - k]; k++) {
+          for (let k = 1; m[i1 - k] === m[b2 + i2 - k]; k++) {
             if (k === SNAKE_COUNT) {
               best = v;
-              spl.i1 = i1;
-              spl.i2 = i2;
+              s.i1 = i1;
+              s.i2 = i2;
               break;
             }
           }
         }
       }
       if (best > 0) {
-        spl.minLow = true;
-        spl.minHigh = false;
+        s.minLow = true;
+        s.minHigh = false;
         return;
       }
       best = 0;
       for (let d = bmax; d >= bmin; d -= 2) {
         const dd = d > bmid ? d - bmid : bmid - d;
-        const i1 = kv[B + d] as number;
+        const i1 = m[B + d] as number;
         const i2 = i1 - d;
         const v = lim1 - i1 + (lim2 - i2) - dd;
         if (v > K_HEURISTIC * ec && v > best && off1 < i1 && i1 <= lim1 - SNAKE_COUNT && off2 < i2 && i2 <= lim2 - SNAKE_COUNT) {
-          for (let k = 0; ha1[i1 + k] === ha2[i2 + k]; k++) {
+          for (let k = 0; m[i1 + k] === m[b2 + i2 + k]; k++) {
             if (k === SNAKE_COUNT - 1) {
               best = v;
-              spl.i1 = i1;
-              spl.i2 = i2;
+              s.i1 = i1;
+              s.i2 = i2;
               break;
             }
           }
         }
       }
       if (best > 0) {
-        spl.minLow = false;
-        spl.minHigh = true;
+        s.minLow = false;
+        s.minHigh = true;
         return;
       }
     }
@@ -304,7 +296,7 @@ function findSplit(
       let fbest = -1;
       let fbest1 = -1;
       for (let d = fmax; d >= fmin; d -= 2) {
-        let i1 = Math.min(kv[F + d] as number, lim1);
+        let i1 = Math.min(m[F + d] as number, lim1);
         let i2 = i1 - d;
         if (lim2 < i2) {
           i1 = lim2 + d;
@@ -318,7 +310,7 @@ function findSplit(
       let bbest = LINE_MAX;
       let bbest1 = LINE_MAX;
       for (let d = bmax; d >= bmin; d -= 2) {
-        let i1 = Math.max(off1, kv[B + d] as number);
+        let i1 = Math.max(off1, m[B + d] as number);
         let i2 = i1 - d;
         if (i2 < off2) {
           i1 = off2 + d;
@@ -330,17 +322,153 @@ function findSplit(
         }
       }
       if (lim1 + lim2 - bbest < fbest - (off1 + off2)) {
-        spl.i1 = fbest1;
-        spl.i2 = fbest - fbest1;
-        spl.minLow = true;
-        spl.minHigh = false;
+        s.i1 = fbest1;
+        s.i2 = fbest - fbest1;
+        s.minLow = true;
+        s.minHigh = false;
       } else {
-        spl.i1 = bbest1;
-        spl.i2 = bbest - bbest1;
-        spl.minLow = false;
-        spl.minHigh = true;
+        s.i1 = bbest1;
+        s.i2 = bbest - bbest1;
+        s.minLow = false;
+        s.minHigh = true;
       }
       return;
     }
   }
+}
+
+/*
+ * One round of the search in one direction. Each pass walks the diagonals
+ * from the highest to the lowest, step 2, by their index `k` in `m` (the
+ * diagonal is `k - F`, or `k - B` backward): it extends the furthest path of
+ * each by one edit, then along its snake of equal lines. Diagonal d reads the
+ * paths of d - 1 and d + 1, and the next diagonal (d - 2) reads d - 1 again,
+ * so that value is carried over rather than read twice. Side 2's line on
+ * diagonal k at side-1 line i is `m[i + g - k]` (`g` is `b2 + F`, or
+ * `b2 + B`). The numbers are made int32 once at the top (`| 0`), and the
+ * constants are written out, so the loops convert and load nothing per
+ * diagonal: these few lines are where a Myers diff spends its time.
+ *
+ * `forward` and `backward` return whether a snake was longer than
+ * SNAKE_COUNT. The `Meet` variants also stop at the first diagonal in
+ * `[cmin, cmax]` (as indices of `m`) whose path reaches the other
+ * direction's path on the same diagonal (`m[k + other]`): they return that
+ * `k`, or else SNAKE or NO_SNAKE.
+ */
+
+/** What a `Meet` pass returns when it saw a snake longer than SNAKE_COUNT and no meeting (NO_SNAKE, -1, when neither). */
+const SNAKE = -2;
+
+/** Forward round; `l2k` is `lim2 - F`, so that `i2 < lim2` is `i1 < l2k + k`. */
+function forward(m: Int32Array, kHigh: number, kLow: number, lim1: number, l2k: number, g: number): boolean {
+  const lim = lim1 | 0;
+  const l2 = l2k | 0;
+  const gk = g | 0;
+  const low = kLow | 0;
+  let snake = false;
+  let hi = m[kHigh + 1] as number;
+  for (let k = kHigh | 0; k >= low; k = (k - 2) | 0) {
+    const lo = m[(k - 1) | 0] as number;
+    // max(lo + 1, hi) without a branch: which one wins is a coin toss on changed text.
+    let i1 = lo >= hi ? (lo + 1) | 0 : hi;
+    hi = lo;
+    const l2k = (l2 + k) | 0;
+    const stop = Math.min(lim, l2k);
+    const e = (gk - k) | 0;
+    if (i1 < stop && m[i1] === m[(i1 + e) | 0]) {
+      const from = i1;
+      do i1 = (i1 + 1) | 0;
+      while (i1 < stop && m[i1] === m[(i1 + e) | 0]);
+      if (i1 - from > 20) snake = true; // SNAKE_COUNT
+    }
+    m[k] = i1;
+  }
+  return snake;
+}
+
+function forwardMeet(m: Int32Array, kHigh: number, kLow: number, lim1: number, l2k: number, g: number, cmin: number, cmax: number, other: number): number {
+  const lim = lim1 | 0;
+  const l2 = l2k | 0;
+  const gk = g | 0;
+  const low = kLow | 0;
+  const c0 = cmin | 0;
+  const c1 = cmax | 0;
+  const o = other | 0;
+  let got = -1; // NO_SNAKE
+  let hi = m[kHigh + 1] as number;
+  for (let k = kHigh | 0; k >= low; k = (k - 2) | 0) {
+    const lo = m[(k - 1) | 0] as number;
+    // max(lo + 1, hi) without a branch: which one wins is a coin toss on changed text.
+    let i1 = lo >= hi ? (lo + 1) | 0 : hi;
+    hi = lo;
+    const l2k = (l2 + k) | 0;
+    const stop = Math.min(lim, l2k);
+    const e = (gk - k) | 0;
+    if (i1 < stop && m[i1] === m[(i1 + e) | 0]) {
+      const from = i1;
+      do i1 = (i1 + 1) | 0;
+      while (i1 < stop && m[i1] === m[(i1 + e) | 0]);
+      if (i1 - from > 20) got = -2; // SNAKE_COUNT, SNAKE
+    }
+    m[k] = i1;
+    if (k <= c1 && k >= c0 && (m[k + o] as number) <= i1) return k;
+  }
+  return got;
+}
+
+/** Backward round; `o2k` is `off2 - B`, so that `i2 > off2` is `i1 > o2k + k`. */
+function backward(m: Int32Array, kHigh: number, kLow: number, off1: number, o2k: number, g: number): boolean {
+  const off = off1 | 0;
+  const o2 = o2k | 0;
+  const gk = g | 0;
+  const low = kLow | 0;
+  let snake = false;
+  let hi = m[kHigh + 1] as number;
+  for (let k = kHigh | 0; k >= low; k = (k - 2) | 0) {
+    const lo = m[(k - 1) | 0] as number;
+    // min(lo, hi - 1) without a branch.
+    let i1 = lo < hi ? lo : (hi - 1) | 0;
+    hi = lo;
+    const o2k = (o2 + k) | 0;
+    const stop = Math.max(off, o2k);
+    const e = (gk - k - 1) | 0;
+    if (i1 > stop && m[(i1 - 1) | 0] === m[(i1 + e) | 0]) {
+      const from = i1;
+      do i1 = (i1 - 1) | 0;
+      while (i1 > stop && m[(i1 - 1) | 0] === m[(i1 + e) | 0]);
+      if (from - i1 > 20) snake = true; // SNAKE_COUNT
+    }
+    m[k] = i1;
+  }
+  return snake;
+}
+
+function backwardMeet(m: Int32Array, kHigh: number, kLow: number, off1: number, o2k: number, g: number, cmin: number, cmax: number, other: number): number {
+  const off = off1 | 0;
+  const o2 = o2k | 0;
+  const gk = g | 0;
+  const low = kLow | 0;
+  const c0 = cmin | 0;
+  const c1 = cmax | 0;
+  const o = other | 0;
+  let got = -1; // NO_SNAKE
+  let hi = m[kHigh + 1] as number;
+  for (let k = kHigh | 0; k >= low; k = (k - 2) | 0) {
+    const lo = m[(k - 1) | 0] as number;
+    // min(lo, hi - 1) without a branch.
+    let i1 = lo < hi ? lo : (hi - 1) | 0;
+    hi = lo;
+    const o2k = (o2 + k) | 0;
+    const stop = Math.max(off, o2k);
+    const e = (gk - k - 1) | 0;
+    if (i1 > stop && m[(i1 - 1) | 0] === m[(i1 + e) | 0]) {
+      const from = i1;
+      do i1 = (i1 - 1) | 0;
+      while (i1 > stop && m[(i1 - 1) | 0] === m[(i1 + e) | 0]);
+      if (from - i1 > 20) got = -2; // SNAKE_COUNT, SNAKE
+    }
+    m[k] = i1;
+    if (k <= c1 && k >= c0 && i1 <= (m[k + o] as number)) return k;
+  }
+  return got;
 }

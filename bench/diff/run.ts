@@ -1,5 +1,5 @@
 // Diff benchmark: ours (full hunks) against native git and jsdiff on a seeded
-// corpus. Usage: npm run bench -- diff [--runs N] [--jsdiff-timeout MS]
+// corpus. Usage: npm run bench -- diff [--runs N] [--jsdiff-timeout MS] [--case TEXT]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,16 +11,19 @@ import { buildCorpus } from './corpus.js';
 interface Args {
   runs: number;
   jsdiffTimeout: number;
+  /** Only the cases whose name contains this text (the totals then cover those alone). */
+  only: string | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { runs: 7, jsdiffTimeout: 5000 };
+  const args: Args = { runs: 7, jsdiffTimeout: 5000, only: undefined };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = Number(argv[i + 1]);
     if (flag === '--runs' && Number.isInteger(value) && value >= 5) args.runs = value;
     else if (flag === '--jsdiff-timeout' && value > 0) args.jsdiffTimeout = value;
-    else throw new Error(`unknown or invalid argument: ${flag} ${argv[i + 1] ?? ''} (--runs N>=5, --jsdiff-timeout MS)`);
+    else if (flag === '--case' && argv[i + 1]) args.only = argv[i + 1];
+    else throw new Error(`unknown or invalid argument: ${flag} ${argv[i + 1] ?? ''} (--runs N>=5, --jsdiff-timeout MS, --case TEXT)`);
     i++;
   }
   return args;
@@ -74,7 +77,8 @@ function main(): void {
   const args = parseArgs(process.argv.slice(2));
   const dir = mkdtempSync(join(tmpdir(), 'bench-diff-'));
   try {
-    const corpus = buildCorpus();
+    const corpus = buildCorpus().filter((c) => args.only === undefined || c.name.includes(args.only));
+    if (corpus.length === 0) throw new Error(`no case name contains ${args.only}`);
     const spawnTimes: number[] = [];
     console.log(`diff benchmark: ${corpus.length} cases, median of ${args.runs} runs; ${git(['--version'], dir).trim()}`);
     const header = ['case', 'lines', 'KiB', '+/-', 'ours', 'git', 'git-spawn', 'git hist', 'jsdiff', 'ours/git', 'ours/(git-spawn)', 'numstat = git'];
