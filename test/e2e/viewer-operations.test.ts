@@ -25,7 +25,9 @@ describe('viewer operations say what they will do', () => {
     expect(await page.locator('#confirm-title').textContent()).toBe('Restore checkpoint turn 1 “Shout the words”?');
     const preview = page.locator('#confirm-preview');
     expect(await preview.locator('.preview-group').first().locator('h3').textContent()).toBe('Edits no turn made that will be overwritten (1)');
-    expect(await preview.locator('.user-edited li').allTextContents()).toEqual(['b.txt']);
+    expect(await preview.locator('.user-edited li').allTextContents()).toEqual([
+      'b.txt — edited after turn 1, the last turn: overwritten, undo brings it back',
+    ]);
     expect(await preview.textContent()).toContain('Files that change (3)');
     expect(await preview.textContent()).toContain('new.txt is deleted');
     // Server text shows `undo` as code, not with backticks.

@@ -1,7 +1,7 @@
 /**
  * Operations that say what they will do: the dry run shown before the user
- * agrees (files written, created or deleted; files with edits no turn made
- * that will be overwritten; conflicts that stop it), the reason a button is
+ * agrees (files written, created or deleted; files with edits no turn made,
+ * when they were made and what becomes of them; conflicts that stop it), the reason a button is
  * disabled while a turn is recorded, turns named by number and title instead
  * of their ids, and `code` in server texts shown as code, not backticks.
  */
@@ -18,6 +18,10 @@ export interface DryRun {
   skipped: { path: string; reason: string }[];
   conflicts: { path: string; reason: string }[];
   userEdited: string[];
+  /** The same files, each with when those edits were made and what the operation does with them. */
+  userEdits: { path: string; reason: string }[];
+  /** True for a restore, which overwrites every file it writes. */
+  overwrites?: boolean;
   /** Why the operation cannot run now, when the dry run was refused for another reason than conflicts. */
   refused?: string;
 }
@@ -85,7 +89,15 @@ export async function dryRun(
   target: ChangesetOperationTarget | undefined,
   meta?: OperationInvocationMeta,
 ): Promise<DryRun> {
-  const empty: DryRun = { files: [], unchanged: [], skipped: [], conflicts: [], userEdited: [] };
+  const empty: DryRun = {
+    files: [],
+    unchanged: [],
+    skipped: [],
+    conflicts: [],
+    userEdited: [],
+    userEdits: [],
+    ...(op.id.startsWith('restore-checkpoint') ? { overwrites: true } : {}),
+  };
   try {
     const result = await app.client.request('invokeChangesetOperation', {
       channel,
@@ -130,11 +142,13 @@ export function previewNodes(preview: DryRun): HTMLElement {
       ),
     );
   }
-  if (preview.userEdited.length > 0) {
+  // Each file with when its edits no turn made were made and what becomes of them (a server that gives only the names: the names).
+  const userEdits = preview.userEdits.length > 0 ? preview.userEdits : preview.userEdited.map((path) => ({ path, reason: '' }));
+  if (userEdits.length > 0) {
     parts.push(
       list(
-        `Edits no turn made that will be overwritten (${preview.userEdited.length})`,
-        preview.userEdited.map((p) => [h('code', {}, p)]),
+        `Edits no turn made${preview.overwrites ? ' that will be overwritten' : ''} (${userEdits.length})`,
+        userEdits.map((e) => [h('code', {}, e.path), ...(e.reason ? [` — ${e.reason}`] : [])]),
         'user-edited',
       ),
     );
