@@ -7,6 +7,7 @@
 import type { ParsedChangesetUri } from '../../protocol/index.js';
 import type { DiffHunk } from '../../protocol/extensions/file-diff.js';
 import type { FileChange } from '../changes/file-change.js';
+import { readDiskFile } from '../disk/workspace-file.js';
 import { planReverse } from '../operations/plan.js';
 import type { RecordingSession } from '../session/recording-session.js';
 
@@ -25,6 +26,9 @@ const RECORDED_KINDS: ReadonlySet<string> = new Set(['turn', 'step', 'since', 's
 export async function markRevertedHunks(session: RecordingSession, parsed: ParsedChangesetUri, change: FileChange, hunks: DiffHunk[]): Promise<void> {
   if (!RECORDED_KINDS.has(parsed.kind) || (parsed.kind === 'session' && !session.isEnded)) return;
   if (!change.after || change.kind === 'renamed' || change.captured || hunks.length === 0 || hunks.length > MAX_CHECKED_HUNKS) return;
+  // Today's file is still what the change left (the usual case): every hunk is there.
+  const today = await readDiskFile(change.absPath, session.workingDirectories).catch(() => undefined);
+  if (today && today.oid === change.after.oid && today.mode === change.after.mode) return;
   for (const hunk of hunks) {
     let plan: Awaited<ReturnType<typeof planReverse>>;
     try {
