@@ -28,6 +28,8 @@ import type {
   BeforeEditResult,
   PresentFilesParams,
   PresentFilesResult,
+  SessionEndedParams,
+  SessionEndedResult,
   StatusParams,
   StatusResult,
   TurnEndedParams,
@@ -61,7 +63,7 @@ export interface MethodMap {
   listSessions: { params: ListSessionsParams; result: ListSessionsResult };
   /** Starts recording a session over working directories. */
   createSession: { params: CreateSessionParams; result: CreateSessionResult };
-  /** Ends a session: it records no more and stays reviewable. */
+  /** Removes a session: its channels go (`root/sessionRemoved`, its changesets `cleared`) and its history with it. */
   disposeSession: { params: DisposeSessionParams; result: DisposeSessionResult };
   /** Reads content by URI: a file's side in a changeset, or a file a turn presented. */
   resourceRead: { params: ResourceReadParams; result: ResourceReadResult };
@@ -75,6 +77,8 @@ export interface MethodMap {
   'harness/beforeEdit': { params: BeforeEditParams; result: BeforeEditResult };
   /** A harness says a turn ended; answers with what it changed. */
   'harness/turnEnded': { params: TurnEndedParams; result: TurnEndedResult };
+  /** A harness says the agent's session ended: it records no more and stays reviewable. */
+  'harness/sessionEnded': { params: SessionEndedParams; result: SessionEndedResult };
   /** A harness presents files for the user to look at. */
   'harness/presentFiles': { params: PresentFilesParams; result: PresentFilesResult };
   /** What is being recorded: sessions, recent turns, stores. */

@@ -96,6 +96,20 @@ export interface TurnEndedResult {
   summary: TurnSummary;
 }
 
+/**
+ * Params of `harness/sessionEnded`: the agent's session ended (a hook's
+ * session-end event). Recording stops; the session stays listed,
+ * reviewable and revertable, flagged `IsArchived`. A client's
+ * `disposeSession` removes a session instead.
+ */
+export interface SessionEndedParams {
+  /** The session URI. */
+  channel: string;
+}
+
+/** Result of `harness/sessionEnded`: null once the session has ended. */
+export type SessionEndedResult = null;
+
 /** Params of `harness/presentFiles`: files the agent wants the user to look at (a plan, a report). */
 export interface PresentFilesParams {
   /** The session URI. */

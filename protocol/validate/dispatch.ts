@@ -10,12 +10,14 @@ import { channelKindOf } from '../common/channels.js';
 import type { ChannelKind } from '../common/channel-state.js';
 import type { DispatchActionParams } from '../common/commands.js';
 import type { ClientChangesetAction } from '../changeset/actions.js';
+import type { SessionIsArchivedChangedAction } from '../session/actions.js';
 import { channel, nonEmptyString, nonNegativeInteger, object, run } from './checks.js';
 import type { Validation } from './checks.js';
 import { validateFilesReviewChangedAction } from './changeset.js';
+import { validateIsArchivedChangedAction } from './session.js';
 
 /** Every action a client may dispatch to this server. */
-export type ClientAction = ClientChangesetAction;
+export type ClientAction = ClientChangesetAction | SessionIsArchivedChangedAction;
 
 /** Where each client-dispatchable action may go and how its payload is checked. */
 const clientActions: Record<
@@ -26,6 +28,11 @@ const clientActions: Record<
     kind: 'changeset',
     channelName: 'ahp-changeset:/<id>',
     validate: validateFilesReviewChangedAction,
+  },
+  'session/isArchivedChanged': {
+    kind: 'session',
+    channelName: 'ahp-session:/<id>',
+    validate: validateIsArchivedChangedAction,
   },
 };
 

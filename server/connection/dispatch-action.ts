@@ -40,6 +40,7 @@ export function dispatchAction(params: unknown, ctx: MethodContext): void {
 function refusalReason(store: ChannelStore, channel: URI, action: unknown): string | undefined {
   const checked = validateClientAction(channel, action);
   if (!checked.ok) return checked.message;
+  if (checked.value.type !== 'changeset/filesReviewChanged') return undefined;
   const reviewable = store.getChannel(channel)?.options.reviewable;
   const allowed = typeof reviewable === 'function' ? reviewable() : reviewable === true;
   if (!allowed) return 'this changeset does not support review (its catalogue entry has no capabilities.review)';

@@ -88,8 +88,16 @@ export class SessionCommands implements SessionProvider {
     return null;
   }
 
+  /**
+   * AHP's disposal: the session is removed, as `forgetSession` removes it —
+   * its channels go (`root/sessionRemoved` to root subscribers, its
+   * changesets `changeset/cleared`) and its recorded history leaves the
+   * store; files on disk are untouched. An agent's session end
+   * (`harness/sessionEnded`) only ends recording and keeps the session.
+   */
   async disposeSession(params: DisposeSessionParams): Promise<null> {
-    await this.manager.dispose(params.channel);
+    this.manager.require(params.channel);
+    await this.manager.forget(params.channel);
     return null;
   }
 }

@@ -1,6 +1,6 @@
 import type { SessionManager } from '../session/session-manager.js';
 import type { MethodTable } from '../method-table.js';
-import { checkBeforeEdit, checkStatus, checkTurnEnded, checkTurnStarted } from './params.js';
+import { checkBeforeEdit, checkSessionEnded, checkStatus, checkTurnEnded, checkTurnStarted } from './params.js';
 import { presentFilesMethods } from './present-files.js';
 import { DEFAULT_STATUS_TURNS, sessionStatusOf } from './status.js';
 
@@ -10,7 +10,8 @@ export type AfterTurnEnded = (sessionUri: string, turnId: string) => Promise<voi
 /**
  * The harness methods an agent in another process uses to record turns:
  * `harness/turnStarted`, `harness/beforeEdit`, `harness/turnEnded`,
- * `harness/presentFiles`, and `harness/status` to see what is being
+ * `harness/presentFiles`, `harness/sessionEnded` when the agent's session
+ * ends, and `harness/status` to see what is being
  * recorded. `afterTurnEnded` is a step (changesets updating) that runs
  * before `turnEnded` answers.
  */
@@ -44,6 +45,14 @@ export function harnessMethods(sessions: SessionManager, afterTurnEnded?: AfterT
         return { summary };
       },
       check: checkTurnEnded,
+    },
+    'harness/sessionEnded': {
+      request: async (params) => {
+        // The agent's session ended: recording stops, the history stays (AHP's disposeSession removes it).
+        await sessions.dispose(sessions.require(params.channel).uri);
+        return null;
+      },
+      check: checkSessionEnded,
     },
     ...presentFilesMethods(sessions),
     'harness/status': {

@@ -100,6 +100,13 @@ export const checkTurnEnded: Check = (params) => {
   return undefined;
 };
 
+/** Checks `harness/sessionEnded` params; returns the problem or undefined. */
+export const checkSessionEnded: Check = (params) => {
+  const p = object(params);
+  if (typeof p === 'string') return p;
+  return nonEmpty(p, 'channel');
+};
+
 /** Checks `harness/status` params (which may be omitted); returns the problem or undefined. */
 export const checkStatus: Check = (params) => {
   if (params === undefined || params === null) return undefined;

@@ -174,7 +174,7 @@ class HookContext {
   private async endSession(): Promise<void> {
     await removeSessionState(this.options.stateDir, this.agent.name, this.event.sessionId);
     try {
-      await this.client.request('disposeSession', { channel: this.channel });
+      await this.client.request('harness/sessionEnded', { channel: this.channel });
       this.options.log(`${this.channel}: ended (kept for review)`);
     } catch (error) {
       if (!(error instanceof RemoteError && error.code === SESSION_NOT_FOUND)) throw error;

@@ -1,8 +1,9 @@
 import { realpath, stat } from 'node:fs/promises';
-import { AhpErrorCodes, ROOT_CHANNEL, type SessionSummary } from '../../protocol/index.js';
+import { AhpErrorCodes, ROOT_CHANNEL, SessionStatus, type SessionIsArchivedChangedAction, type SessionSummary } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/channel-store.js';
 import { DomainError } from '../domain-error.js';
 import { Emitter, type Event } from '../events.js';
+import { ArchiveFlags } from './archive-flags.js';
 import { RecordingSession, type RecordingSessionOptions } from './recording-session.js';
 import { SESSION_START_REASON, type SessionStartDetails } from './session-journal.js';
 import { sessionSummaryOf } from './session-state.js';
@@ -52,6 +53,8 @@ export class SessionManager {
   private readonly changes = new Map<string, SessionSummary['changes']>();
   private readonly added = new Emitter<RecordingSession>();
   private readonly turnRequests = new Emitter<RecordingSession>();
+  /** Each session's archived flag, kept across restarts. */
+  private readonly archived: ArchiveFlags;
 
   /** A session was created or opened (every one from now on). */
   readonly onSessionAdded: Event<RecordingSession> = this.added.event;
@@ -65,7 +68,18 @@ export class SessionManager {
   constructor(
     private readonly store: ChannelStore,
     private readonly opts: SessionManagerOptions,
-  ) {}
+  ) {
+    this.archived = new ArchiveFlags(opts.stateDir);
+    // The archived flag a session's state takes — set by a client (AHP's `session/isArchivedChanged`), or
+    // by the server as the session ends or resumes — is what it has after a restart.
+    store.onEnvelope((envelope, kind) => {
+      if (kind !== 'session' || envelope.action.type !== 'session/isArchivedChanged') return;
+      const session = this.sessions.get(envelope.channel);
+      if (!session) return;
+      void this.archived.set(session.id, (envelope.action as SessionIsArchivedChangedAction).isArchived);
+      if (envelope.origin) this.touch(session);
+    });
+  }
 
   /** Sessions in creation order: recording ones and ended ones kept for review. */
   list(): RecordingSession[] {
@@ -106,6 +120,10 @@ export class SessionManager {
     });
     this.sessions.set(session.uri, session);
     this.modifiedAt.set(session.uri, session.createdAt);
+    const archived = this.archived.get(session.id);
+    if (archived !== undefined && archived !== ((session.sessionState.status & SessionStatus.IsArchived) !== 0)) {
+      session.dispatchSession({ type: 'session/isArchivedChanged', isArchived: archived });
+    }
     session.onWarning((line) => this.opts.log?.(`${session.uri}: ${line}`));
     session.onTurnEnded(() => this.touch(session));
     session.onEnded(() => this.touch(session));
@@ -116,7 +134,7 @@ export class SessionManager {
   }
 
   /**
-   * Ends a session (`disposeSession`, the hook's `SessionEnd`): recording
+   * Ends a session (`harness/sessionEnded`, the hook's `SessionEnd`): recording
    * stops, the session is flagged `IsArchived` and stays listed, reviewable
    * and revertable until retention or {@link forget} removes it.
    */
@@ -140,6 +158,7 @@ export class SessionManager {
         await root2.release();
       }
     }
+    await this.archived.remove(session.id);
     this.store.notify(ROOT_CHANNEL, 'root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
   }
 
@@ -153,6 +172,7 @@ export class SessionManager {
       this.modifiedAt.delete(uri);
       this.changes.delete(uri);
       await session.close();
+      await this.archived.remove(session.id);
       this.store.notify(ROOT_CHANNEL, 'root/sessionRemoved', { channel: ROOT_CHANNEL, session: uri });
     }
   }
@@ -208,6 +228,7 @@ export class SessionManager {
     this.sessions.clear();
     this.changes.clear();
     await Promise.allSettled(all.map((s) => s.close()));
+    await this.archived.flushed();
   }
 
   /** Sends a summary change (e.g. new `changes` counts) to root subscribers. */

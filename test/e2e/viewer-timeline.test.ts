@@ -27,7 +27,7 @@ describe('viewer timeline', () => {
     const oldRepo = makeRepo(fx.temp.make(), { 'old.txt': 'old\n' });
     const old = await createSession(client, 'earlier', oldRepo);
     await recordTurn(client, old, 'o1', 'Old work', () => writeFiles(oldRepo, { 'old.txt': 'OLD\n' }));
-    await client.request('disposeSession', { channel: old }, { timeoutMs: 60_000 });
+    await client.request('harness/sessionEnded', { channel: old }, { timeoutMs: 60_000 });
 
     const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=steps&turn=t1`);
     const steps = page.locator('#turn-extras .steps');

@@ -184,7 +184,7 @@ describe('harness methods over a socket', () => {
 
     await client.request('harness/turnStarted', { channel: SESSION, turnId: 'open' });
     const session = t.service.sessions.get(SESSION)!;
-    expect(await client.request('disposeSession', { channel: SESSION })).toBeNull();
+    expect(await client.request('harness/sessionEnded', { channel: SESSION })).toBeNull();
     expect(session.turn('open')?.state).toBe('cancelled');
     const refused = await client.requestError('harness/turnStarted', { channel: SESSION });
     expect(refused.code).toBe(-32602);

@@ -23,6 +23,7 @@ const METHODS: Record<Method, 'request' | 'notification'> = {
   'harness/beforeEdit': 'request',
   'harness/turnEnded': 'request',
   'harness/presentFiles': 'request',
+  'harness/sessionEnded': 'request',
   'harness/status': 'request',
   changesetFileDiff: 'request',
   forgetSession: 'request',

@@ -208,7 +208,7 @@ describe('dispatchAction in two stages', () => {
   });
 
   it('allows only filesReviewChanged', () => {
-    expect(CLIENT_DISPATCHABLE_ACTIONS).toEqual(['changeset/filesReviewChanged']);
+    expect(CLIENT_DISPATCHABLE_ACTIONS).toEqual(['changeset/filesReviewChanged', 'session/isArchivedChanged']);
     expect(validateClientAction(changeset, { type: '__proto__' })).toEqual({
       ok: false,
       message: 'params.action.type "__proto__" is not client-dispatchable',

@@ -69,7 +69,7 @@ describe('history that outlives the agent', () => {
     await recordTurn(client, SESSION, 't2', () => writeFiles(repo, { 'b.txt': 'B\n' }), 'second prompt');
 
     expect(client.state<SessionState>(SESSION)!.title).toBe('Claude Code — fix the login redirect');
-    expect(await client.request('disposeSession', { channel: SESSION })).toBeNull();
+    expect(await client.request('harness/sessionEnded', { channel: SESSION })).toBeNull();
     await client.waitForEnvelope((e) => e.channel === SESSION && e.action.type === 'session/isArchivedChanged');
 
     // Ended, not gone: listed with the archived flag, its turns and figures in state.
@@ -126,7 +126,7 @@ describe('history that outlives the agent', () => {
     const { client } = await start(temp.make('state-'));
     await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href });
     await recordTurn(client, SESSION, 't1', () => writeFiles(repo, { 'a.txt': 'b\n' }));
-    await client.request('disposeSession', { channel: SESSION });
+    await client.request('harness/sessionEnded', { channel: SESSION });
     expect(await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href })).toBeNull();
     await recordTurn(client, SESSION, 't2', () => writeFiles(repo, { 'a.txt': 'c\n' }));
     const status = await client.request<StatusResult>('harness/status', { channel: SESSION });
