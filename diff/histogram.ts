@@ -121,7 +121,11 @@ function findLcs(ctx: DiffContext, s: HistogramScratch, a0: number, a1: number, 
     lineRecord[ptr] = rec;
   }
 
-  lcs.begin1 = lcs.end1 = lcs.begin2 = lcs.end2 = -1;
+  // The best run so far, in locals (not the result object) while the loop runs.
+  let begin1 = -1;
+  let end1 = -1;
+  let begin2 = -1;
+  let end2 = -1;
   let bestCount = MAX_CHAIN_LENGTH + 1;
   let hasCommon = false;
   const last1 = a1 - 1;
@@ -153,11 +157,11 @@ function findLcs(ctx: DiffContext, s: HistogramScratch, a0: number, a1: number, 
           }
           work += ae - as;
           if (bNext <= be) bNext = be + 1;
-          if (lcs.end1 - lcs.begin1 < ae - as || rc < bestCount) {
-            lcs.begin1 = as;
-            lcs.begin2 = bs;
-            lcs.end1 = ae;
-            lcs.end2 = be;
+          if (end1 - begin1 < ae - as || rc < bestCount) {
+            begin1 = as;
+            begin2 = bs;
+            end1 = ae;
+            end2 = be;
             bestCount = rc;
           }
           if (np < 0) break;
@@ -172,7 +176,11 @@ function findLcs(ctx: DiffContext, s: HistogramScratch, a0: number, a1: number, 
 
   for (let ptr = a0; ptr < a1; ptr++) recordOf[a[ptr] as number] = -1;
   s.work += work;
+  lcs.begin1 = begin1;
+  lcs.end1 = end1;
+  lcs.begin2 = begin2;
+  lcs.end2 = end2;
 
   if (hasCommon && MAX_CHAIN_LENGTH < bestCount) return 'fallback';
-  return lcs.begin1 < 0 ? 'none' : 'lcs';
+  return begin1 < 0 ? 'none' : 'lcs';
 }
