@@ -123,7 +123,7 @@ describe('the figures the viewer shows', () => {
     expect(await turnMeta(two).locator('.turn-duration').textContent()).toBe(` · edits over ${(ms / 1000).toFixed(1)} s`);
     expect(await turnMeta(one).textContent()).not.toContain('ms');
     expect(errors).toEqual([]);
-  });
+  }, 120_000);
 
   it("an imported session is listed with the original's title and its own counts, as git diff --numstat gives them", async () => {
     const mirrored = await recordMirroredSession(fx.temp, { 'a.txt': 'a\nb\nc\n', 'gone.txt': 'x\ny\n' }, [
@@ -149,7 +149,7 @@ describe('the figures the viewer shows', () => {
     await expect.poll(() => item.locator('.counts').textContent()).toBe(` · ${expected.files} files +${expected.additions} −${expected.deletions}`);
     expect(await page.locator(`[data-session="ahp-session:/fresh"] .session-title`).textContent()).not.toBe(mirrored.original.title);
     expect(errors).toEqual([]);
-  });
+  }, 180_000);
 
   it('a hunk a revert took back is shown marked reverted, without a Revert button, in both layouts; the other hunk keeps its button', async () => {
     const client = fx.server.client;

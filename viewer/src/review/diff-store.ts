@@ -29,6 +29,8 @@ export interface FileDiffEntry {
   expanded: Set<number>;
   /** Settles when the diff has arrived or failed. */
   loaded: Promise<void>;
+  /** The app's `diffEpoch` when the diff was asked for: a later one asks again, showing this diff meanwhile. */
+  epoch?: string;
 }
 
 /** Lazily fetched diffs with a small request queue. */
@@ -47,7 +49,7 @@ export class DiffStore {
   constructor(private readonly app: App) {}
 
   private filesOf(channel: URI): Map<string, FileDiffEntry> {
-    const key = `${channel}\n${this.app.display.context}\n${this.app.diffEpoch}`;
+    const key = `${channel}\n${this.app.display.context}`;
     let files = this.entries.get(key);
     if (!files) this.entries.set(key, (files = new Map()));
     return files;
@@ -66,14 +68,22 @@ export class DiffStore {
   want(channel: URI, file: ChangesetFile): FileDiffEntry {
     const files = this.filesOf(channel);
     const known = files.get(file.id);
+    const epoch = this.app.diffEpoch;
     if (known && known.edit === file.edit) {
-      // Still waiting: move it to the front, it is on screen again.
       const at = this.queue.findIndex((q) => q.entry === known);
+      if (known.epoch !== epoch && at < 0) {
+        // Today's files may have changed since (a revert, a turn): asked for again, the diff known so far shown meanwhile.
+        known.epoch = epoch;
+        this.queue.unshift({ files, id: file.id, channel, file, entry: known });
+        this.pump();
+        return known;
+      }
+      // Still waiting: move it to the front, it is on screen again.
       if (at > 0) this.queue.unshift(...this.queue.splice(at, 1));
       return known;
     }
     let settle = (): void => undefined;
-    const entry: FileDiffEntry = { edit: file.edit, expanded: new Set(), loaded: new Promise<void>((resolve) => (settle = resolve)) };
+    const entry: FileDiffEntry = { edit: file.edit, expanded: new Set(), loaded: new Promise<void>((resolve) => (settle = resolve)), epoch };
     this.settle.set(entry, settle);
     // Keep expanded regions when only the review flag changed the edit's identity.
     if (known && known.edit.after?.content === file.edit.after?.content && known.edit.before?.content === file.edit.before?.content)

@@ -55,11 +55,16 @@ export class DiffView {
       replaceChildren(this.pane, h('p', { class: 'empty' }, files > 0 ? 'Select a file (j / k) to see its diff.' : ''));
       return;
     }
-    const key = `${open.uri}\n${file.id}\n${app.display.context}\n${app.diffEpoch}`;
+    const key = `${open.uri}\n${file.id}\n${app.display.context}`;
     let loaded = this.cache.get(key);
+    if (loaded && loaded.edit === file.edit && loaded.epoch !== app.diffEpoch) {
+      // Today's files may have changed since (a revert, a turn): asked for again, the diff known so far shown meanwhile.
+      loaded.epoch = app.diffEpoch;
+      void this.fetch(open.uri, file, loaded, key);
+    }
     if (!loaded || loaded.edit !== file.edit) {
       const previous = loaded;
-      loaded = { edit: file.edit, expanded: new Set(), unbounded: false };
+      loaded = { edit: file.edit, expanded: new Set(), unbounded: false, epoch: app.diffEpoch };
       this.cache.set(key, loaded);
       void this.fetch(open.uri, file, loaded, key);
       // Keep expanded regions when only the review flag or counts changed the object identity.
