@@ -7,6 +7,8 @@ import type { TestClient } from '../helpers/client.js';
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { cloneAtStart, recordMirroredSession } from '../helpers/mirrored-session.js';
+import { importMirror } from '../../server/mirror/import.js';
 
 const temp = new TempDirs();
 const services: TestService[] = [];
@@ -94,6 +96,31 @@ describe("an ended session's session changes", () => {
     expect(readFileSync(join(repo, 'b.txt'), 'utf8')).toBe(lines(20, { 1: 'by the turn', 18: 'by hand later' }));
     expect(readFileSync(join(repo, 'NEW.txt'), 'utf8')).toBe('made after the session ended\n');
   });
+
+  it('end where it ended once imported from a mirror, whatever the checkout holds', async () => {
+    const mirrored = await recordMirroredSession(temp, { 'a.txt': 'a\n', 'b.txt': lines(20) }, [
+      { id: 't1', message: 'edit both', edit: (repo) => writeFiles(repo, { 'a.txt': 'A by the turn\n', 'b.txt': lines(20, { 1: 'by the turn' }) }) },
+    ]);
+    services.push({ stop: () => mirrored.stop() } as TestService);
+    const checkout = cloneAtStart(temp, mirrored);
+    const stateDir = temp.make('state-b-');
+    await importMirror({ url: mirrored.url, stateDir, workspaceDir: checkout, env: mirrored.env });
+    const { svc, client } = await service(stateDir);
+    await svc.service.openHistory([checkout]);
+    writeFiles(checkout, { 'a.txt': 'A by the turn\n', 'b.txt': lines(20, { 1: 'by the turn', 18: 'by hand later' }), 'NEW.txt': 'made here\n' });
+    const uri = changesetUriTemplate(mirrored.sessionId, 'session');
+    expect(paths(await subscribeReady(client, uri))).toEqual(['a.txt', 'b.txt']);
+    const dry = await client.request<{ _meta?: Record<string, unknown> }>(
+      'invokeChangesetOperation',
+      { channel: uri, operationId: 'revert', _meta: { dryRun: true } },
+      { timeoutMs: 30_000 },
+    );
+    expect(dry._meta?.['files']).toEqual([
+      { path: 'a.txt', action: 'write' },
+      { path: 'b.txt', action: 'write' },
+    ]);
+    expect(dry._meta?.['userEdits']).toEqual([{ path: 'b.txt', reason: expect.stringContaining('changed since the session ended') }]);
+  }, 120_000);
 
   it('still end where it ended after a restart', async () => {
     const stateDir = temp.make('state-');
