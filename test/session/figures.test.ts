@@ -63,7 +63,7 @@ describe('the figures a client is given', () => {
     expect(Date.parse(endedAt) - Date.parse(summary.createdAt)).toBeGreaterThanOrEqual(1000);
     const turn = session.turns[0]!;
     expect(Date.parse(endedAt)).toBeGreaterThanOrEqual(Date.parse(turn.startedAt) + (turn.durationMs ?? 0));
-  });
+  }, 90_000);
 
   it("an automatic turn's duration is its edit span: one save is one moment, edits apart last from the first to the last", async () => {
     const t = await service();
@@ -118,7 +118,7 @@ describe('the figures a client is given', () => {
       auto.stop();
       await auto.idle();
     }
-  });
+  }, 90_000);
 
   it("a hunk a revert took back comes marked reverted in the turn's diff; the turn's other hunk does not", async () => {
     const t = await service();
