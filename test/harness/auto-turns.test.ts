@@ -8,6 +8,9 @@ import { TestClient } from '../helpers/client.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { nextEvent } from '../helpers/next-event.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 async function nextTurnEnded(auto: AutoTurns): Promise<[string, TurnSummary]> {
   const { turnId, summary } = await nextEvent(auto.onTurnEnded);

@@ -10,6 +10,9 @@ import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 // Run `npm run build` first: these tests start the built binary.
 const temp = new TempDirs();

@@ -7,6 +7,9 @@ import { subscribeReady } from '../helpers/changesets.js';
 import { startServe, type Ready, type ServeProcess } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const servers: ServeProcess[] = [];

@@ -13,6 +13,9 @@ import { TestClient } from '../helpers/client.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { mirrorSession } from '../mirror/crafted-mirror.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 // Run `npm run build` first: the CLI cases start the built binary.
 const temp = new TempDirs();

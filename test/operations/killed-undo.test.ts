@@ -2,6 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangesetState } from '../../protocol/index.js';
 import { TempDirs } from '../helpers/workspace.js';
 import { count, kill, killPartWay, prepareOnce, serve, strayTemporaryFiles, versionOf, versions, type Running, type Workspace } from './killed-operation.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const running: Running[] = [];
 afterEach(async () => {

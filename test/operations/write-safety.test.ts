@@ -9,6 +9,9 @@ import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
 import { serviceForEachTest } from '../helpers/service.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { until } from '../helpers/wait.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
 const temp = new TempDirs();

@@ -7,6 +7,9 @@ import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.j
 import { subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 /**
  * The package as users get it: `npm pack`, then the tarball installed in an

@@ -5,6 +5,9 @@ import { progressReporter } from '../../server/connection/progress.js';
 import type { TestClient } from '../helpers/client.js';
 import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 let svc: TestService;

@@ -6,6 +6,9 @@ import type { ChatState } from '../../protocol/index.js';
 import { ChannelStore } from '../../server/channels/index.js';
 import { RecordingSession } from '../../server/session/recording-session.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const sessions: RecordingSession[] = [];

@@ -12,6 +12,9 @@ import { DirectoryWatcher } from '../../server/watch/directory-watcher.js';
 import { WatchFeed } from '../../server/watch/watch-feed.js';
 import { gitEnv, gitTree, initRepo, removeDir, tempDir } from './helpers.js';
 import { MemoryObjectStore } from './memory-store.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

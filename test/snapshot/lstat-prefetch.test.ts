@@ -7,6 +7,9 @@ import { readIndexBytes } from '../../server/snapshot/index-file.js';
 import { LstatPrefetch } from '../../server/snapshot/lstat-prefetch.js';
 import { git, gitEnv, gitTree, initRepo, removeDir, tempDir } from './helpers.js';
 import { SnapshotFixture, write } from './snapshot-fixture.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const fixture = new SnapshotFixture();
 /** Lower than the default, so these repositories stay quick to make; the prefetch works the same at any size. */

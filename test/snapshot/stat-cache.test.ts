@@ -10,6 +10,9 @@ import { WorkspaceSnapshotter, type SnapshotOptions } from '../../server/snapsho
 import { git, gitTree, hashTree, initRepo, removeDir, tempDir } from './helpers.js';
 import { MemoryObjectStore } from './memory-store.js';
 import { runChild } from './run-child.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const dirs: string[] = [];
 afterEach(() => {

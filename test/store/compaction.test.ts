@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serializeTree } from '../../server/store/index.js';
 import { git, useStoreFixture } from './git-fixture.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const enc = new TextEncoder();
 

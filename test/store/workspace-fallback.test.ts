@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WorkspaceStore } from '../../server/store/index.js';
 import { allObjectIds, commitFiles, fingerprint, git, gitBytes, initRepo, useStoreFixture } from './git-fixture.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 async function shadowPackCount(store: WorkspaceStore): Promise<number> {
   return (await readdir(join(store.layout.shadowDir, 'objects', 'pack'))).filter((n) => n.endsWith('.pack')).length;
