@@ -12,7 +12,7 @@ import {
   type ListSessionsResult,
   type SessionState,
 } from '../../protocol/index.js';
-import { startAutoTurns } from '../../server/auto-turns/index.js';
+import { type AutoTurns, startAutoTurns } from '../../server/auto-turns/index.js';
 import type { StatusResult } from '../../server/harness/status.js';
 import { ChangesetService } from '../../server/service.js';
 import type { TimelineMeta } from '../../server/session/timeline.js';
@@ -20,6 +20,9 @@ import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { nextEvent } from '../helpers/next-event.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const running: ChangesetService[] = [];
@@ -166,6 +169,18 @@ describe('turn figures are state', () => {
   });
 });
 
+/**
+ * Lets polling automatic turns look at the workspace: the first poll, made as
+ * they start and awaited by `idle()`, compares with the baseline; later ones
+ * with the poll before. A turn they start is listed at once, so three polls
+ * after that show whether one started, without waiting out a fixed second.
+ */
+async function afterPolls(auto: AutoTurns, pollIntervalMs: number): Promise<void> {
+  await auto.idle();
+  await new Promise((r) => setTimeout(r, 3 * pollIntervalMs));
+  await auto.idle();
+}
+
 async function waitForStats(client: TestClient, uri: string, turnId: string): Promise<TimelineMeta['turns'][string]> {
   for (let i = 0; i < 500; i++) {
     const stats = metaOf(client, uri)?.turns[turnId];
@@ -221,7 +236,7 @@ describe('restore and remove later turns', () => {
 
     // Recording goes on: automatic turns do not take the restore for an edit, and the next edit is a turn.
     const auto = startAutoTurns(service.sessions, session, { quietMs: 300, mode: 'poll', pollIntervalMs: 100 });
-    await new Promise((r) => setTimeout(r, 600));
+    await afterPolls(auto, 100);
     expect(session.turns.map((t) => t.id)).toEqual(['one']);
     writeFiles(repo, { 'a.txt': 'three\n' });
     const ended = await nextEvent(auto.onTurnEnded).then((ended) => ended.turnId);
@@ -269,8 +284,7 @@ describe('a truthful timeline', () => {
     ({ service, client } = await start(stateDir));
     const resumed = await service.openWorkspace([repo]);
     const auto = startAutoTurns(service.sessions, resumed, { quietMs: 200, mode: 'poll', pollIntervalMs: 100 });
-    await new Promise((r) => setTimeout(r, 800));
-    await auto.idle();
+    await afterPolls(auto, 100);
     expect(resumed.turns.map((t) => t.id)).toEqual(['t1']);
     writeFiles(repo, { 'a.txt': 'mine\n' });
     const turnId = await nextEvent(auto.onTurnEnded).then((ended) => ended.turnId);
@@ -304,9 +318,8 @@ describe('a truthful timeline', () => {
     expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe(lines(30, { 25: 'z' }));
     const undo = await invoke(client, changesetUriTemplate(session.id, 'session'), 'undo');
     expect(undo._meta!.action).toBe('Undid: Reverted lines 3–4 of src/app.ts (turn 1)');
-    // Longer than the quiet period and several polls: the server's own writes start no turn.
-    await new Promise((r) => setTimeout(r, 900));
-    await auto.idle();
+    // Polls after the last write: the server's own writes start no turn.
+    await afterPolls(auto, 100);
     auto.stop();
     expect(session.turns).toHaveLength(1);
     expect(metaOf(client, session.uri).userActions.map((a) => a.text)).toEqual([
