@@ -16,6 +16,9 @@ import { TestClient } from '../helpers/client.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
 import { mirrorSession, rewriteMirror, treeWith, writeBlob, writeRawTree, type RawEntry } from './crafted-mirror.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 // Run `npm run build` first: the CLI cases start the built binary.
 const temp = new TempDirs();
@@ -301,15 +304,19 @@ describe('objects from a mirror are size-checked while they inflate', () => {
       intoTurnStart(bare, (b) => [0, 1, 2, 3].map((i) => ({ mode: '100644', name: `part-${i}.bin`, oid: writeBlob(b, Buffer.alloc(400 * 1024, i + 1)) }))),
     );
     const checkout = makeRepo(temp.make('checkout-'), { 'a.txt': 'one\n' });
-    const state = temp.make('state-');
-    const tooLarge = await run(['import', url, '--workspace', checkout, '--state-dir', state, '--max-file-size', '100KiB'], { env: ENV });
+    // The two refusals do not depend on each other: they run together, each into a state directory of its own.
+    const [state, budgetState] = [temp.make('state-'), temp.make('state-')];
+    const [tooLarge, overBudget] = await Promise.all([
+      run(['import', url, '--workspace', checkout, '--state-dir', state, '--max-file-size', '100KiB'], { env: ENV }),
+      run(['import', url, '--workspace', checkout, '--state-dir', budgetState, '--store-budget', '1MiB'], { env: ENV }),
+    ]);
     expect(tooLarge.code).toBe(1);
     expect(tooLarge.stderr).toContain('a file of 400.0 KiB (409600 bytes), over the 100.0 KiB (102400 bytes) limit for one file (--max-file-size)');
-    const overBudget = await run(['import', url, '--workspace', checkout, '--state-dir', state, '--store-budget', '1MiB'], { env: ENV });
     expect(overBudget.code).toBe(1);
     expect(overBudget.stderr).toContain('more than 1.0 MiB (1048576 bytes) of files and checkpoints, the most one import takes in (--store-budget)');
     expect(leftBehind(state)).toEqual({ refs: [], packs: [], scratch: [] });
-    // The same mirror within the default limits is imported.
+    expect(leftBehind(budgetState)).toEqual({ refs: [], packs: [], scratch: [] });
+    // The same mirror within the default limits is imported, into the state directory a refusal left as it was.
     const ok = await run(['import', url, '--workspace', checkout, '--state-dir', state], { env: ENV });
     expect(ok.code).toBe(0);
   }, 60_000);
