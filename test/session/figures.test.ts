@@ -43,12 +43,26 @@ const turnUri = (sessionId: string, turnId: string) => expandChangesetUri(change
 const pathOf = (f: { _meta?: unknown }) => (f._meta as ChangesetFileMeta).path;
 
 describe('the figures a client is given', () => {
-  it("a past session's end time is when it ended, after its start and its last turn", async () => {
+  it("a past session's end time is when it ended, after its start and its last turn; a harness turn lasts from its start to its end", async () => {
     const t = await service();
     const client = await t.client();
     const repo = makeRepo(temp.make('ws-'), { 'a.txt': 'a\n' });
     const session = await t.service.openWorkspace([repo]);
-    await recordTurn(client, session.uri, 't1', () => writeFiles(repo, { 'a.txt': 'b\n' }), 'first');
+    await client.subscribe(session.chatUri);
+    const asked = Date.now();
+    await client.request('harness/turnStarted', { channel: session.uri, turnId: 't1', message: 'first' }, { timeoutMs: 60_000 });
+    const started = Date.now();
+    writeFiles(repo, { 'a.txt': 'b\n' });
+    await new Promise((r) => setTimeout(r, 300));
+    const ending = Date.now();
+    await client.request('harness/turnEnded', { channel: session.uri, turnId: 't1' }, { timeoutMs: 120_000 });
+    const endedTurn = Date.now();
+    await expect.poll(() => client.state<ChatState>(session.chatUri)!.turns[0]?.duration).toBeDefined();
+    const chatTurn = client.state<ChatState>(session.chatUri)!.turns[0]!;
+    expect(Date.parse(chatTurn.startedAt!)).toBeGreaterThanOrEqual(asked);
+    expect(Date.parse(chatTurn.startedAt!)).toBeLessThanOrEqual(started);
+    expect(chatTurn.duration).toBeGreaterThanOrEqual(ending - started);
+    expect(chatTurn.duration).toBeLessThanOrEqual(endedTurn - asked);
     // Long enough apart that the start and the end read differently to the second.
     await new Promise((r) => setTimeout(r, 1100));
     const before = Date.now();
