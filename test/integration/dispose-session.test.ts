@@ -86,7 +86,7 @@ describe("a client's disposeSession", () => {
     await stop(service);
     const again = await start(stateDir, [repo]);
     expect((await listed(await again.connect())).map((s) => s.resource)).not.toContain(SESSION);
-  });
+  }, 120_000);
 });
 
 describe("an agent's session end (harness/sessionEnded)", () => {
@@ -102,7 +102,7 @@ describe("an agent's session end (harness/sessionEnded)", () => {
     expect(turn.files.length).toBe(2);
     expect((await client.requestError('harness/sessionEnded', { channel: 'ahp-session:/nope' })).code).toBe(-32001);
     expect((await client.requestError('harness/sessionEnded', {})).code).toBe(-32602);
-  });
+  }, 120_000);
 });
 
 describe('session/isArchivedChanged from a client', () => {
@@ -142,7 +142,7 @@ describe('session/isArchivedChanged from a client', () => {
     await stop(second.service);
     const third = await start(stateDir, [repo]);
     expect(isArchived((await listed(await third.connect())).find((s) => s.resource === SESSION)!.status)).toBe(false);
-  });
+  }, 120_000);
 
   it('refuses a malformed flag or a channel that is not a session, echoing the reason to the sender only', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
@@ -168,5 +168,5 @@ describe('session/isArchivedChanged from a client', () => {
     await client.request('ping', { channel: ROOT_CHANNEL });
     expect(isArchived(client.state<SessionState>(SESSION)!.status)).toBe(false);
     expect(other.envelopes.filter((e) => e.origin?.clientId === client.clientId)).toEqual([]);
-  });
+  }, 120_000);
 });

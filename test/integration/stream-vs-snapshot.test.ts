@@ -205,5 +205,5 @@ describe('following the stream', () => {
     follower.assertValid();
     fresh.assertValid();
     driver.assertValid();
-  });
+  }, 120_000);
 });

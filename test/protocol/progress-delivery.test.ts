@@ -59,7 +59,7 @@ describe('root/progress delivery', () => {
 
     expect(progressFrames(bystander)).toEqual([]);
     await unsubscribed.close();
-  });
+  }, 120_000);
 
   it('sends nothing to a connection that unsubscribed from ahp-root://', async () => {
     svc = await startTestService();
@@ -72,5 +72,5 @@ describe('root/progress delivery', () => {
       { timeoutMs: 60_000 },
     );
     expect(progressFrames(client)).toEqual([]);
-  });
+  }, 120_000);
 });
