@@ -9,7 +9,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { ROOT_CHANNEL, type ChatState, type ListSessionsResult, type SessionState, type SessionSummary } from '../../protocol/index.js';
+import { chatUri, ROOT_CHANNEL, type ChatState, type ListSessionsResult, type SessionState, type SessionSummary } from '../../protocol/index.js';
 import type { TimelineMeta } from '../../protocol/extensions/timeline.js';
 import { startAutoTurns } from '../../server/auto-turns/index.js';
 import { importMirror } from '../../server/mirror/import.js';
@@ -74,6 +74,15 @@ describe('the figures the viewer shows', () => {
     const recording = page.locator(`[data-session="${live}"] .meta`);
     expect(await recording.locator('time.started').textContent()).toBe(shown((await summaryOf(live)).createdAt));
     expect(await recording.locator('time.ended').count()).toBe(0);
+
+    // The past session's turn reads its start and its duration, as recorded.
+    await client.subscribe(chatUri('past'));
+    const turn = client.state<ChatState>(chatUri('past'))!.turns[0]!;
+    await item.click();
+    const turnMeta = page.locator('[data-turn="t1"] .meta');
+    await turnMeta.waitFor();
+    expect(await turnMeta.locator('time.turn-time').textContent()).toBe(shown(turn.startedAt!));
+    expect(await turnMeta.locator('.turn-duration').getAttribute('data-ms')).toBe(String(turn.duration));
     expect(errors).toEqual([]);
   });
 
