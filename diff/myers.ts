@@ -411,7 +411,8 @@ function forwardMeet(m: Int32Array, kHigh: number, kLow: number, lim1: number, l
       if (i1 - from > 20) got = -2; // SNAKE_COUNT, SNAKE
     }
     m[k] = i1;
-    if (k <= c1 && k >= c0 && (m[k + o] as number) <= i1) return k;
+    // The comparison first: it rarely holds, and the cell it reads is in the array even outside [c0, c1].
+    if ((m[k + o] as number) <= i1 && k <= c1 && k >= c0) return k;
   }
   return got;
 }
@@ -468,7 +469,7 @@ function backwardMeet(m: Int32Array, kHigh: number, kLow: number, off1: number, 
       if (from - i1 > 20) got = -2; // SNAKE_COUNT, SNAKE
     }
     m[k] = i1;
-    if (k <= c1 && k >= c0 && i1 <= (m[k + o] as number)) return k;
+    if (i1 <= (m[k + o] as number) && k <= c1 && k >= c0) return k;
   }
   return got;
 }
