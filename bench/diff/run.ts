@@ -159,6 +159,7 @@ function main(): void {
       ['reference corpus', totals.main],
       ['with stress cases', totals.all],
     ] as const) {
+      if (t.n === 0) continue;
       const ratio = t.ours / t.git;
       console.log(
         `${label} (${t.n} cases): ours ${fmt(t.ours)} ms, git ${fmt(t.git)} ms, git minus spawn ${fmt(t.net)} ms; ` +
