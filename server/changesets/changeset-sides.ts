@@ -29,12 +29,15 @@ export function isLive(kind: ParsedChangesetUri['kind']): boolean {
 }
 
 /**
- * Where an ended session's changes end: the working tree as its last turn,
- * or an operation since, left it (not today's files, which may hold later
- * work). Undefined while it records: its changes run to today's files.
+ * Where an ended session's changes end: the working tree as its last turn
+ * left it (not today's files, which may hold later work). Fixed like a
+ * turn's: what an operation did since shows as reverted hunks, and never
+ * turns later work into the session's changes. Undefined while it records:
+ * its changes run to today's files.
  */
 export function sessionEndTrees(session: RecordingSession): RootTrees[] | undefined {
-  return session.isEnded ? session.baselineTrees : undefined;
+  if (!session.isEnded) return undefined;
+  return [...session.turns].reverse().find((t) => t.after !== undefined)?.after ?? session.startTrees;
 }
 
 /** The recorded state a `since` changeset starts from: the turn's start, or the checkpoint before one of its tool calls. */

@@ -90,6 +90,12 @@ describe("an ended session's session changes", () => {
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('a\n');
     expect(readFileSync(join(repo, 'b.txt'), 'utf8')).toBe(lines(20, { 18: 'by hand later' }));
     expect(readFileSync(join(repo, 'NEW.txt'), 'utf8')).toBe('made after the session ended\n');
+    // What it changed stays what it changed: the later hand edit never becomes one of its changes.
+    const after = await settledState(svc);
+    expect(paths(after)).toEqual(['a.txt', 'b.txt']);
+    const b = after.files.find((f) => (f._meta as { path: string }).path === 'b.txt')!;
+    const bAfter = await client.request<{ data: string }>('resourceRead', { channel: 'ahp-root://', uri: b.edit.after!.content });
+    expect(bAfter.data).toBe(lines(20, { 1: 'by the turn' }));
 
     await invoke(client, 'undo');
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('A by the turn\n');
