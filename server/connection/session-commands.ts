@@ -96,7 +96,11 @@ export class SessionCommands implements SessionProvider {
    * (`harness/sessionEnded`) only ends recording and keeps the session.
    */
   async disposeSession(params: DisposeSessionParams): Promise<null> {
-    this.manager.require(params.channel);
+    const session = this.manager.require(params.channel);
+    // An active turn is recorded as cancelled first; then the chat leaves the session's catalogue, as AHP
+    // asks when a session is torn down, so subscribers of the chat alone know to let it go.
+    await this.manager.dispose(params.channel);
+    if (!session.isDisposed) session.dispatchSession({ type: 'session/chatRemoved', chat: session.chatUri });
     await this.manager.forget(params.channel);
     return null;
   }

@@ -73,6 +73,10 @@ describe("a client's disposeSession", () => {
     expect(await client.request('disposeSession', { channel: SESSION })).toBeNull();
     await watcher.waitForNotification('root/sessionRemoved', (p: { session: string }) => p.session === SESSION);
     for (const uri of [turn, whole]) await watcher.waitForEnvelope((e) => e.channel === uri && e.action.type === 'changeset/cleared');
+    // Its chat leaves the session's catalogue (AHP: a chat goes with its session, announced by session/chatRemoved).
+    const chat = `ahp-chat:/${SID}`;
+    await watcher.waitForEnvelope((e) => e.channel === SESSION && e.action.type === 'session/chatRemoved' && (e.action as { chat: string }).chat === chat);
+    expect((await client.requestError('subscribe', { channel: chat })).code).toBe(-32008);
 
     expect((await listed(client)).map((s) => s.resource)).not.toContain(SESSION);
     expect((await client.requestError('subscribe', { channel: SESSION })).code).toBe(-32001);
