@@ -268,7 +268,9 @@ export class SessionManager {
   private touch(session: RecordingSession): void {
     if (!this.sessions.has(session.uri)) return;
     const changes = this.changes.get(session.uri);
-    this.publishSummaryChange(session, { status: session.sessionState.status, ...(changes ? { changes } : {}) });
+    // What a session list shows moves with it: the title, the turn count, the first prompt, when it ended.
+    const { title, _meta } = this.summaryOf(session);
+    this.publishSummaryChange(session, { status: session.sessionState.status, title, ...(_meta ? { _meta } : {}), ...(changes ? { changes } : {}) });
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   changesetUriTemplate,
@@ -15,6 +16,7 @@ import {
   type ChatState,
   type ListSessionsResult,
   type SessionState,
+  type SessionSummary,
 } from '../../protocol/index.js';
 import type { ChangesetFileMeta } from '../../protocol/extensions/changeset-file.js';
 import type { WorkspaceFileDiff } from '../../protocol/extensions/file-diff.js';
@@ -78,6 +80,37 @@ describe('the figures a client is given', () => {
     const turn = session.turns[0]!;
     expect(Date.parse(endedAt)).toBeGreaterThanOrEqual(Date.parse(turn.startedAt) + (turn.durationMs ?? 0));
   }, 90_000);
+
+  it('a session list kept by the root notifications follows the session: its turn count, first prompt, title and end', async () => {
+    const t = await service();
+    const client = await t.client();
+    const repo = makeRepo(temp.make('ws-'), { 'a.txt': 'a\n' });
+    const uri = 'ahp-session:/listed';
+    await client.request('createSession', { channel: uri, provider: 'claude-code', workingDirectory: pathToFileURL(repo).href });
+    await client.waitForNotification<{ summary: SessionSummary }>('root/sessionAdded', (p) => p.summary.resource === uri);
+    // A client's list entry: the summary it was given, with every change laid over it, as AHP says.
+    const entry = (): SessionSummary => {
+      let summary: SessionSummary | undefined;
+      for (const m of client.received) {
+        const params = m['params'] as { summary?: SessionSummary; session?: string; changes?: Partial<SessionSummary> };
+        if (m['method'] === 'root/sessionAdded' && params.summary?.resource === uri) summary = params.summary;
+        if (m['method'] === 'root/sessionSummaryChanged' && params.session === uri && summary) summary = { ...summary, ...params.changes };
+      }
+      return summary!;
+    };
+    await recordTurn(client, uri, 't1', () => writeFiles(repo, { 'a.txt': 'b\n' }), 'fix the login redirect');
+    const session = t.service.sessions.get(uri)!;
+    await expect.poll(() => (entry()._meta as { turnCount?: number } | undefined)?.turnCount).toBe(1);
+    expect(entry()._meta).toMatchObject({ firstPrompt: 'fix the login redirect' });
+    expect(entry().title).toBe(session.sessionState.title);
+    expect(entry().title).toBe('Claude Code — fix the login redirect');
+    const before = Date.now();
+    await t.service.sessions.dispose(uri);
+    await expect.poll(() => (entry()._meta as { endedAt?: string } | undefined)?.endedAt).toBeDefined();
+    const endedAt = Date.parse((entry()._meta as { endedAt: string }).endedAt);
+    expect(endedAt).toBeGreaterThanOrEqual(before);
+    expect(endedAt).toBeLessThanOrEqual(Date.now());
+  });
 
   it("an automatic turn's duration is its edit span: one save is one moment, edits apart last from the first to the last", async () => {
     const t = await service();
