@@ -60,7 +60,8 @@ describe('the figures the viewer shows', () => {
     // Apart by more than a second, so the two times read differently.
     await new Promise((r) => setTimeout(r, 1500));
     await fx.server.service.sessions.dispose(past);
-    const live = await createSession(client, 'live', makeRepo(fx.temp.make(), { 'b.txt': 'b\n' }));
+    const liveRepo = makeRepo(fx.temp.make(), { 'b.txt': 'b\n' });
+    const live = await createSession(client, 'live', liveRepo);
     const ended = await summaryOf(past);
     const endedAt = (ended._meta as { endedAt: string }).endedAt;
 
@@ -83,8 +84,16 @@ describe('the figures the viewer shows', () => {
     await turnMeta.waitFor();
     expect(await turnMeta.locator('time.turn-time').textContent()).toBe(shown(turn.startedAt!));
     expect(await turnMeta.locator('.turn-duration').getAttribute('data-ms')).toBe(String(turn.duration));
+
+    // A session that records a turn and ends while the page is open reads so without a reload.
+    expect(await recording.textContent()).toContain('0 turns');
+    await recordTurn(client, live, 'l1', 'Live work', () => writeFiles(liveRepo, { 'b.txt': 'B\n' }));
+    await expect.poll(() => recording.textContent()).toContain('1 turn ·');
+    await fx.server.service.sessions.dispose(live);
+    const liveEnded = (await summaryOf(live))._meta as { endedAt: string };
+    await expect.poll(() => page.locator(`[data-session="${live}"] .meta time.ended`).textContent()).toBe(shown(liveEnded.endedAt));
     expect(errors).toEqual([]);
-  });
+  }, 120_000);
 
   it('an automatic turn reads when its first change was seen, and for edits apart, how long from the first to the last; one save has no duration', async () => {
     const repo = makeRepo(fx.temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
