@@ -56,8 +56,9 @@ function relocateMessage(message: string, move: Relocation, blobIds: ReadonlyMap
  * directory the remote names is never one a server opens or records.
  * The session start keeps the name of the folder it was recorded in
  * (`recordedIn`, when it differs from the local one) for the session's
- * title: the import is titled as the original was. Returns the message unchanged when nothing needed changing, so a session
- * imported into the directory it was recorded in keeps its checkpoint ids.
+ * title: the import is titled as the original was. Returns the message
+ * unchanged when nothing needed changing, so a session imported into the
+ * directory it was recorded in keeps its checkpoint ids.
  */
 export function localizeMessage(message: string, move: Relocation, blobIds: ReadonlyMap<string, string>): string {
   const relocated = move.from === move.to ? message : relocateMessage(message, move, blobIds);
