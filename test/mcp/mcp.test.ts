@@ -2,35 +2,30 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe } from 'vitest';
 import { listServers } from '../../server/registry/index.js';
 import { BIN, startServe } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
-import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { it, type PerTest } from '../helpers/per-test.js';
+import { makeRepo, writeFiles } from '../helpers/workspace.js';
 
 const CLI = resolve(BIN);
-const temp = new TempDirs();
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  temp.cleanup();
-});
 
-async function serve(repo: string, stateDir: string): Promise<{ client: TestClient; session: string }> {
+async function serve(repo: string, stateDir: string, defer: PerTest['defer']): Promise<{ client: TestClient; session: string }> {
   const server = await startServe([repo, '--port', '0', '--state-dir', stateDir]);
-  cleanups.push(() => void server.stop('SIGKILL'));
+  defer(() => void server.stop('SIGKILL'));
   const client = await TestClient.connect(server.ready.url, { token: server.ready.token! });
   await client.initialize();
-  cleanups.push(() => client.close());
+  defer(() => client.close());
   return { client, session: server.ready.sessions[0]! };
 }
 
 /** An agent's MCP client, talking to `changeset-server mcp` over stdio as agents start it: in the project folder. */
-async function agent(cwd: string, stateDir: string): Promise<Client> {
+async function agent(cwd: string, stateDir: string, defer: PerTest['defer']): Promise<Client> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--state-dir', stateDir], cwd, stderr: 'inherit' });
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
   await client.connect(transport);
-  cleanups.push(() => client.close());
+  defer(() => client.close());
   return client;
 }
 
@@ -47,16 +42,17 @@ async function call(
   return { data: result.structuredContent ?? {}, text: result.content.map((c) => c.text).join('\n'), isError: result.isError === true };
 }
 
-describe('changeset-server mcp', () => {
-  it('lets an agent list its turns, see a diff, revert one file of one turn and undo it', async () => {
+// Each test has its own workspace, state directory and server: they run side by side.
+describe.concurrent('changeset-server mcp', () => {
+  it('lets an agent list its turns, see a diff, revert one file of one turn and undo it', async ({ temp, defer, expect }) => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'b\n' });
     const stateDir = temp.make('state-');
-    const { client, session } = await serve(repo, stateDir);
+    const { client, session } = await serve(repo, stateDir, defer);
     await client.request('harness/turnStarted', { channel: session, turnId: 't1', message: 'change both files' }, { timeoutMs: 20_000 });
     writeFiles(repo, { 'a.txt': 'one\nTWO\nthree\n', 'b.txt': 'B\n' });
     await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
 
-    const mcp = await agent(repo, stateDir);
+    const mcp = await agent(repo, stateDir, defer);
     const { tools } = await mcp.listTools();
     expect(tools.map((t) => t.name)).toEqual(['list_sessions', 'list_turns', 'show_changes', 'show_file_diff', 'revert', 'restore_checkpoint', 'undo']);
     expect(tools.find((t) => t.name === 'revert')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
@@ -81,10 +77,10 @@ describe('changeset-server mcp', () => {
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
   }, 120_000);
 
-  it('restores to just before the second tool call of a turn, and lists the steps', async () => {
+  it('restores to just before the second tool call of a turn, and lists the steps', async ({ temp, defer, expect }) => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a0\n', 'b.txt': 'b0\n' });
     const stateDir = temp.make('state-');
-    const { client, session } = await serve(repo, stateDir);
+    const { client, session } = await serve(repo, stateDir, defer);
     const edit = async (tool: string, files: Record<string, string>) => {
       await client.request('harness/beforeEdit', { channel: session, turnId: 't1', paths: Object.keys(files), tool }, { timeoutMs: 30_000 });
       writeFiles(repo, files);
@@ -95,7 +91,7 @@ describe('changeset-server mcp', () => {
     await edit('Edit', { 'a.txt': 'a3\n' });
     await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
 
-    const mcp = await agent(repo, stateDir);
+    const mcp = await agent(repo, stateDir, defer);
     const changes = await call(mcp, 'show_changes', { turn: 1 });
     expect((changes.data['steps'] as { tool: string }[]).map((s) => s.tool)).toEqual(['Edit', 'Write', 'Edit']);
     const restored = await call(mcp, 'restore_checkpoint', { turn: 1, step: 2 });
@@ -103,14 +99,14 @@ describe('changeset-server mcp', () => {
     expect([readFileSync(join(repo, 'a.txt'), 'utf8'), readFileSync(join(repo, 'b.txt'), 'utf8')]).toEqual(['a1\n', 'b0\n']);
   }, 120_000);
 
-  it('answers bad calls with a short error the model can act on, and keeps serving', async () => {
+  it('answers bad calls with a short error the model can act on, and keeps serving', async ({ temp, defer, expect }) => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const stateDir = temp.make('state-');
-    const { client, session } = await serve(repo, stateDir);
+    const { client, session } = await serve(repo, stateDir, defer);
     await client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
     writeFiles(repo, { 'a.txt': 'A\n' });
     await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
-    const mcp = await agent(repo, stateDir);
+    const mcp = await agent(repo, stateDir, defer);
     expect(await call(mcp, 'revert', { turn: 7 })).toMatchObject({ isError: true, text: expect.stringContaining('has no turn 7') });
     expect(await call(mcp, 'revert', { lines: '2-3' })).toMatchObject({ isError: true, text: expect.stringContaining('"lines" needs "file"') });
     expect(await call(mcp, 'revert', { file: 'a.txt', lines: '3-1' })).toMatchObject({ isError: true, text: expect.stringContaining('"lines" must be') });
@@ -125,16 +121,16 @@ describe('changeset-server mcp', () => {
     expect((await call(mcp, 'list_sessions')).data['sessions']).toEqual([expect.objectContaining({ recording: true, turns: 1 })]);
   }, 120_000);
 
-  it('starts a server for the folder when none runs, as the hook does', async () => {
+  it('starts a server for the folder when none runs, as the hook does', async ({ temp, defer, expect }) => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const stateDir = temp.make('state-');
-    const mcp = await agent(repo, stateDir);
+    const mcp = await agent(repo, stateDir, defer);
     const listed = await call(mcp, 'list_sessions');
     expect(listed.isError).toBe(false);
     const entries = await listServers(stateDir);
-    expect(entries.map((e) => e.directories)).toEqual([[repo]]);
-    cleanups.push(() => {
+    defer(() => {
       for (const e of entries) process.kill(e.pid, 'SIGKILL');
     });
+    expect(entries.map((e) => e.directories)).toEqual([[repo]]);
   }, 120_000);
 });

@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe } from 'vitest';
 import { run } from '../cli/serve-process.js';
-import { TempDirs } from '../helpers/workspace.js';
+import { it } from '../helpers/per-test.js';
 
-describe('--no-auth', () => {
-  const temp = new TempDirs();
-  afterEach(() => temp.cleanup());
-
+// Each refusal is its own process and directories: they run side by side.
+describe.concurrent('--no-auth', { timeout: 120_000 }, () => {
   for (const host of ['0.0.0.0', '::', '192.0.2.1']) {
-    it(`makes serve refuse to start on ${host}, with a clear message and a non-zero exit`, async () => {
+    it(`makes serve refuse to start on ${host}, with a clear message and a non-zero exit`, async ({ temp, expect }) => {
       const result = await run(['serve', temp.make(), '--host', host, '--no-auth', '--state-dir', temp.make()]);
       expect(result.code).not.toBe(0);
       expect(result.code).not.toBeNull();
