@@ -213,7 +213,7 @@ export class ChangesetOperations {
         );
         if (opId === OperationId.Revert) await this.noteRevertedEdits(session, parsed, plan);
         const verb = opId === OperationId.Discard ? 'Discarded changes to' : 'Reverted';
-        return { plan, describe: (p) => summary(`${verb} ${plural(p.writes.length, 'file')}`, p) + revertedEditsText(p) };
+        return { plan, describe: (p) => summary(`${verb} ${plural(p.writes.length, 'file')}`, p) };
       }
       case OperationId.RestoreCheckpoint:
       case OperationId.RestoreCheckpointAndTurns: {
@@ -393,10 +393,4 @@ function dryRunMeta(plan: Plan): Record<string, unknown> {
     userEdited: plan.userEdited,
     userEdits: plan.userEdits ?? [],
   };
-}
-
-/** A revert's account of the edits no turn made in the files it writes, with what became of them. */
-function revertedEditsText(plan: Plan): string {
-  if (!plan.userEdits?.length) return '';
-  return `; ${plural(plan.userEdits.length, 'file')} had edits no turn made: ${plan.userEdits.map((e) => `${e.path} (${e.reason})`).join(', ')}`;
 }

@@ -48,7 +48,10 @@ export function reverseMerge(before: Version, after: Version, current: CurrentFi
   const merged = merge3(latin1(after.content), latin1(current.content), latin1(target.content));
   if (!merged.clean || merged.result === undefined) return { kind: 'conflict', reason: 'edited since on the same lines' };
   // A mode the change set is put back too; a mode changed later stays.
-  return { kind: 'write', next: { content: Buffer.from(merged.result, 'latin1'), mode: target.mode } };
+  const next = Buffer.from(merged.result, 'latin1');
+  // Today's file already lacks the change (reverted, or edited back) and holds later work: nothing to write.
+  if (next.equals(current.content) && current.mode === target.mode) return { kind: 'unchanged' };
+  return { kind: 'write', next: { content: next, mode: target.mode } };
 }
 
 /**
