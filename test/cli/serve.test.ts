@@ -2,12 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe } from 'vitest';
 import type { ActionEnvelope, SessionState } from '../../protocol/index.js';
 import { workspaceLayout } from '../../server/store/index.js';
 import { TestClient } from '../helpers/client.js';
 import { upgradeStatus } from '../helpers/upgrade.js';
-import { makeRepo, TempDirs } from '../helpers/workspace.js';
+import { it, type PerTest } from '../helpers/per-test.js';
+import { makeRepo } from '../helpers/workspace.js';
 import { run, startServe, type ServeProcess } from './serve-process.js';
 
 function get(url: string): Promise<{ status: number; headers: IncomingHttpHeaders }> {
@@ -21,20 +22,23 @@ function get(url: string): Promise<{ status: number; headers: IncomingHttpHeader
   });
 }
 
-describe('serve', () => {
-  const temp = new TempDirs();
-  let serve: ServeProcess | undefined;
+/** `serve`, killed after the test if it still runs. */
+async function start(defer: PerTest['defer'], args: string[], env?: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  const serve = await startServe(args, env);
+  defer(() => serve.stop('SIGKILL'));
+  return serve;
+}
 
-  afterEach(async () => {
-    await serve?.stop('SIGKILL');
-    serve = undefined;
-    temp.cleanup();
-  });
-
-  it('requires the token it prints, registers itself owner-only, serves the viewer page with security headers, and unregisters on exit', async () => {
+// Each test has its own servers and directories: they run side by side.
+describe.concurrent('serve', { timeout: 120_000 }, () => {
+  it('requires the token it prints, registers itself owner-only, serves the viewer page with security headers, and unregisters on exit', async ({
+    temp,
+    defer,
+    expect,
+  }) => {
     const workspace = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const state = temp.make();
-    serve = await startServe([workspace, '--state-dir', state]);
+    const serve = await start(defer, [workspace, '--state-dir', state]);
     const { ready } = serve;
     expect(await upgradeStatus(ready.url)).toBe(401);
     expect(await upgradeStatus(ready.url, { authorization: `Bearer ${ready.token}` })).toBe(101);
@@ -54,32 +58,36 @@ describe('serve', () => {
     expect(existsSync(entryPath)).toBe(false);
   });
 
-  it('takes the token from --token or CHANGESET_SERVER_TOKEN', async () => {
+  it('takes the token from --token or CHANGESET_SERVER_TOKEN', async ({ temp, defer, expect }) => {
+    let serve: ServeProcess;
     const state = temp.make();
-    serve = await startServe([temp.make(), '--state-dir', state, '--no-session'], { CHANGESET_SERVER_TOKEN: 'from-the-environment' });
+    serve = await start(defer, [temp.make(), '--state-dir', state, '--no-session'], { CHANGESET_SERVER_TOKEN: 'from-the-environment' });
     expect(serve.ready.token).toBe('from-the-environment');
     expect(serve.ready.sessions).toEqual([]);
     await serve.stop();
-    serve = await startServe([temp.make(), '--state-dir', state, '--token', 'from-the-flag'], { CHANGESET_SERVER_TOKEN: 'from-the-environment' });
+    serve = await start(defer, [temp.make(), '--state-dir', state, '--token', 'from-the-flag'], { CHANGESET_SERVER_TOKEN: 'from-the-environment' });
     expect(serve.ready.token).toBe('from-the-flag');
     expect(await upgradeStatus(`${serve.ready.url}?token=from-the-flag`)).toBe(101);
   });
 
-  it('runs without auth on loopback with --no-auth, and refuses --no-auth on 0.0.0.0', async () => {
-    serve = await startServe([temp.make(), '--state-dir', temp.make(), '--no-auth']);
+  it('runs without auth on loopback with --no-auth, and refuses --no-auth on 0.0.0.0', async ({ temp, defer, expect }) => {
+    // The refusal is its own process: it runs beside the server that starts.
+    const [serve, refused] = await Promise.all([
+      start(defer, [temp.make(), '--state-dir', temp.make(), '--no-auth']),
+      run(['serve', temp.make(), '--host', '0.0.0.0', '--no-auth', '--state-dir', temp.make()]),
+    ]);
     expect(serve.ready.token).toBeNull();
     expect(serve.ready.viewer).toBe(serve.ready.url.replace('ws://', 'http://'));
     expect(await upgradeStatus(serve.ready.url)).toBe(101);
 
-    const refused = await run(['serve', temp.make(), '--host', '0.0.0.0', '--no-auth', '--state-dir', temp.make()]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('--no-auth is only allowed on a loopback host');
     expect(refused.stdout).toBe('');
   });
 
-  it('records automatic turns with --auto-turns', async () => {
+  it('records automatic turns with --auto-turns', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make(), { 'a.txt': 'a\n' });
-    serve = await startServe([workspace, '--state-dir', temp.make(), '--auto-turns=300']);
+    const serve = await start(defer, [workspace, '--state-dir', temp.make(), '--auto-turns=300']);
     const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
     await client.initialize();
     const session = await client.subscribe(serve.ready.sessions[0]!);
@@ -91,16 +99,16 @@ describe('serve', () => {
     await client.close();
   });
 
-  it('on SIGTERM ends the turn being recorded as cancelled, stores its end state, closes clients with 1001 and exits 0', async () => {
+  it('on SIGTERM ends the turn being recorded as cancelled, stores its end state, closes clients with 1001 and exits 0', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const state = temp.make();
-    serve = await startServe([workspace, '--state-dir', state]);
+    const serve = await start(defer, [workspace, '--state-dir', state]);
     const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
     await client.initialize();
     const channel = serve.ready.sessions[0]!;
     const chat = ((await client.subscribe(channel)).snapshot!.state as SessionState).defaultChat!;
     await client.subscribe(chat);
-    await client.request('harness/turnStarted', { channel, turnId: 'interrupted' });
+    await client.request('harness/turnStarted', { channel, turnId: 'interrupted' }, { timeoutMs: 20_000 });
     writeFileSync(join(workspace, 'a.txt'), 'a\nchanged\n');
 
     const closed = client.waitForClose(20_000);
@@ -116,7 +124,7 @@ describe('serve', () => {
     expect(serve.stderr()).toBe('');
   });
 
-  it('refuses bad flags with exit code 2', async () => {
+  it('refuses bad flags with exit code 2', async ({ temp, expect }) => {
     await Promise.all(
       [['--allow-origin', 'not an origin'], ['--token', ''], ['--no-auth=1'], ['--auto-turns=0']].map(async (args) => {
         const result = await run(['serve', temp.make(), '--state-dir', temp.make(), ...args]);

@@ -1,11 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe } from 'vitest';
 import { TestClient } from '../helpers/client.js';
+import { it, type PerTest } from '../helpers/per-test.js';
 
 // Runs the built binary (`npm test` builds first; run `npm run build` before running this file alone).
 const BIN = 'bin/changeset-server.js';
@@ -29,24 +28,24 @@ function exitCode(child: ChildProcess): Promise<number | null> {
   });
 }
 
-describe('changeset-server serve', () => {
-  let workspace: string;
-  let child: ChildProcess | undefined;
-
-  beforeEach(async () => {
-    workspace = await mkdtemp(join(tmpdir(), 'changeset-server-cli-'));
+/** A child process of the test, killed after it if it still runs. */
+function started(child: ChildProcess, defer: PerTest['defer']): ChildProcess {
+  defer(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
+  return child;
+}
 
-  afterEach(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
-    child = undefined;
-    await rm(workspace, { recursive: true, force: true });
-  });
-
-  it('prints one JSON ready line, serves AHP, and exits 0 on SIGTERM', async () => {
-    child = spawn(process.execPath, [BIN, 'serve', workspace, '--json', '--port', '0', '--state-dir', join(workspace, 'state'), '--auto-turns'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+// Each test has its own process and directories: they run side by side.
+describe.concurrent('changeset-server serve', { timeout: 120_000 }, () => {
+  it('prints one JSON ready line, serves AHP, and exits 0 on SIGTERM', async ({ temp, defer, expect }) => {
+    const workspace = temp.make('changeset-server-cli-');
+    const child = started(
+      spawn(process.execPath, [BIN, 'serve', workspace, '--json', '--port', '0', '--state-dir', join(workspace, 'state'), '--auto-turns'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+      defer,
+    );
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const ready = JSON.parse(await firstLine(child)) as { url: string; token: string; sessions: string[]; viewer: string };
@@ -67,24 +66,28 @@ describe('changeset-server serve', () => {
     expect(stderr).toBe('');
   });
 
-  it('prints a short human line without --json and exits 0 on SIGINT', async () => {
-    child = spawn(process.execPath, [BIN, 'serve', workspace, '--port=0', '--auto-turns=500'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, XDG_STATE_HOME: join(workspace, '.state-home') },
-    });
+  it('prints a short human line without --json and exits 0 on SIGINT', async ({ temp, defer, expect }) => {
+    const workspace = temp.make('changeset-server-cli-');
+    const child = started(
+      spawn(process.execPath, [BIN, 'serve', workspace, '--port=0', '--auto-turns=500'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, XDG_STATE_HOME: join(workspace, '.state-home') },
+      }),
+      defer,
+    );
     const line = await firstLine(child);
     expect(line).toMatch(/^changeset-server listening on ws:\/\/127\.0\.0\.1:\d+\/ /);
     child.kill('SIGINT');
     expect(await exitCode(child)).toBe(0);
   });
 
-  it('rejects an unknown flag with exit code 2 and the usage', async () => {
+  it('rejects an unknown flag with exit code 2 and the usage', async ({ expect }) => {
     const failure = await run(process.execPath, [BIN, 'serve', '--bogus']).catch((err: { code: number; stderr: string }) => err);
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toContain('unknown option --bogus');
   });
 
-  it('rejects a bad port with exit code 2', async () => {
+  it('rejects a bad port with exit code 2', async ({ expect }) => {
     // The three runs are independent: started together, they take about as long as one.
     const failures = await Promise.all(
       ['70000', 'abc', '-1'].map((port) => run(process.execPath, [BIN, 'serve', '--port', port]).catch((err: { code: number; stderr: string }) => err)),
@@ -92,7 +95,8 @@ describe('changeset-server serve', () => {
     for (const failure of failures) expect(failure).toMatchObject({ code: 2 });
   });
 
-  it('rejects a directory that does not exist with exit code 2', async () => {
+  it('rejects a directory that does not exist with exit code 2', async ({ temp, expect }) => {
+    const workspace = temp.make('changeset-server-cli-');
     const failure = await run(process.execPath, [BIN, 'serve', join(workspace, 'missing')]).catch((err: { code: number }) => err);
     expect(failure).toMatchObject({ code: 2 });
   });

@@ -3,27 +3,21 @@ import { rmSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe } from 'vitest';
 import { findServerFor } from '../../server/registry/index.js';
 import { workspaceLayout } from '../../server/store/index.js';
 import { BIN, run, startServe } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
-import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { it } from '../helpers/per-test.js';
+import { makeRepo, type TempDirs, writeFiles } from '../helpers/workspace.js';
 import { stopServer, waitFor } from '../hook/hook-fixtures.js';
 
 const SECRET = 'cli-outside-secret-e04b77';
 const PERMISSION_DENIED = -32009;
 const SESSION_ID = '6d0c5c2e-27b1-4f0e-9d55-3a7e8c41b2f9';
 
-const temp = new TempDirs();
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  temp.cleanup();
-});
-
 /** A workspace whose ignored `ignored/config.txt` an agent is about to edit, and a directory outside holding a secret of the same name. */
-function workspaceAndOutside(): { repo: string; outside: string; state: string } {
+function workspaceAndOutside(temp: TempDirs): { repo: string; outside: string; state: string } {
   const repo = makeRepo(temp.make('cs-cli-read-repo-'), { '.gitignore': 'ignored\n', 'a.txt': 'a\n' });
   writeFiles(repo, { 'ignored/config.txt': 'inside config\n' });
   const outside = temp.make('cs-cli-read-outside-');
@@ -36,9 +30,14 @@ function storeObjects(state: string, repo: string): string {
   return execFileSync('git', ['--git-dir', shadow, 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 256 * 1024 * 1024 }).toString('latin1');
 }
 
-describe('reads stay contained through the CLI, the Claude Code hook and MCP', () => {
-  it('a directory swapped for a link outside between the hook edit event and Stop: nothing from outside in the store or in show_file_diff', async () => {
-    const { repo, outside, state } = workspaceAndOutside();
+// Each test has its own workspace, state directory and server: they run side by side.
+describe.concurrent('reads stay contained through the CLI, the Claude Code hook and MCP', () => {
+  it('a directory swapped for a link outside between the hook edit event and Stop: nothing from outside in the store or in show_file_diff', async ({
+    temp,
+    defer,
+    expect,
+  }) => {
+    const { repo, outside, state } = workspaceAndOutside(temp);
     const hook = async (event: Record<string, unknown>, timeout = '10000') => {
       const input = JSON.stringify({ session_id: SESSION_ID, transcript_path: '/nonexistent/transcript.jsonl', cwd: repo, ...event });
       const result = await run(['hook', 'claude', '--state-dir', state, '--timeout', timeout], { input, cwd: repo });
@@ -46,7 +45,7 @@ describe('reads stay contained through the CLI, the Claude Code hook and MCP', (
     };
     await hook({ hook_event_name: 'SessionStart', source: 'startup' }, '30000');
     const entry = await waitFor(() => findServerFor(state, repo), 'the server to register');
-    cleanups.push(() => stopServer(entry));
+    defer(() => stopServer(entry));
     await hook({ hook_event_name: 'UserPromptSubmit', prompt: 'rewrite the config' });
     await hook({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'ignored/config.txt'), content: 'x' } });
     rmSync(join(repo, 'ignored'), { recursive: true });
@@ -59,7 +58,7 @@ describe('reads stay contained through the CLI, the Claude Code hook and MCP', (
     const transport = new StdioClientTransport({ command: process.execPath, args: [resolve(BIN), 'mcp', '--state-dir', state], cwd: repo, stderr: 'ignore' });
     const mcp = new Client({ name: 'test-agent', version: '1.0.0' });
     await mcp.connect(transport);
-    cleanups.push(() => mcp.close());
+    defer(() => mcp.close());
     const texts: string[] = [];
     for (const [name, args] of [
       ['show_changes', { turn: 'last' }],
@@ -73,11 +72,12 @@ describe('reads stay contained through the CLI, the Claude Code hook and MCP', (
     for (const text of texts) expect(text).not.toContain(SECRET);
   }, 120_000);
 
-  it('serve refuses the content of a presented file from outside unless started with --serve-outside-files', async () => {
-    const { repo, outside, state } = workspaceAndOutside();
+  it('serve refuses the content of a presented file from outside unless started with --serve-outside-files', async ({ temp, expect }) => {
+    const { repo, outside } = workspaceAndOutside(temp);
     const secretPath = join(outside, 'shadow');
     const readPresented = async (flags: string[]) => {
-      const server = await startServe([repo, '--port', '0', '--state-dir', state, ...flags]);
+      // Each server has a state directory of its own: the two run side by side.
+      const server = await startServe([repo, '--port', '0', '--state-dir', temp.make('cs-cli-read-state-'), ...flags]);
       const client = await TestClient.connect(server.ready.url, { token: server.ready.token! });
       await client.initialize();
       try {
@@ -92,9 +92,9 @@ describe('reads stay contained through the CLI, the Claude Code hook and MCP', (
         await server.stop();
       }
     };
-    const refused = await readPresented([]);
+    const [refused, served] = await Promise.all([readPresented([]), readPresented(['--serve-outside-files'])]);
     expect(refused).toMatchObject({ code: PERMISSION_DENIED, data: { reason: 'outside' } });
     expect(JSON.stringify(refused)).not.toContain(SECRET);
-    expect(await readPresented(['--serve-outside-files'])).toMatchObject({ data: `${SECRET} shadow\n` });
+    expect(served).toMatchObject({ data: `${SECRET} shadow\n` });
   }, 120_000);
 });

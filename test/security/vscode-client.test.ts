@@ -1,22 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe } from 'vitest';
 import { changesetUriTemplate, ROOT_CHANNEL, type ChangesetState, type RootState } from '../../protocol/index.js';
-import { startServe, type ServeProcess } from '../cli/serve-process.js';
+import { startServe } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
 import { upgradeStatus } from '../helpers/upgrade.js';
-import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { it, type PerTest } from '../helpers/per-test.js';
+import { makeRepo, writeFiles } from '../helpers/workspace.js';
 
 const VSCODE_ORIGIN = 'vscode-file://vscode-app';
-const temp = new TempDirs();
-const servers: ServeProcess[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.stop('SIGKILL');
-  temp.cleanup();
-});
-
-async function serve(repo: string): Promise<{ address: string; token: string; session: string }> {
+async function serve(repo: string, { temp, defer }: PerTest): Promise<{ address: string; token: string; session: string }> {
   const server = await startServe([repo, '--port', '0', '--state-dir', temp.make('state-')]);
-  servers.push(server);
+  defer(() => server.stop('SIGKILL'));
   // A `chat.remoteAgentHosts` entry names the host as `address` (host:port) and the token as `connectionToken`.
   return { address: new URL(server.ready.url).host, token: server.ready.token!, session: server.ready.sessions[0]! };
 }
@@ -26,10 +20,11 @@ async function upgradeLikeVsCode(address: string, token: string | undefined, ori
   return upgradeStatus(`ws://${address}${token === undefined ? '' : `?tkn=${encodeURIComponent(token)}`}`, { origin });
 }
 
-describe('VS Code as an IDE client', () => {
-  it('accepts the connection VS Code makes for a remote agent host and serves it over 0.6 when offered', async () => {
+// Each test has its own server: they run side by side.
+describe.concurrent('VS Code as an IDE client', { timeout: 120_000 }, () => {
+  it('accepts the connection VS Code makes for a remote agent host and serves it over 0.6 when offered', async ({ temp, defer, expect }) => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
-    const { address, token, session } = await serve(repo);
+    const { address, token, session } = await serve(repo, { temp, defer });
     const client = await TestClient.connect(`ws://${address}?tkn=${encodeURIComponent(token)}`, { headers: { origin: VSCODE_ORIGIN } });
     // A version of another minor is never selected: the server answers with the 0.6 entry it speaks.
     const init = await client.request<{ protocolVersion: string; snapshots: { resource: string; state: RootState }[] }>('initialize', {
@@ -52,8 +47,8 @@ describe('VS Code as an IDE client', () => {
     await client.close();
   });
 
-  it("accepts VS Code's desktop origin and nothing broader, and still requires the token", async () => {
-    const { address, token } = await serve(makeRepo(temp.make(), { 'a.txt': 'a\n' }));
+  it("accepts VS Code's desktop origin and nothing broader, and still requires the token", async ({ temp, defer, expect }) => {
+    const { address, token } = await serve(makeRepo(temp.make(), { 'a.txt': 'a\n' }), { temp, defer });
     expect(await upgradeLikeVsCode(address, token)).toBe(101);
     expect(await upgradeLikeVsCode(address, undefined)).toBe(401);
     expect(await upgradeLikeVsCode(address, 'wrong')).toBe(401);
