@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe } from 'vitest';
 import type { StatusResult } from '../../server/harness/status.js';
 import { findServerFor, type ServerEntry } from '../../server/registry/index.js';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import { subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
-import { makeRepo, TempDirs } from '../helpers/workspace.js';
+import { it } from '../helpers/per-test.js';
+import { makeRepo, type TempDirs } from '../helpers/workspace.js';
 import { run } from '../cli/serve-process.js';
 import { fixture, stopServer, waitFor } from './hook-fixtures.js';
 
@@ -107,16 +108,10 @@ function claudeWorkspace(temp: TempDirs): string {
   return workspace;
 }
 
-describe('Cursor and Gemini CLI hooks', () => {
-  const temp = new TempDirs();
-  const started: ServerEntry[] = [];
-
-  afterEach(async () => {
-    for (const entry of started.splice(0)) await stopServer(entry);
-    temp.cleanup();
-  });
-
-  it.each([CURSOR, GEMINI])('records the same turns from a $title session as from the Claude Code one', async (recording) => {
+// Each test has its own workspace, state directory and server: they run side by side.
+describe.concurrent('Cursor and Gemini CLI hooks', { timeout: 120_000 }, () => {
+  it.for([CURSOR, GEMINI])('records the same turns from a $title session as from the Claude Code one', async (recording, { temp, defer, expect }) => {
+    const started: ServerEntry[] = [];
     const workspace = claudeWorkspace(temp);
     const state = temp.make('cs-hook-state-');
     const hook = async (name: string, timeout = '10000'): Promise<void> => {
@@ -133,7 +128,11 @@ describe('Cursor and Gemini CLI hooks', () => {
       const first = started.length === 0;
       await hook(step, first ? '30000' : '10000');
       // No server ran for the workspace: the first event started one.
-      if (first) started.push(await waitFor(() => findServerFor(state, workspace), 'the server to register'));
+      if (first) {
+        const entry = await waitFor(() => findServerFor(state, workspace), 'the server to register');
+        defer(() => stopServer(entry));
+        started.push(entry);
+      }
     }
 
     const channel = `ahp-session:/${SESSION_ID}`;
@@ -147,15 +146,13 @@ describe('Cursor and Gemini CLI hooks', () => {
       ['Make hello.txt friendlier and add notes', 'complete', { files: 3, added: 4, deleted: 2 }],
       ['Put the API key in .env', 'complete', { files: 1, added: 1, deleted: 1 }],
     ]);
-    const turnUri = (kind: 'turn' | 'step', vars: Record<string, string>) => expandChangesetUri(changesetUriTemplate(SESSION_ID, kind), vars);
-    const firstTurn = await subscribeReady(client, turnUri('turn', { turnId: session.turns[0]!.turnId }));
-    const steps = (firstTurn._meta as { steps: { tool: string; paths: string[] }[] }).steps;
-    expect(steps.map((s) => [s.tool, s.paths])).toEqual([
+    const stepUri = (vars: Record<string, string>) => expandChangesetUri(changesetUriTemplate(SESSION_ID, 'step'), vars);
+    expect(session.turns[0]!.steps?.map((s) => [s.tool, s.paths])).toEqual([
       [recording.tools[0], ['hello.txt']],
       [recording.tools[1], ['notes/todo.md']],
       [recording.tools[2], ['analysis.ipynb']],
     ]);
-    const second = await subscribeReady(client, turnUri('step', { turnId: session.turns[0]!.turnId, step: '2' }));
+    const second = await subscribeReady(client, stepUri({ turnId: session.turns[0]!.turnId, step: '2' }));
     expect(second.files.map((f) => (f._meta as { path: string }).path)).toEqual(['notes/todo.md']);
 
     await hook(recording.sessionEnd);
@@ -167,7 +164,11 @@ describe('Cursor and Gemini CLI hooks', () => {
     expect(existsSync(join(state, 'hooks', recording.agent, `${SESSION_ID}.json`))).toBe(false);
   });
 
-  it('records a Cursor turn from afterFileEdit alone: the baseline holds the file as it was; a missed prompt starts a turn there', async () => {
+  it('records a Cursor turn from afterFileEdit alone: the baseline holds the file as it was; a missed prompt starts a turn there', async ({
+    temp,
+    defer,
+    expect,
+  }) => {
     const workspace = claudeWorkspace(temp);
     const state = temp.make('cs-hook-state-');
     const hook = async (name: string): Promise<void> => {
@@ -175,7 +176,8 @@ describe('Cursor and Gemini CLI hooks', () => {
       expect(result.code, name).toBe(0);
     };
     await hook('cursor/02-before-submit-prompt.json');
-    started.push(await waitFor(() => findServerFor(state, workspace), 'the server to register'));
+    const entry = await waitFor(() => findServerFor(state, workspace), 'the server to register');
+    defer(() => stopServer(entry));
     write(workspace, HELLO);
     await hook('cursor/05-after-file-edit-hello.json');
     await hook('cursor/10-stop.json');
@@ -186,7 +188,7 @@ describe('Cursor and Gemini CLI hooks', () => {
     await hook('cursor/09-after-file-edit-notebook.json');
     await hook('cursor/14-stop-env.json');
 
-    const client = await TestClient.connect(started[0]!.url, { token: started[0]!.token! });
+    const client = await TestClient.connect(entry.url, { token: entry.token! });
     await client.initialize();
     const session = (await client.request<StatusResult>('harness/status', { channel: `ahp-session:/${SESSION_ID}` })).sessions[0]!;
     expect(session.turns.map((t) => [t.message, t.state, t.changes?.files])).toEqual([
@@ -198,7 +200,10 @@ describe('Cursor and Gemini CLI hooks', () => {
     await client.close();
   });
 
-  it('exits 0 with the answer that lets the agent go on for bad input, grants no permission, logs why, and starts no server for events it does not record', async () => {
+  it('exits 0 with the answer that lets the agent go on for bad input, grants no permission, logs why, and starts no server for events it does not record', async ({
+    temp,
+    expect,
+  }) => {
     const state = temp.make('cs-hook-state-');
     const workspace = temp.make('cs-hook-ws-');
     const cases: [agent: string, input: string, stdout: string][] = [

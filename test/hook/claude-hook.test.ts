@@ -1,13 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe } from 'vitest';
 import type { StatusResult } from '../../server/harness/status.js';
 import { findServerFor, isProcessAlive, type ServerEntry } from '../../server/registry/index.js';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import { subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
-import { makeRepo, TempDirs } from '../helpers/workspace.js';
+import { it } from '../helpers/per-test.js';
+import { makeRepo } from '../helpers/workspace.js';
 import { run, startServe } from '../cli/serve-process.js';
 import { fixture as recordedEvent, stopServer, waitFor } from './hook-fixtures.js';
 
@@ -15,16 +16,15 @@ const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
 
 const fixture = (name: string, cwd: string): string => recordedEvent(name, SESSION_ID, cwd);
 
-describe('Claude Code hook', () => {
-  const temp = new TempDirs();
-  const started: ServerEntry[] = [];
+// Each test has its own workspace, state directory and server: they run side by side.
+describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
+  /** A server the hook started in the background, stopped after the test. */
+  const started = (defer: (cleanup: () => unknown) => void, entry: ServerEntry): ServerEntry => {
+    defer(() => stopServer(entry));
+    return entry;
+  };
 
-  afterEach(async () => {
-    for (const entry of started.splice(0)) await stopServer(entry);
-    temp.cleanup();
-  });
-
-  it('records a Claude Code session from its hook events, starting a server in the background', async () => {
+  it('records a Claude Code session from its hook events, starting a server in the background', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make('cs-hook-ws-'), {
       '.gitignore': '.env\n',
       'hello.txt': 'hi\n',
@@ -39,8 +39,7 @@ describe('Claude Code hook', () => {
 
     // No server runs for the workspace: the first event starts one.
     await hook('01-session-start.json', '30000');
-    const entry = await waitFor(() => findServerFor(state, workspace), 'the server to register');
-    started.push(entry);
+    const entry = started(defer, await waitFor(() => findServerFor(state, workspace), 'the server to register'));
     expect(entry.directories).toEqual([workspace]);
 
     await hook('02-user-prompt-submit.json');
@@ -75,15 +74,13 @@ describe('Claude Code hook', () => {
     const turns = (chat.snapshot!.state as { turns: { id: string; _meta?: unknown }[] }).turns;
     expect(turns.map((t) => t.id)).toEqual(session.turns.map((t) => t.turnId));
     // Each file-tool event recorded a step checkpoint before its tool wrote.
-    const turnUri = (kind: 'turn' | 'step', vars: Record<string, string>) => expandChangesetUri(changesetUriTemplate(SESSION_ID, kind), vars);
-    const firstTurn = await subscribeReady(client, turnUri('turn', { turnId: session.turns[0]!.turnId }));
-    const steps = (firstTurn._meta as { steps: { tool: string; paths: string[] }[] }).steps;
-    expect(steps.map((s) => [s.tool, s.paths])).toEqual([
+    const stepUri = (vars: Record<string, string>) => expandChangesetUri(changesetUriTemplate(SESSION_ID, 'step'), vars);
+    expect(session.turns[0]!.steps?.map((s) => [s.tool, s.paths])).toEqual([
       ['Edit', ['hello.txt']],
       ['Write', ['notes/todo.md']],
       ['NotebookEdit', ['analysis.ipynb']],
     ]);
-    const write = await subscribeReady(client, turnUri('step', { turnId: session.turns[0]!.turnId, step: '2' }));
+    const write = await subscribeReady(client, stepUri({ turnId: session.turns[0]!.turnId, step: '2' }));
     expect(write.files.map((f) => (f._meta as { path: string }).path)).toEqual(['notes/todo.md']);
     const last = await client.request<StatusResult>('harness/status', { channel, turns: 1 });
     expect(last.sessions[0]!.turnCount).toBe(2);
@@ -99,14 +96,13 @@ describe('Claude Code hook', () => {
     expect(existsSync(join(state, 'hooks', 'claude', `${SESSION_ID}.json`))).toBe(false);
   });
 
-  it('lets the server it started go away when idle, and picks the session up again at the next event', async () => {
+  it('lets the server it started go away when idle, and picks the session up again at the next event', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n' });
     const state = temp.make('cs-hook-state-');
     const hook = (name: string) =>
       run(['hook', 'claude', '--state-dir', state, '--timeout', '30000', '--idle-timeout', '1500'], { input: fixture(name, workspace), cwd: workspace });
     expect((await hook('02-user-prompt-submit.json')).code).toBe(0);
-    const first = await waitFor(() => findServerFor(state, workspace), 'the server to register');
-    started.push(first);
+    const first = started(defer, await waitFor(() => findServerFor(state, workspace), 'the server to register'));
     writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
     expect((await hook('07-stop.json')).code).toBe(0);
     // No turn being recorded and no client: it stops by itself.
@@ -114,8 +110,7 @@ describe('Claude Code hook', () => {
     expect(await findServerFor(state, workspace)).toBeUndefined();
 
     expect((await hook('08-user-prompt-submit-with-id.json')).code).toBe(0);
-    const second = await waitFor(() => findServerFor(state, workspace), 'a new server to register');
-    started.push(second);
+    const second = started(defer, await waitFor(() => findServerFor(state, workspace), 'a new server to register'));
     expect(second.pid).not.toBe(first.pid);
     const client = await TestClient.connect(second.url, { token: second.token! });
     await client.initialize();
@@ -127,13 +122,12 @@ describe('Claude Code hook', () => {
     await client.close();
   });
 
-  it('records an edit even when the prompt event was missed', async () => {
+  it('records an edit even when the prompt event was missed', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n', 'analysis.ipynb': '{}\n' });
     const state = temp.make('cs-hook-state-');
     const hook = (name: string) => run(['hook', 'claude', '--state-dir', state, '--timeout', '30000'], { input: fixture(name, workspace), cwd: workspace });
     expect((await hook('04-pre-tool-use-edit.json')).code).toBe(0);
-    const entry = await waitFor(() => findServerFor(state, workspace), 'the server to register');
-    started.push(entry);
+    const entry = started(defer, await waitFor(() => findServerFor(state, workspace), 'the server to register'));
     writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
     expect((await hook('07-stop.json')).code).toBe(0);
     const client = await TestClient.connect(entry.url, { token: entry.token! });
@@ -143,7 +137,7 @@ describe('Claude Code hook', () => {
     await client.close();
   });
 
-  it('exits 0 with nothing on stdout for garbage input, and logs why', async () => {
+  it('exits 0 with nothing on stdout for garbage input, and logs why', async ({ temp, expect }) => {
     const state = temp.make('cs-hook-state-');
     const inputs = ['', 'not json', '[1,2]', '{"hook_event_name":"Stop"}', '{"hook_event_name":"Stop","session_id":"../x","cwd":"/"}'];
     await Promise.all(
@@ -158,7 +152,7 @@ describe('Claude Code hook', () => {
     expect(log).toContain('no usable session_id');
   });
 
-  it('exits 0 when no server can start, and when the state directory is unusable', async () => {
+  it('exits 0 when no server can start, and when the state directory is unusable', async ({ temp, expect }) => {
     const state = temp.make('cs-hook-state-');
     const missing = join(temp.make(), 'does-not-exist');
     const result = await run(['hook', 'claude', '--state-dir', state], { input: fixture('01-session-start.json', missing) });
@@ -171,7 +165,7 @@ describe('Claude Code hook', () => {
     expect(unusable).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
-  it('records an edit with the server running without loading ws, vscode-jsonrpc, isomorphic-git, the MCP SDK or the server', async () => {
+  it('records an edit with the server running without loading ws, vscode-jsonrpc, isomorphic-git, the MCP SDK or the server', async ({ temp, expect }) => {
     const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n' });
     const state = temp.make('cs-hook-state-');
     const serve = await startServe([workspace, '--no-session', '--state-dir', state]);
@@ -208,15 +202,14 @@ describe('Claude Code hook', () => {
       expect(session.turns.map((t) => [t.message, t.state, t.changes])).toEqual([
         ['Make hello.txt friendlier and add notes', 'complete', { files: 1, added: 1, deleted: 1 }],
       ]);
-      const turn = await subscribeReady(client, expandChangesetUri(changesetUriTemplate(SESSION_ID, 'turn'), { turnId: session.turns[0]!.turnId }));
-      expect((turn._meta as { steps: { tool: string; paths: string[] }[] }).steps.map((s) => [s.tool, s.paths])).toEqual([['Edit', ['hello.txt']]]);
+      expect(session.turns[0]!.steps?.map((s) => [s.tool, s.paths])).toEqual([['Edit', ['hello.txt']]]);
       await client.close();
     } finally {
       await serve.stop();
     }
   });
 
-  it('ignores events it does not record without starting a server', async () => {
+  it('ignores events it does not record without starting a server', async ({ temp, expect }) => {
     const state = temp.make('cs-hook-state-');
     const workspace = temp.make('cs-hook-ws-');
     const result = await run(['hook', 'claude', '--state-dir', state], { input: fixture('03-pre-tool-use-bash.json', workspace) });
