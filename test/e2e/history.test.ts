@@ -7,7 +7,7 @@ import { findServerFor } from '../../server/registry/index.js';
 import { run, startServe, type ServeProcess } from '../cli/serve-process.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { fixture as recordedEvent, stopServer, waitFor } from '../hook/hook-fixtures.js';
-import { closePages, launchBrowser, openViewer, startViewerServer, viewerDir, type ViewerServer } from './viewer-harness.js';
+import { closePages, connectBrowser, openViewer, startViewerServer, viewerDir, type ViewerServer } from './viewer-harness.js';
 import { nextEvent } from '../helpers/next-event.js';
 
 const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
@@ -22,7 +22,7 @@ describe('history in the viewer', () => {
   const cleanups: (() => Promise<unknown>)[] = [];
 
   beforeAll(async () => {
-    browser = await launchBrowser();
+    browser = await connectBrowser();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
