@@ -134,7 +134,7 @@ export class ChangesetService {
   async start(): Promise<{ url: string }> {
     const started = await this.server.start();
     if (this.mirrorRemote) {
-      this.mirror = startMirror(this, this.mirrorRemote, this.log);
+      this.mirror = await startMirror(this, this.mirrorRemote, this.log);
       this.server.register(this.mirror.methods());
     }
     return started;

@@ -3,8 +3,7 @@
  * only ever read from the environment and handed to isomorphic-git's
  * `onAuth`; it is never part of a URL, a file or a message.
  */
-import type { AuthCallback, AuthFailureCallback, GitAuth, HttpClient } from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
+import type { AuthCallback, AuthFailureCallback, GitAuth } from 'isomorphic-git';
 
 /** Environment variable naming the mirror when `--mirror` is not given. */
 export const MIRROR_ENV = 'CHANGESET_SERVER_MIRROR';
@@ -25,8 +24,6 @@ export class MirrorSettingsError extends Error {}
 export interface MirrorRemote {
   /** The repository URL, without credentials. */
   url: string;
-  /** isomorphic-git's HTTP client for Node. */
-  http: HttpClient;
   /** Answers the host's 401 with the token (undefined without one). */
   onAuth: AuthCallback;
   /** Gives up after the host refused the token once, instead of asking again. */
@@ -68,7 +65,6 @@ export function mirrorRemote(urlText: string, env: NodeJS.ProcessEnv = process.e
   };
   return {
     url,
-    http,
     onAuth: () => auth(),
     onAuthFailure: () => ({ cancel: true }),
     authHeaders: () => {

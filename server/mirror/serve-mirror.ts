@@ -1,6 +1,6 @@
 /** What `serve` needs to mirror: the setting, read once, and the service wiring. */
 import type { SessionManager } from '../session/session-manager.js';
-import { MirrorService } from './mirror-service.js';
+import type { MirrorService } from './mirror-service.js';
 import { MIRROR_ENV, mirrorRemote, type MirrorRemote } from './mirror-remote.js';
 
 export { MirrorSettingsError } from './mirror-remote.js';
@@ -17,7 +17,12 @@ export interface MirroredService {
   readonly stateDir: string;
 }
 
-/** Mirrors every session of the service from now on; `service.ts` serves its `mirror/status`. */
-export function startMirror(service: MirroredService, remote: MirrorRemote, log: (line: string) => void): MirrorService {
+/**
+ * Mirrors every session of the service from now on; `service.ts` serves its
+ * `mirror/status`. The mirror's modules (isomorphic-git among them) load
+ * only here, so a `serve` without a mirror never pays for them.
+ */
+export async function startMirror(service: MirroredService, remote: MirrorRemote, log: (line: string) => void): Promise<MirrorService> {
+  const { MirrorService } = await import('./mirror-service.js');
   return new MirrorService(service.sessions, { remote, stateDir: service.stateDir, log });
 }

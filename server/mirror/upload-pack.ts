@@ -7,6 +7,7 @@
  */
 import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import http from 'isomorphic-git/http/node';
 import { describeBytes, ImportError, refusedImport, type ImportLimits } from './import-limits.js';
 import type { MirrorRemote } from './mirror-remote.js';
 import { indexReceivedPack, type PackContents } from './pack-intake.js';
@@ -77,7 +78,7 @@ async function receivePack(body: AsyncIterable<Uint8Array>, out: FileHandle, max
  */
 export async function fetchObject(remote: MirrorRemote, gitdir: string, oid: string, limits: ImportLimits): Promise<PackContents> {
   const body = Buffer.concat([pktLine(`want ${oid} side-band-64k ofs-delta agent=changeset-server\n`), Buffer.from('0000'), pktLine('done\n')]);
-  const res = await remote.http.request({
+  const res = await http.request({
     url: `${remote.url}/git-upload-pack`,
     method: 'POST',
     headers: {
