@@ -47,9 +47,10 @@ async function scanProcess(pid: number, wanted: ReadonlySet<string>, found: Map<
     fds.map(async (fd) => {
       // Sockets, pipes and anonymous descriptors have no path and cannot be one of our files.
       const target = await readlink(`${fdDir}/${fd}`).catch(() => '');
-      if (!target.startsWith('/') || target.startsWith('/dev/')) return;
+      if (!target.startsWith('/')) return;
+      // Only regular files can be ours; a workspace may itself live under /dev (tmpfs in /dev/shm).
       const st = await stat(`${fdDir}/${fd}`, { bigint: true }).catch(() => undefined);
-      if (!st) return;
+      if (!st?.isFile()) return;
       const key = fileKey(st);
       if (!wanted.has(key) || found.has(key)) return;
       const info = await readFile(`/proc/${pid}/fdinfo/${fd}`, 'utf8').catch(() => '');

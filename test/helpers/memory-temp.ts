@@ -14,10 +14,7 @@ const MIN_FREE_BYTES = 2 * 1024 ** 3;
  * no test can observe: a killed process loses nothing the kernel holds)
  * costs no disk round trip (16 ms each measured on a busy disk, against 0.5 ms in memory).
  * Returns the directory used, or undefined when it stays the default.
- *
- * Not for a test of another process holding a file open for writing: the
- * server skips descriptors whose path is under /dev/ when it looks for
- * them, so a workspace in /dev/shm hides them.
+
  */
 export function useMemoryTempDir(): string | undefined {
   try {
