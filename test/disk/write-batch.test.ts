@@ -4,7 +4,6 @@
  * it was, never over what a user saved since and never losing what a
  * program wrote to a file while it was replaced.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,13 +11,13 @@ import { ContainedDirs } from '../../server/disk/contained-dirs.js';
 import { ChangedWhileRunningError, newSwapNames, type ExpectedVersion, type NewVersion } from '../../server/disk/file-swap.js';
 import { HeldOpenError, WriteBatch, type BatchWrite } from '../../server/disk/write-batch.js';
 import { blobId } from '../helpers/git-ids.js';
+import { holdOpenForWriting, killWriters } from '../helpers/open-writer.js';
 import { TempDirs } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
 const opened: ContainedDirs[] = [];
-const children: ChildProcess[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
+  killWriters();
   for (const dirs of opened.splice(0)) await dirs.close();
   temp.cleanup();
 });
@@ -44,14 +43,6 @@ function tree(dir: string, prefix = ''): Record<string, string> {
     else out[rel] = readFileSync(join(dir, entry.name), 'utf8');
   }
   return out;
-}
-
-/** A process holding `path` open for writing until killed. */
-async function holdOpenForWriting(path: string): Promise<ChildProcess> {
-  const child = spawn('sh', ['-c', 'exec 3>>"$0"; echo ready; exec sleep 60', path], { stdio: ['ignore', 'pipe', 'ignore'] });
-  children.push(child);
-  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-  return child;
 }
 
 describe('WriteBatch', () => {
