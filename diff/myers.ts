@@ -348,6 +348,9 @@ function findSplit(s: Search, off1: number, lim1: number, off2: number, lim2: nu
  * `b2 + B`). The numbers are made int32 once at the top (`| 0`), and the
  * constants are written out, so the loops convert and load nothing per
  * diagonal: these few lines are where a Myers diff spends its time.
+ * Hence four copies (each direction, with and without the meeting test)
+ * rather than one loop with flags: a flag tested on every diagonal is the
+ * cost they are written to avoid.
  *
  * `forward` and `backward` return whether a snake was longer than
  * SNAKE_COUNT. The `Meet` variants also stop at the first diagonal in
