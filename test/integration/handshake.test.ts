@@ -1,28 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChangesetState, RootState } from '../../protocol/index.js';
-import { TestClient } from '../helpers/client.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServerPerTest } from '../helpers/server-per-test.js';
 import { createChangeset, file } from './fixtures.js';
 
 const ROOT = 'ahp-root://';
 
 describe('initialize, subscribe and listSessions', () => {
-  let t: TestServer;
-  const clients: TestClient[] = [];
-  const connect = async (): Promise<TestClient> => {
-    const c = await TestClient.connect(t.url);
-    clients.push(c);
-    return c;
-  };
-
-  beforeEach(async () => {
-    t = await startTestServer();
-  });
-
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close()));
-    await t.stop();
-  });
+  const t = useServerPerTest();
+  const connect = () => t.connect();
 
   it('negotiates 0.6.0 and returns the root snapshot and serverSeq', async () => {
     const c = await connect();

@@ -1,7 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT_CHANNEL } from '../../protocol/index.js';
-import { TestClient } from '../helpers/client.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServerPerTest } from '../helpers/server-per-test.js';
 
 /**
  * Version selection as AHP's versioning rules have it: peers of the same
@@ -10,22 +9,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * selected, however the client offers it.
  */
 describe('protocol version selection', () => {
-  let t: TestServer;
-  const clients: TestClient[] = [];
-  const connect = async (): Promise<TestClient> => {
-    const c = await TestClient.connect(t.url);
-    clients.push(c);
-    return c;
-  };
-
-  beforeEach(async () => {
-    t = await startTestServer();
-  });
-
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close()));
-    await t.stop();
-  });
+  const t = useServerPerTest();
+  const connect = () => t.connect();
 
   it('accepts a client that offers only a later patch of 0.6 and answers with the entry it offered', async () => {
     const c = await connect();
