@@ -7,7 +7,6 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chatUri, ROOT_CHANNEL, type ChatState, type ListSessionsResult, type SessionState, type SessionSummary } from '../../protocol/index.js';
 import type { TimelineMeta } from '../../protocol/extensions/timeline.js';
@@ -16,7 +15,7 @@ import { importMirror } from '../../server/mirror/import.js';
 import { nextEvent } from '../helpers/next-event.js';
 import { cloneAtStart, numstat, recordMirroredSession } from '../helpers/mirrored-session.js';
 import { git, makeRepo, writeFiles } from '../helpers/workspace.js';
-import { createSession, recordTurn, useViewerFixture } from './viewer-harness.js';
+import { createSession, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
 
 const fx = useViewerFixture();
 
@@ -25,24 +24,8 @@ const TIME = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', hour: '2-digit'
 const shown = (iso: string) => TIME.format(new Date(iso));
 
 /** Opens the viewer in UTC and British English (so the test knows how times read), collecting page errors. */
-async function openPage(url: string, layout?: 'all' | 'file'): Promise<{ page: Page; errors: string[] }> {
-  const context = await fx.browser.newContext({ viewport: { width: 1400, height: 860 }, locale: 'en-GB', timezoneId: 'UTC' });
-  if (layout) {
-    await context.addInitScript(
-      (value) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('changeset-server.layout', value),
-      layout,
-    );
-  }
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  page.setDefaultTimeout(60_000);
-  await page.goto(url);
-  return { page, errors };
-}
+const openPage = (url: string, layout?: 'all' | 'file') =>
+  openViewer(fx.browser, url, undefined, { ...(layout ? { layout } : {}), clock: { locale: 'en-GB', timezoneId: 'UTC' } });
 
 async function summaryOf(uri: string): Promise<SessionSummary> {
   const list = await fx.server.client.request<ListSessionsResult>('listSessions', { channel: ROOT_CHANNEL });

@@ -224,6 +224,8 @@ export interface ViewerOptions {
   colorScheme?: 'light' | 'dark';
   /** A script run in every page before the page's own (to watch what it does). */
   initScript?: string;
+  /** The language and time zone the page runs in (a context of its own); the browser's own when absent. */
+  clock?: { locale: string; timezoneId: string };
 }
 
 /**
@@ -239,7 +241,10 @@ export async function openViewer(
 ): Promise<{ page: Page; errors: string[] }> {
   const pages = pagesOf(browser);
   let page: Page | undefined;
-  if (pages.opened++ === 0) {
+  if (options.clock) {
+    pages.opened++;
+    page = await (await browser.newContext(options.clock)).newPage();
+  } else if (pages.opened++ === 0) {
     const spare = await pages.spare;
     pages.spare = undefined;
     page = spare && !spare.isClosed() ? spare : await (await fileContext(browser)).newPage();
