@@ -3,39 +3,62 @@
  *
  *   (a) fan-out: the server dispatches `changeset/fileSet`; time until the
  *       envelope has arrived at every client; plus a burst for throughput.
- *   (b) review round trip: one client dispatches
- *       `changeset/filesReviewChanged`; time until its echo arrives, and
- *       until every other client has it.
+ *   (b) review round trip: one client (the sender) dispatches
+ *       `changeset/filesReviewChanged`; time until its echo arrives at the
+ *       sender, and until every client has it.
  *
- * The server runs on the main thread, the clients on a worker thread (the
- * machine has two cores). Latencies use the process-wide monotonic clock.
- * The anchor is the naive fan-out that serializes the envelope once per
- * subscriber instead of once per dispatch, in the same process run.
+ * Every part runs in its own process, so the figures are the server's: the
+ * server alone in one process (`--cpu-prof` profiles it), the sender in
+ * another, the other N - 1 clients spread over a few more processes holding
+ * many WebSockets each, and a coordinator (this process) that steps the
+ * iterations over IPC and waits between them. Latencies use the system-wide
+ * monotonic clock (`process.hrtime`), the same in every process.
  *
- * Ours and the anchor alternate round by round (`--rounds`), each round a
- * fresh server and fresh clients; samples are pooled per side.
+ * The anchor is the same server with the textbook fan-out: for each
+ * subscriber, the sender first, serialize the envelope and `ws.send` it
+ * (one write per socket per message, nothing shared, nothing batched).
+ * Ours and the anchor alternate round by round (`--rounds`), and who goes
+ * first alternates too; each round is a fresh server and fresh clients;
+ * samples are pooled per side.
  *
- *   npm run bench -- protocol [--clients 10,100] [--iterations 300] [--rounds 5]
+ *   npm run bench -- protocol [--clients 10,100,1000] [--iterations 300] [--rounds 6]
+ *                             [--client-processes N] [--cpu-prof DIR]
  */
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { type ChildProcess, fork } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import type { ActionEnvelope, ChangesetFile, ChangesetState } from '../../protocol/index.js';
 import { ChangesetServer } from '../../server/app.js';
-import type { ChannelSubscriber } from '../../server/channels/types.js';
 import { notificationFrame } from '../../server/channels/frames.js';
+import type { ChannelSubscriber } from '../../server/channels/types.js';
 
 const CHANNEL = 'ahp-changeset:/bench/session';
 const FILES = 100;
+/** Most WebSockets one client process holds. */
+const SOCKETS_PER_PROCESS = 250;
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
-/** Messages between the server thread and the client thread. */
-type ToWorker = { type: 'connect'; url: string; clients: number } | { type: 'roundtrip'; iterations: number; warmup: number } | { type: 'close' };
-type FromWorker =
-  | { type: 'ready' }
+// ---------------------------------------------------------------- messages
+
+/** Coordinator → any child. */
+type ToChild =
+  | { type: 'connect'; url: string; count: number; firstIndex: number }
+  | { type: 'dispatch'; index: number }
+  | { type: 'burst'; count: number }
+  | { type: 'review'; index: number }
+  | { type: 'stop' };
+
+/** Any child → coordinator. */
+type FromChild =
+  | { type: 'listening'; url: string }
+  | { type: 'connected' }
+  /** Every socket of the process has the envelope with this serverSeq; `at` is when the last one got it. */
   | { type: 'arrived'; seq: number; at: number }
-  | { type: 'roundtrip'; echo: number[]; all: number[]; elapsedMs: number }
-  | { type: 'closed' };
+  | { type: 'dispatched'; seq: number; at: number }
+  | { type: 'burst'; firstSeq: number; lastSeq: number; at: number }
+  | { type: 'echo'; seq: number; sentAt: number; echoAt: number };
 
 function changesetFile(i: number, round = 0): ChangesetFile {
   const path = `src/module-${i % 40}/file-${i}.ts`;
@@ -51,117 +74,303 @@ function changesetFile(i: number, round = 0): ChangesetFile {
   };
 }
 
-// ---------------------------------------------------------------- clients (worker)
+function post(message: FromChild): void {
+  process.send!(message);
+}
 
-function workerMain(): void {
-  const port = parentPort!;
+// ---------------------------------------------------------------- server process
+
+/** Replaces the store's fan-out with the textbook one: per subscriber, serialize and `ws.send` (the anchor). */
+function useNaiveFanOut(server: ChangesetServer): void {
+  const store = server.store as unknown as {
+    fanOut: (channel: { subscribers: Set<ChannelSubscriber> }, envelope: ActionEnvelope, first?: ChannelSubscriber) => void;
+  };
+  const socketOf = (subscriber: ChannelSubscriber): WebSocket => (subscriber as unknown as { peer: { socket: WebSocket } }).peer.socket;
+  store.fanOut = (channel, envelope, first) => {
+    if (first && channel.subscribers.has(first)) socketOf(first).send(notificationFrame('action', envelope));
+    for (const subscriber of channel.subscribers) {
+      if (subscriber !== first) socketOf(subscriber).send(notificationFrame('action', envelope));
+    }
+  };
+}
+
+async function serverMain(naive: boolean): Promise<void> {
+  const server = new ChangesetServer({ host: '127.0.0.1', port: 0, limits: { maxOutboundBufferBytes: 64 * 1024 * 1024 } });
+  if (naive) useNaiveFanOut(server);
+  const initial: ChangesetState = { status: 'ready', files: Array.from({ length: FILES }, (_, i) => changesetFile(i)) };
+  server.store.createChannel(CHANNEL, 'changeset', initial, { reviewable: true });
+  const { url } = await server.start();
+  process.on('message', (message: ToChild) => {
+    if (message.type === 'dispatch') {
+      const at = nowMs();
+      const { serverSeq } = server.store.dispatch(CHANNEL, { type: 'changeset/fileSet', file: changesetFile(message.index % FILES, message.index) });
+      post({ type: 'dispatched', seq: serverSeq, at });
+    } else if (message.type === 'burst') {
+      const at = nowMs();
+      let firstSeq = 0;
+      let lastSeq = 0;
+      for (let i = 0; i < message.count; i++) {
+        lastSeq = server.store.dispatch(CHANNEL, { type: 'changeset/fileSet', file: changesetFile(i % FILES, i + 7) }).serverSeq;
+        if (i === 0) firstSeq = lastSeq;
+      }
+      post({ type: 'burst', firstSeq, lastSeq, at });
+    } else if (message.type === 'stop') {
+      void server.stop().then(() => process.exit(0));
+    }
+  });
+  post({ type: 'listening', url });
+}
+
+// ---------------------------------------------------------------- client processes
+
+async function openClient(url: string, clientId: string): Promise<WebSocket> {
+  const socket = new WebSocket(url, { perMessageDeflate: false });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const initialized = new Promise<void>((resolve) => socket.once('message', () => resolve()));
+  socket.send(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { channel: 'ahp-root://', protocolVersions: ['0.6.0'], clientId, initialSubscriptions: [CHANNEL] },
+    }),
+  );
+  await initialized;
+  return socket;
+}
+
+/** Connects `count` clients, a few at a time so the server's accept queue is not flooded. */
+async function openClients(url: string, count: number, firstIndex: number): Promise<WebSocket[]> {
+  const sockets: WebSocket[] = [];
+  for (let i = 0; i < count; i += 25) {
+    const batch = Array.from({ length: Math.min(25, count - i) }, (_, j) => openClient(url, `bench-${firstIndex + i + j}`));
+    sockets.push(...(await Promise.all(batch)));
+  }
+  return sockets;
+}
+
+function envelopeOf(data: WebSocket.RawData): ActionEnvelope | undefined {
+  const message = JSON.parse(data.toString()) as { method?: string; params?: ActionEnvelope };
+  return message.method === 'action' ? message.params : undefined;
+}
+
+/** Many subscribers; reports when all of them have an envelope. */
+function clientsMain(): void {
   let sockets: WebSocket[] = [];
   const arrivals = new Map<number, { count: number; last: number }>();
-  let expected = 0;
-  let onRoundTripFrame: ((index: number, envelope: ActionEnvelope, at: number) => void) | undefined;
-
-  const post = (message: FromWorker): void => port.postMessage(message);
-
-  const onFrame = (index: number, data: WebSocket.RawData): void => {
-    const at = nowMs();
-    const message = JSON.parse(data.toString()) as { method?: string; params?: ActionEnvelope };
-    if (message.method !== 'action' || !message.params) return;
-    const envelope = message.params;
-    if (onRoundTripFrame) {
-      onRoundTripFrame(index, envelope, at);
-      return;
-    }
-    const entry = arrivals.get(envelope.serverSeq) ?? { count: 0, last: 0 };
-    entry.count += 1;
-    entry.last = Math.max(entry.last, at);
-    if (entry.count === expected) {
-      arrivals.delete(envelope.serverSeq);
-      post({ type: 'arrived', seq: envelope.serverSeq, at: entry.last });
-    } else {
-      arrivals.set(envelope.serverSeq, entry);
-    }
-  };
-
-  const connect = async (url: string, count: number): Promise<void> => {
-    expected = count;
-    sockets = await Promise.all(
-      Array.from({ length: count }, async (_, index) => {
-        const socket = new WebSocket(url, { perMessageDeflate: false });
-        await new Promise<void>((resolve, reject) => {
-          socket.once('open', () => resolve());
-          socket.once('error', reject);
-        });
-        const initialized = new Promise<void>((resolve) => {
-          socket.once('message', () => resolve());
-        });
-        socket.send(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'initialize',
-            params: { channel: 'ahp-root://', protocolVersions: ['0.6.0'], clientId: `bench-${index}`, initialSubscriptions: [CHANNEL] },
-          }),
-        );
-        await initialized;
-        socket.on('message', (data) => onFrame(index, data));
-        return socket;
-      }),
-    );
-    post({ type: 'ready' });
-  };
-
-  const roundTrip = async (iterations: number, warmup: number): Promise<void> => {
-    const sender = sockets[0]!;
-    const echo: number[] = [];
-    const all: number[] = [];
-    const started = nowMs();
-    for (let i = 0; i < iterations + warmup; i++) {
-      const clientSeq = i + 1;
-      let echoAt = 0;
-      let othersSeen = 0;
-      let lastAt = 0;
-      const done = new Promise<void>((resolve) => {
-        onRoundTripFrame = (index, envelope, at) => {
-          if (envelope.origin?.clientSeq !== clientSeq || envelope.origin.clientId !== 'bench-0') return;
-          if (index === 0) echoAt = at;
-          else othersSeen += 1;
-          lastAt = Math.max(lastAt, at);
-          if (echoAt > 0 && othersSeen === sockets.length - 1) resolve();
-        };
+  process.on('message', (message: ToChild) => {
+    if (message.type === 'connect') {
+      void openClients(message.url, message.count, message.firstIndex).then((opened) => {
+        sockets = opened;
+        for (const socket of sockets) {
+          socket.on('message', (data) => {
+            const at = nowMs();
+            const envelope = envelopeOf(data);
+            if (!envelope) return;
+            const entry = arrivals.get(envelope.serverSeq) ?? { count: 0, last: 0 };
+            entry.count += 1;
+            entry.last = Math.max(entry.last, at);
+            if (entry.count === sockets.length) {
+              arrivals.delete(envelope.serverSeq);
+              post({ type: 'arrived', seq: envelope.serverSeq, at: entry.last });
+            } else {
+              arrivals.set(envelope.serverSeq, entry);
+            }
+          });
+        }
+        post({ type: 'connected' });
       });
-      const t0 = nowMs();
-      sender.send(
+    } else if (message.type === 'stop') {
+      for (const socket of sockets) socket.terminate();
+      process.exit(0);
+    }
+  });
+}
+
+/** The one client that dispatches review actions, measuring its own echo; it also reports arrivals like the others. */
+function senderMain(): void {
+  let socket: WebSocket | undefined;
+  let pending: { clientSeq: number; sentAt: number } | undefined;
+  process.on('message', (message: ToChild) => {
+    if (message.type === 'connect') {
+      void openClient(message.url, 'bench-sender').then((opened) => {
+        socket = opened;
+        socket.on('message', (data) => {
+          const at = nowMs();
+          const envelope = envelopeOf(data);
+          if (!envelope) return;
+          if (pending && envelope.origin?.clientId === 'bench-sender' && envelope.origin.clientSeq === pending.clientSeq) {
+            post({ type: 'echo', seq: envelope.serverSeq, sentAt: pending.sentAt, echoAt: at });
+            pending = undefined;
+          }
+          post({ type: 'arrived', seq: envelope.serverSeq, at });
+        });
+        post({ type: 'connected' });
+      });
+    } else if (message.type === 'review') {
+      const i = message.index;
+      pending = { clientSeq: i + 1, sentAt: nowMs() };
+      socket!.send(
         JSON.stringify({
           jsonrpc: '2.0',
           method: 'dispatchAction',
           params: {
             channel: CHANNEL,
-            clientSeq,
+            clientSeq: i + 1,
             action: { type: 'changeset/filesReviewChanged', files: [changesetFile(i % FILES).id], reviewed: i % 2 === 0 },
           },
         }),
       );
-      await done;
-      if (i >= warmup) {
-        echo.push(echoAt - t0);
-        all.push(lastAt - t0);
-      }
-    }
-    onRoundTripFrame = undefined;
-    post({ type: 'roundtrip', echo, all, elapsedMs: nowMs() - started });
-  };
-
-  port.on('message', (message: ToWorker) => {
-    if (message.type === 'connect') void connect(message.url, message.clients);
-    else if (message.type === 'roundtrip') void roundTrip(message.iterations, message.warmup);
-    else {
-      for (const socket of sockets) socket.terminate();
-      post({ type: 'closed' });
+    } else if (message.type === 'stop') {
+      socket?.terminate();
+      process.exit(0);
     }
   });
 }
 
-// ---------------------------------------------------------------- server (main)
+// ---------------------------------------------------------------- coordinator
+
+/** One child process and the messages it sends. */
+class Child {
+  readonly process: ChildProcess;
+  private readonly waiters: { type: FromChild['type']; resolve: (m: FromChild) => void }[] = [];
+
+  constructor(role: string, execArgv: string[], onMessage: (m: FromChild) => void) {
+    this.process = fork(fileURLToPath(import.meta.url), ['--role', role], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.process.on('message', (m: FromChild) => {
+      const i = this.waiters.findIndex((w) => w.type === m.type);
+      if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(m);
+      else onMessage(m);
+    });
+  }
+
+  send(message: ToChild): void {
+    this.process.send(message);
+  }
+
+  next<T extends FromChild['type']>(type: T): Promise<Extract<FromChild, { type: T }>> {
+    return new Promise((resolve) => this.waiters.push({ type, resolve: resolve as (m: FromChild) => void }));
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.process.once('exit', resolve));
+    this.send({ type: 'stop' });
+    await exited;
+  }
+}
+
+/** Raw samples of one round of a case. */
+interface CaseResult {
+  fanOut: number[];
+  burstEnvelopesPerSec: number;
+  echo: number[];
+  roundTripAll: number[];
+  roundTripsPerSec: number;
+  load: number;
+}
+
+interface Options {
+  clients: number[];
+  iterations: number;
+  rounds: number;
+  clientProcesses: number | undefined;
+  cpuProf: string | undefined;
+}
+
+async function runCase(clients: number, iterations: number, naive: boolean, options: Options): Promise<CaseResult> {
+  const load = loadavg()[0]!;
+  // Per serverSeq: how many processes have reported it, and the latest arrival.
+  const arrivals = new Map<number, { count: number; last: number }>();
+  let arrivalWaiter: { seq: number; resolve: (at: number) => void } | undefined;
+  const others = clients - 1;
+  const groups = others === 0 ? 0 : (options.clientProcesses ?? Math.min(4, Math.ceil(others / SOCKETS_PER_PROCESS)));
+  const reporters = groups + 1;
+  const onArrival = (m: FromChild): void => {
+    if (m.type !== 'arrived') return;
+    const entry = arrivals.get(m.seq) ?? { count: 0, last: 0 };
+    entry.count += 1;
+    entry.last = Math.max(entry.last, m.at);
+    arrivals.set(m.seq, entry);
+    if (entry.count === reporters && arrivalWaiter?.seq === m.seq) {
+      const { resolve } = arrivalWaiter;
+      arrivalWaiter = undefined;
+      resolve(entry.last);
+    }
+  };
+  const allArrived = (seq: number): Promise<number> => {
+    const known = arrivals.get(seq);
+    if (known && known.count === reporters) return Promise.resolve(known.last);
+    return new Promise((resolve) => (arrivalWaiter = { seq, resolve }));
+  };
+
+  const serverArgv = [...process.execArgv];
+  if (options.cpuProf)
+    serverArgv.push(
+      '--cpu-prof',
+      '--cpu-prof-dir',
+      options.cpuProf,
+      '--cpu-prof-name',
+      `server-${naive ? 'anchor' : 'ours'}-${clients}-${Date.now()}.cpuprofile`,
+    );
+  const server = new Child(naive ? 'server-naive' : 'server', serverArgv, () => undefined);
+  const { url } = await server.next('listening');
+  const sender = new Child('sender', process.execArgv, onArrival);
+  sender.send({ type: 'connect', url, count: 1, firstIndex: 0 });
+  await sender.next('connected');
+  const clientGroups: Child[] = [];
+  for (let g = 0; g < groups; g++) {
+    const count = Math.floor(others / groups) + (g < others % groups ? 1 : 0);
+    const child = new Child('clients', process.execArgv, onArrival);
+    child.send({ type: 'connect', url, count, firstIndex: 1 + g * Math.ceil(others / groups) });
+    clientGroups.push(child);
+  }
+  await Promise.all(clientGroups.map((c) => c.next('connected')));
+
+  // (a) fan-out latency, one envelope at a time.
+  const warmup = Math.max(20, Math.floor(iterations / 10));
+  const fanOut: number[] = [];
+  for (let i = 0; i < iterations + warmup; i++) {
+    const dispatched = server.next('dispatched');
+    server.send({ type: 'dispatch', index: i });
+    const { seq, at } = await dispatched;
+    const last = await allArrived(seq);
+    arrivals.delete(seq);
+    if (i >= warmup) fanOut.push(last - at);
+  }
+
+  // (a') burst throughput: the server dispatches back to back; wait for the last at every client.
+  const burst = 1000;
+  const burstDone = server.next('burst');
+  server.send({ type: 'burst', count: burst });
+  const b = await burstDone;
+  const burstEnd = await allArrived(b.lastSeq);
+  for (let seq = b.firstSeq; seq <= b.lastSeq; seq++) arrivals.delete(seq);
+  const burstEnvelopesPerSec = (burst * clients) / ((burstEnd - b.at) / 1000);
+
+  // (b) review round trip: the sender dispatches, the server echoes it to the sender and fans it out.
+  const echo: number[] = [];
+  const roundTripAll: number[] = [];
+  const started = nowMs();
+  for (let i = 0; i < iterations + warmup; i++) {
+    const echoed = sender.next('echo');
+    sender.send({ type: 'review', index: i });
+    const e = await echoed;
+    const last = await allArrived(e.seq);
+    arrivals.delete(e.seq);
+    if (i >= warmup) {
+      echo.push(e.echoAt - e.sentAt);
+      roundTripAll.push(last - e.sentAt);
+    }
+  }
+  const roundTripsPerSec = (iterations + warmup) / ((nowMs() - started) / 1000);
+
+  await Promise.all([sender.stop(), ...clientGroups.map((c) => c.stop())]);
+  await server.stop();
+  return { fanOut, burstEnvelopesPerSec, echo, roundTripAll, roundTripsPerSec, load };
+}
 
 interface Stats {
   p50: number;
@@ -172,98 +381,6 @@ function stats(values: number[]): Stats {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   return { p50: at(0.5), p99: at(0.99) };
-}
-
-/** Replaces the store's fan-out with one that serializes the envelope per subscriber (the anchor). */
-function useNaiveFanOut(server: ChangesetServer): void {
-  const store = server.store as unknown as {
-    fanOut: (channel: { subscribers: Set<ChannelSubscriber> }, envelope: ActionEnvelope, first?: ChannelSubscriber) => void;
-  };
-  store.fanOut = (channel, envelope, first) => {
-    if (first && channel.subscribers.has(first)) first.sendFrame(notificationFrame('action', envelope));
-    for (const subscriber of channel.subscribers) {
-      if (subscriber !== first) subscriber.sendFrame(notificationFrame('action', envelope));
-    }
-  };
-}
-
-/** Raw samples of one round of a case. */
-interface CaseResult {
-  fanOut: number[];
-  burstEnvelopesPerSec: number;
-  echo: number[];
-  roundTripAll: number[];
-  roundTripsPerSec: number;
-}
-
-async function runCase(clients: number, iterations: number, naive: boolean): Promise<CaseResult> {
-  const server = new ChangesetServer({ host: '127.0.0.1', port: 0, limits: { maxOutboundBufferBytes: 64 * 1024 * 1024 } });
-  if (naive) useNaiveFanOut(server);
-  const initial: ChangesetState = { status: 'ready', files: Array.from({ length: FILES }, (_, i) => changesetFile(i)) };
-  server.store.createChannel(CHANNEL, 'changeset', initial, { reviewable: true });
-  const { url } = await server.start();
-
-  const worker = new Worker(new URL(import.meta.url), { workerData: { role: 'clients' } });
-  const waiting = new Map<string, (message: FromWorker) => void>();
-  const arrived = new Map<number, number>();
-  let arrivalWaiter: { seq: number; resolve: (at: number) => void } | undefined;
-  worker.on('message', (message: FromWorker) => {
-    if (message.type === 'arrived') {
-      arrived.set(message.seq, message.at);
-      if (arrivalWaiter && arrivalWaiter.seq === message.seq) {
-        const { resolve } = arrivalWaiter;
-        arrivalWaiter = undefined;
-        resolve(message.at);
-      }
-      return;
-    }
-    waiting.get(message.type)?.(message);
-  });
-  const request = <T extends FromWorker>(message: ToWorker, reply: T['type']): Promise<T> =>
-    new Promise((resolve) => {
-      waiting.set(reply, (m) => resolve(m as T));
-      worker.postMessage(message);
-    });
-  const arrivalOf = (seq: number): Promise<number> => {
-    const known = arrived.get(seq);
-    if (known !== undefined) return Promise.resolve(known);
-    return new Promise((resolve) => (arrivalWaiter = { seq, resolve }));
-  };
-
-  await request({ type: 'connect', url, clients }, 'ready');
-
-  // (a) fan-out latency, one envelope at a time.
-  const warmup = Math.max(20, Math.floor(iterations / 10));
-  const fanOut: number[] = [];
-  for (let i = 0; i < iterations + warmup; i++) {
-    const t0 = nowMs();
-    const envelope = server.store.dispatch(CHANNEL, { type: 'changeset/fileSet', file: changesetFile(i % FILES, i) });
-    const at = await arrivalOf(envelope.serverSeq);
-    if (i >= warmup) fanOut.push(at - t0);
-  }
-
-  // (a') burst throughput: dispatch back to back, wait for the last at every client.
-  const burst = 1000;
-  const b0 = nowMs();
-  let lastSeq = 0;
-  for (let i = 0; i < burst; i++) {
-    lastSeq = server.store.dispatch(CHANNEL, { type: 'changeset/fileSet', file: changesetFile(i % FILES, i + 7) }).serverSeq;
-  }
-  const burstEnd = await arrivalOf(lastSeq);
-  const burstEnvelopesPerSec = (burst * clients) / ((burstEnd - b0) / 1000);
-
-  // (b) review round trip.
-  const rt = await request<Extract<FromWorker, { type: 'roundtrip' }>>({ type: 'roundtrip', iterations, warmup }, 'roundtrip');
-  await request({ type: 'close' }, 'closed');
-  await worker.terminate();
-  await server.stop();
-  return {
-    fanOut,
-    burstEnvelopesPerSec,
-    echo: rt.echo,
-    roundTripAll: rt.all,
-    roundTripsPerSec: (iterations + warmup) / (rt.elapsedMs / 1000),
-  };
 }
 
 /** Rounds of one side pooled: latency samples together, throughputs by their median. */
@@ -278,55 +395,62 @@ function pooled(rounds: CaseResult[]): { fanOut: Stats; echo: Stats; roundTripAl
   };
 }
 
-function parseArgs(argv: string[]): { clients: number[]; iterations: number; rounds: number } {
-  let clients = [10, 100];
-  let iterations = 300;
-  let rounds = 5;
+const USAGE = 'usage: npm run bench -- protocol [--clients 10,100,1000] [--iterations 300] [--rounds 6] [--client-processes N] [--cpu-prof DIR]';
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { clients: [10, 100, 1000], iterations: 300, rounds: 6, clientProcesses: undefined, cpuProf: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--clients')
-      clients = (argv[++i] ?? '')
+      options.clients = (argv[++i] ?? '')
         .split(',')
         .map(Number)
         .filter((n) => n > 0);
-    else if (arg === '--iterations') iterations = Number(argv[++i]);
-    else if (arg === '--rounds') rounds = Number(argv[++i]);
-    else throw new Error(`unknown argument ${arg}; usage: npm run bench -- protocol [--clients 10,100] [--iterations 300] [--rounds 5]`);
+    else if (arg === '--iterations') options.iterations = Number(argv[++i]);
+    else if (arg === '--rounds') options.rounds = Number(argv[++i]);
+    else if (arg === '--client-processes') options.clientProcesses = Number(argv[++i]);
+    else if (arg === '--cpu-prof') options.cpuProf = argv[++i];
+    else throw new Error(`unknown argument ${arg}; ${USAGE}`);
   }
-  return { clients, iterations, rounds };
+  return options;
 }
 
 const f = (n: number): string => n.toFixed(2).padStart(7);
 
 async function main(): Promise<void> {
-  const { clients, iterations, rounds } = parseArgs(process.argv.slice(2));
-  const perRound = Math.max(1, Math.round(iterations / rounds));
+  const options = parseArgs(process.argv.slice(2));
+  const perRound = Math.max(1, Math.round(options.iterations / options.rounds));
   console.log(
-    `protocol fan-out benchmark: ${perRound * rounds} iterations per case in ${rounds} rounds, ours and anchor alternated round by round; ` +
-      'ms unless noted; anchor = per-subscriber serialization',
+    `protocol fan-out benchmark: ${perRound * options.rounds} iterations per case in ${options.rounds} rounds, ours and anchor alternated round by round; ` +
+      'server, sender and the other clients each in their own processes; ms unless noted; anchor = per-subscriber serialize and ws.send',
   );
-  for (const n of clients) {
+  for (const n of options.clients) {
     // Round by round, and who goes first alternates too, so drifting machine load hits both sides alike.
     const oursRounds: CaseResult[] = [];
     const anchorRounds: CaseResult[] = [];
-    for (let r = 0; r < rounds; r++) {
+    for (let r = 0; r < options.rounds; r++) {
       if (r % 2 === 0) {
-        oursRounds.push(await runCase(n, perRound, false));
-        anchorRounds.push(await runCase(n, perRound, true));
+        oursRounds.push(await runCase(n, perRound, false, options));
+        anchorRounds.push(await runCase(n, perRound, true, options));
       } else {
-        anchorRounds.push(await runCase(n, perRound, true));
-        oursRounds.push(await runCase(n, perRound, false));
+        anchorRounds.push(await runCase(n, perRound, true, options));
+        oursRounds.push(await runCase(n, perRound, false, options));
       }
     }
     const ours = pooled(oursRounds);
     const anchor = pooled(anchorRounds);
-    console.log(`\n${n} clients`);
-    console.log('                                    ours p50  ours p99   anchor p50  anchor p99   ratio p50');
+    const loads = [...oursRounds, ...anchorRounds].map((r) => r.load);
+    console.log(`\n${n} clients (load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} at the rounds' starts)`);
+    console.log('                                    ours p50  ours p99   anchor p50  anchor p99   ratio p50  ratio p99');
     const row = (label: string, a: Stats, b: Stats): void =>
-      console.log(`  ${label.padEnd(32)}  ${f(a.p50)}   ${f(a.p99)}     ${f(b.p50)}     ${f(b.p99)}     ${(a.p50 / b.p50).toFixed(2)}`);
+      console.log(
+        `  ${label.padEnd(32)}  ${f(a.p50)}   ${f(a.p99)}     ${f(b.p50)}     ${f(b.p99)}     ${(a.p50 / b.p50).toFixed(2).padStart(5)}      ${(a.p99 / b.p99).toFixed(2).padStart(5)}`,
+      );
     row('(a) fileSet fan-out to all', ours.fanOut, anchor.fanOut);
     row('(b) review echo at sender', ours.echo, anchor.echo);
     row('(b) review at every client', ours.roundTripAll, anchor.roundTripAll);
+    const perRoundP99 = (rounds: CaseResult[]): string => rounds.map((r) => stats(r.echo).p99.toFixed(2)).join(' ');
+    console.log(`  echo p99 per round: ours ${perRoundP99(oursRounds)}; anchor ${perRoundP99(anchorRounds)}`);
     console.log(
       `  burst throughput: ${Math.round(ours.burstEnvelopesPerSec).toLocaleString('en-US')} envelopes/s delivered ` +
         `(anchor ${Math.round(anchor.burstEnvelopesPerSec).toLocaleString('en-US')}, ratio ${(ours.burstEnvelopesPerSec / anchor.burstEnvelopesPerSec).toFixed(2)}); ` +
@@ -335,7 +459,8 @@ async function main(): Promise<void> {
   }
 }
 
-if (isMainThread) {
+const role = process.argv[process.argv.indexOf('--role') + 1];
+if (!process.argv.includes('--role')) {
   main().then(
     () => process.exit(0),
     (err: unknown) => {
@@ -343,6 +468,10 @@ if (isMainThread) {
       process.exit(1);
     },
   );
-} else if ((workerData as { role?: string } | undefined)?.role === 'clients') {
-  workerMain();
+} else if (role === 'server' || role === 'server-naive') {
+  void serverMain(role === 'server-naive');
+} else if (role === 'clients') {
+  clientsMain();
+} else if (role === 'sender') {
+  senderMain();
 }
