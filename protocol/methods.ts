@@ -23,6 +23,7 @@ import type {
 import type { ListSessionsParams, ListSessionsResult } from './root/commands.js';
 import type { CreateSessionParams, CreateSessionResult, DisposeSessionParams, DisposeSessionResult } from './session/commands.js';
 import type { ChangesetFileDiffParams, WorkspaceFileDiff } from './extensions/file-diff.js';
+import type { ChangesetFilesParams, ChangesetFilesResult } from './extensions/changeset-files.js';
 import type {
   BeforeEditParams,
   BeforeEditResult,
@@ -85,6 +86,8 @@ export interface MethodMap {
   'harness/status': { params: StatusParams | undefined; result: StatusResult };
   /** The diff of one file of a changeset, in hunks. */
   changesetFileDiff: { params: ChangesetFileDiffParams; result: WorkspaceFileDiff };
+  /** Every file of a changeset in pages (past the state's cap too), filtered, compact or in full. */
+  changesetFiles: { params: ChangesetFilesParams; result: ChangesetFilesResult };
   /** Removes a session and its history from the stores for good. */
   forgetSession: { params: ForgetSessionParams; result: ForgetSessionResult };
   /** What is still to be pushed to the mirror remote (only while mirroring). */

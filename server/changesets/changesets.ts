@@ -26,12 +26,15 @@ import { CONTENT_SCHEME, parseContentUri } from './content-uri.js';
 import { LiveWatcher } from './live-watcher.js';
 import { SessionChangesets, type ChangesetChannel, type OperationsFor } from './session-changesets.js';
 import { markRevertedHunks } from './reverted-hunks.js';
+import { checkFilesParams, filePage } from './file-pages.js';
 
 /** Options of {@link Changesets}. */
 export interface ChangesetsOptions {
   stateDir: string;
-  /** Most files carried in a changeset's state (default 5000); totals in `_meta` cover the rest. */
+  /** Most files carried in a changeset's state (default 5000); totals in `_meta` cover the rest, `changesetFiles` lists them. */
   maxFiles?: number;
+  /** Most bytes of files (their JSON) carried in a changeset's state (default 800,000), so that no frame passes 1 MiB. */
+  maxStateBytes?: number;
   /** Quiet time before live changesets follow working-tree edits (default 300 ms). */
   watchDebounceMs?: number;
 }
@@ -64,9 +67,12 @@ export class Changesets {
     });
   }
 
-  /** `changesetFileDiff`. */
+  /** `changesetFileDiff` and `changesetFiles`. */
   methods(): MethodTable {
-    return { changesetFileDiff: { request: (params) => this.fileDiff(params), check: checkFileDiffParams } };
+    return {
+      changesetFileDiff: { request: (params) => this.fileDiff(params), check: checkFileDiffParams },
+      changesetFiles: { request: async (params) => filePage((await this.channel(params.channel)).channel, params), check: checkFilesParams },
+    };
   }
 
   /** `resourceRead` of the content URIs a changeset's files point at. */
@@ -134,6 +140,7 @@ export class Changesets {
     const sc = new SessionChangesets(session, this.store, {
       stateDir: this.opts.stateDir,
       maxFiles: this.opts.maxFiles ?? 5000,
+      maxStateBytes: this.opts.maxStateBytes ?? STATE_BYTES,
       operationsFor: (s, p) => this.operationsFor(s, p),
     });
     this.perSession.set(session.uri, sc);
@@ -252,6 +259,13 @@ export class Changesets {
 }
 
 const changesetChannel = channelCheck('changeset');
+
+/**
+ * Bytes of files a changeset's state carries by default: with the rest of
+ * the state and the envelope around it, a frame stays under 1 MiB (about
+ * 1,400 files of 550 bytes; `changesetFiles` lists the others).
+ */
+const STATE_BYTES = 800_000;
 
 function checkFileDiffParams(params: unknown): string | undefined {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) return 'params must be an object';

@@ -34,6 +34,8 @@ export interface ChangesetChannel {
   ready: Promise<void>;
   /** The channel's state has been computed at least once. */
   computed: boolean;
+  /** Counts the computations that published: what a `changesetFiles` cursor is valid for. */
+  version: number;
 }
 
 /** Options shared by every session's changesets. */
@@ -41,6 +43,8 @@ export interface SessionChangesetsOptions {
   stateDir: string;
   /** Most files carried in a changeset's state; the totals cover all (default 5000). */
   maxFiles: number;
+  /** Most bytes of files (their JSON) carried in a changeset's state, so that no frame passes 1 MiB. */
+  maxStateBytes: number;
   operationsFor: OperationsFor;
 }
 
@@ -77,7 +81,7 @@ export class SessionChangesets {
     const uri = formatChangesetUri(parsed);
     const existing = this.channels.get(uri);
     if (existing && this.store.hasChannel(uri)) return existing;
-    const channel: ChangesetChannel = { uri, parsed, files: new Map(), changes: new Map(), ready: Promise.resolve(), computed: false };
+    const channel: ChangesetChannel = { uri, parsed, files: new Map(), changes: new Map(), ready: Promise.resolve(), computed: false, version: 0 };
     const initial: ChangesetState = { status: 'computing', files: [] };
     const operations = this.opts.operationsFor(this.session, parsed);
     if (operations.length > 0) initial.operations = operations;
@@ -207,6 +211,7 @@ export class SessionChangesets {
       if (this.reviews.isReviewed(channel.uri, file.id, contentKey(file))) file.reviewed = true;
     }
     this.publish(channel, files);
+    channel.version++;
     channel.changes = changes;
     channel.files = new Map(files.map((f) => [f.id, f]));
     channel.computed = true;
@@ -214,8 +219,8 @@ export class SessionChangesets {
 
   private publish(channel: ChangesetChannel, files: ChangesetFile[]): void {
     const state = this.store.getState(channel.uri) as ChangesetState;
-    const limited = files.slice(0, this.opts.maxFiles);
-    const incremental = channel.computed && state.status === 'ready' && files.length <= this.opts.maxFiles && channel.files.size <= this.opts.maxFiles;
+    const limited = files.slice(0, this.carried(files));
+    const incremental = channel.computed && state.status === 'ready' && limited.length === files.length && state.files.length === channel.files.size;
     if (incremental) {
       const next = new Set(files.map((f) => f.id));
       for (const id of channel.files.keys()) if (!next.has(id)) this.dispatch(channel.uri, { type: 'changeset/fileRemoved', fileId: id });
@@ -236,6 +241,17 @@ export class SessionChangesets {
     } as StateAction;
     this.dispatch(channel.uri, action);
     if (state.status !== 'ready') this.dispatch(channel.uri, { type: 'changeset/statusChanged', status: 'ready' });
+  }
+
+  /** How many of `files` the state carries: at most `maxFiles`, and no more than `maxStateBytes` of them. */
+  private carried(files: readonly ChangesetFile[]): number {
+    const most = Math.min(files.length, this.opts.maxFiles);
+    let bytes = 0;
+    for (let i = 0; i < most; i++) {
+      bytes += Buffer.byteLength(JSON.stringify(files[i])) + 1;
+      if (bytes > this.opts.maxStateBytes) return i;
+    }
+    return most;
   }
 
   private dispatch(uri: string, action: StateAction): void {

@@ -26,6 +26,7 @@ const METHODS: Record<Method, 'request' | 'notification'> = {
   'harness/sessionEnded': 'request',
   'harness/status': 'request',
   changesetFileDiff: 'request',
+  changesetFiles: 'request',
   forgetSession: 'request',
   'mirror/status': 'request',
 };
