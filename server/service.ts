@@ -118,12 +118,17 @@ export class ChangesetService {
    * the latest unended session over exactly these directories is picked up
    * again with its turns (what a restart of `serve` does).
    */
-  async openWorkspace(workingDirectories: readonly string[], opts: { resume?: boolean; title?: string } = {}): Promise<RecordingSession> {
+  async openWorkspace(
+    workingDirectories: readonly string[],
+    opts: { resume?: boolean; title?: string; startInBackground?: boolean } = {},
+  ): Promise<RecordingSession> {
     const id = opts.resume === false ? undefined : await findResumableSession(this.stateDir, workingDirectories);
     const session = await this.sessions.create({
       workingDirectories,
       ...(id !== undefined ? { id } : {}),
       ...(opts.title !== undefined ? { title: opts.title } : {}),
+      // `serve` answers at once: a new session's first snapshot runs in the background and what needs it waits.
+      ...(opts.startInBackground ? { startInBackground: true } : {}),
     });
     const auto = this.options.autoTurns;
     if (auto) this.autoTurns.push(startAutoTurns(this.sessions, session, { quietMs: auto.quietMs, ignoreDirs: [this.stateDir], log: this.log }));

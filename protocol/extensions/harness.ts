@@ -18,6 +18,12 @@ export interface TurnStartedParams {
   turnId?: string;
   /** The user's prompt, or a description of the turn. It becomes the turn's title. */
   message?: string;
+  /**
+   * Echoed on `root/progress` notifications sent to this client while the
+   * turn waits for the session's first snapshot (`serve` reads the working
+   * directory in the background); none are sent when nothing is waited for.
+   */
+  progressToken?: string;
 }
 
 /** Result of `harness/turnStarted`. */
@@ -254,6 +260,13 @@ export interface SessionStatusInfo {
   stores: StoreStatus[];
   /** Each working directory's snapshots. Absent when file watching is off. */
   snapshots?: SnapshotTrackingStatus[];
+  /** The session's first snapshot is still being read (`serve` reads it in the background); turns start once it is done. */
+  preparing?: {
+    /** Files read so far. */
+    filesRead: number;
+    /** Files expected, when known. */
+    filesExpected?: number;
+  };
 }
 
 /** Result of `harness/status`. */

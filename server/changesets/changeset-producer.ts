@@ -19,6 +19,8 @@ export async function produceChanges(
   current?: RootTrees[],
   delta?: SessionDelta,
 ): Promise<FileChange[]> {
+  // A session's first snapshot may still be running (`serve` records it in the background): every side starts from it.
+  await session.started;
   const inScope = (c: FileChange) => parsed.dir === undefined || c.root === parsed.dir;
   if (parsed.kind === 'session' && parsed.dir === undefined && delta) {
     const changes = await detectRenames(await delta.changesAt(sessionEndTrees(session) ?? current ?? (await session.currentTrees())));

@@ -11,6 +11,7 @@ import { progressLine } from './progress.js';
 import { parseServeArgs, SERVE_USAGE, type ServeArgs } from './serve-args.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { UsageError } from '../client/errors.js';
+import type { RecordingSession } from '../session/recording-session.js';
 
 export { DEFAULT_AUTO_TURNS_MS, parseServeArgs, SERVE_USAGE, type ServeArgs } from './serve-args.js';
 
@@ -24,6 +25,12 @@ export interface ReadyInfo {
   sessions: string[];
   /** Web viewer URL, token included. */
   viewer: string;
+  /**
+   * What is still being prepared, in plain words, when the server answers
+   * before it (the first snapshot of a fresh state is read in the
+   * background; a turn started meanwhile waits for it). Absent when nothing is.
+   */
+  preparing?: string;
 }
 
 /**
@@ -131,9 +138,11 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     process.stderr.write(`changeset-server: cannot remember the endpoint in ${stateDir}: ${(err as Error).message}\n`),
   );
   const sessions: string[] = [];
+  let session: RecordingSession | undefined;
   if (!args.noSession) {
     try {
-      const session = await service.openWorkspace(args.directories);
+      // The server answers at once; a new session's first snapshot is read in the background.
+      session = await service.openWorkspace(args.directories, { startInBackground: true });
       sessions.push(session.uri);
     } catch (err) {
       progress.done();
@@ -147,10 +156,28 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   } catch (err) {
     process.stderr.write(`changeset-server: past sessions of ${args.directories.join(', ')} could not be opened: ${(err as Error).message}\n`);
   }
-  progress.done();
-  showProgress = false;
+  // The first snapshot's progress stays on stderr until it is read; a resumed session has nothing to read.
+  const preparing = session?.preparing !== undefined ? `reading ${args.directories.join(', ')} in the background` : undefined;
+  const startFailed: Promise<Error> = session
+    ? session.started.then(
+        () => new Promise<never>(() => undefined),
+        (error: unknown) => error as Error,
+      )
+    : new Promise<never>(() => undefined);
+  const stopShowingProgress = (): void => {
+    progress.done();
+    showProgress = false;
+  };
+  if (preparing) void session!.started.then(stopShowingProgress, () => undefined);
+  else stopShowingProgress();
 
-  const ready: ReadyInfo = { url, token: serverToken ?? null, sessions, viewer: viewerUrl(url, serverToken) };
+  const ready: ReadyInfo = {
+    url,
+    token: serverToken ?? null,
+    sessions,
+    viewer: viewerUrl(url, serverToken),
+    ...(preparing !== undefined ? { preparing } : {}),
+  };
   const entry: ServerEntry = {
     pid: process.pid,
     url,
@@ -170,8 +197,17 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   process.stdout.write(args.json ? `${JSON.stringify(ready)}\n` : banner(ready, args));
 
   const idleWatch = args.idleTimeoutMs !== undefined ? watchIdle(service, args.idleTimeoutMs, () => process.kill(process.pid, 'SIGTERM')) : undefined;
-  await stopRequested;
+  const failed = await Promise.race([stopRequested.then(() => undefined), startFailed]);
   idleWatch?.dispose();
+  if (failed) {
+    // The working directory could not be read: nothing can be recorded, as when this happened before the ready line.
+    stopShowingProgress();
+    process.stderr.write(`changeset-server serve: cannot record ${args.directories.join(', ')}: ${failed.message}\n`);
+    await service.stop({ mirrorGraceMs: 0 });
+    await removeServerEntry(stateDir, process.pid).catch(() => undefined);
+    process.off('exit', onExit);
+    return 1;
+  }
   // Automatic turns, recording, clients, the mirror: the service's stop order.
   await service.stop();
   await removeServerEntry(stateDir, process.pid).catch(() => undefined);
@@ -197,6 +233,7 @@ function banner(ready: ReadyInfo, args: ServeArgs): string {
     `  viewer:     ${ready.viewer}`,
     ready.token === null ? '  token:      none (--no-auth)' : `  token:      ${ready.token}`,
     `  recording:  ${args.directories.join(', ')}`,
+    ...(ready.preparing !== undefined ? [`  preparing:  ${ready.preparing}; a turn started meanwhile waits for it`] : []),
     args.autoTurnsMs !== undefined
       ? `  turns:      automatic, each ending after ${args.autoTurnsMs} ms without changes (a harness takes over)`
       : '  turns:      from a harness (harness/turnStarted, `changeset-server turn start`, or the Claude Code hook)',

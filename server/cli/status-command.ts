@@ -57,6 +57,11 @@ export function formatStatus(status: StatusResult, viewer?: string): string {
       if (store.lastRetention) lines.push(`  retention:   ${formatRetention(store.lastRetention)}`);
     }
     for (const t of s.snapshots ?? []) lines.push(`  snapshots:   ${formatTracking(t)} (${t.dir})`);
+    if (s.preparing) {
+      const { filesRead, filesExpected } = s.preparing;
+      const of = filesExpected !== undefined && filesExpected > filesRead ? ` of ${filesExpected.toLocaleString('en-US')}` : '';
+      lines.push(`  preparing:   reading the working directory, ${filesRead.toLocaleString('en-US')}${of} files so far; turns start once it is read`);
+    }
     if (!s.endedAt)
       lines.push(
         s.activeTurn

@@ -3,6 +3,7 @@ import { Output } from '../client/output.js';
 
 import { connect, pickSession, sessionNote } from '../client/target.js';
 import { CommandError, UsageError } from '../client/errors.js';
+import { progressLine } from './progress.js';
 
 export const TURN_USAGE = [
   'Usage: changeset-server turn start [--message TEXT] [--id ID] [options]',
@@ -47,11 +48,22 @@ export async function turnCommand(argv: readonly string[]): Promise<number> {
     out.note(sessionNote(picked), report);
     if (action === 'start') {
       const active = session.activeTurn;
-      const result = await client.request('harness/turnStarted', {
-        channel: session.channel,
-        ...(values.id !== undefined ? { turnId: values.id } : {}),
-        ...(values.message !== undefined ? { message: values.message } : {}),
+      // A server still reading the working directory (started moments ago) says how far it is; shown after a second.
+      const waiting = progressLine(process.stderr, 'Waiting for the working directory to be read…');
+      const progress = client.onNotification('root/progress', (p) => {
+        if (p.progressToken === 'turn-start') waiting.update(p.progress, p.total);
       });
+      const result = await client
+        .request('harness/turnStarted', {
+          channel: session.channel,
+          ...(values.id !== undefined ? { turnId: values.id } : {}),
+          ...(values.message !== undefined ? { message: values.message } : {}),
+          progressToken: 'turn-start',
+        })
+        .finally(() => {
+          progress.dispose();
+          waiting.done();
+        });
       if (active) {
         const said = `Turn ${active.index} (${active.turnId}) was still being recorded: it ended as cancelled, with its changes so far, before turn ${result.turnId} started.`;
         out.note(said, report);

@@ -43,7 +43,7 @@ export const checkTurnStarted: Check = (params) => {
   const p = object(params);
   if (typeof p === 'string') return p;
   if (p['message'] !== undefined && typeof p['message'] !== 'string') return 'params.message must be a string';
-  return nonEmpty(p, 'channel') ?? turnId(p, true);
+  return nonEmpty(p, 'channel') ?? turnId(p, true) ?? nonEmpty(p, 'progressToken', true);
 };
 
 /** Checks `harness/beforeEdit` params; returns the problem or undefined. */

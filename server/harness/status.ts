@@ -32,6 +32,8 @@ export async function sessionStatusOf(session: RecordingSession, limit: number):
     stores: await Promise.all(session.files.list().map(async (r) => storeStatusOf(r.dir, await r.storeSize(), r.store.budgetBytes, r.lastRetentionRun))),
   };
   if (active) out.activeTurn = turnStatusOf(active);
+  const preparing = session.preparing;
+  if (preparing) out.preparing = { filesRead: preparing.done, ...(preparing.total !== undefined ? { filesExpected: preparing.total } : {}) };
   const tracking = session.files
     .list()
     .flatMap((r) => (r.changeTracking ? [{ dir: r.dir, ...r.changeTracking, lastMissed: [...r.changeTracking.lastMissed] }] : []));

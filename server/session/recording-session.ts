@@ -2,13 +2,14 @@ import { relative } from 'node:path';
 import { chatUri as toChatUri, SessionStatus, sessionUri as toSessionUri, type ChatState, type SessionState, type StateAction } from '../../protocol/index.js';
 import type { RootTrees } from '../changes/collect-changes.js';
 import type { FileChange } from '../changes/file-change.js';
-import type { Event } from '../events.js';
+import { Emitter, type Event } from '../events.js';
 import { SerialQueue } from '../serial-queue.js';
 import { ulid } from '../ulid.js';
 import { pathsProblem } from './captures.js';
 import { SessionError } from './session-error.js';
 import { SessionEmitters } from './session-events.js';
 import { SessionFiles, type ProgressReport } from './session-files.js';
+import type { StartProgress } from './session-options.js';
 import { SessionJournal, type LoadedSession, type SafetyCheckpoints } from './session-journal.js';
 import { bothReports, snapshotOptions, type RecordingSessionOptions } from './session-options.js';
 import { initialChatState, initialSessionState, restoredChatState } from './session-state.js';
@@ -19,7 +20,7 @@ import { TurnRecorder, type EndTurnOptions, type StartTurnOptions, type TurnHand
 import type { TurnSummary } from './turn-summary.js';
 
 export type { SessionSource } from './session-files.js';
-export type { RecordingSessionOptions } from './session-options.js';
+export type { RecordingSessionOptions, StartProgress } from './session-options.js';
 export type { EndTurnOptions, StartTurnOptions, TurnHandle } from './turn-recorder.js';
 
 /**
@@ -44,6 +45,11 @@ export class RecordingSession {
   private readonly queue = new SerialQueue();
   private disposed = false;
   private readonly emit = new SessionEmitters();
+  /** Settles once the session's first snapshot is recorded (at once for a restored session). */
+  private startWork: Promise<void> = Promise.resolve();
+  /** How far the first snapshot has come while it runs in the background; undefined once it is recorded. */
+  private startProgress: StartProgress | undefined;
+  private readonly startProgressEmitter = new Emitter<StartProgress>();
 
   /** A turn ended and its record is complete. */
   readonly onTurnEnded: Event<TurnRecord> = this.emit.turnEnded.event;
@@ -57,6 +63,8 @@ export class RecordingSession {
   readonly onRetentionDropped: Event<string[]> = this.emit.retentionDropped.event;
   /** A step failed and was abandoned; the session goes on. */
   readonly onWarning: Event<string> = this.emit.warning.event;
+  /** The first snapshot, running in the background (see {@link RecordingSessionOptions.startInBackground}), read more files. */
+  readonly onStartProgress: Event<StartProgress> = this.startProgressEmitter.event;
 
   private constructor(
     readonly id: string,
@@ -149,14 +157,11 @@ export class RecordingSession {
           recorder.active = unfinished;
           await this.queue.run(() => this.finishTurn(unfinished, { state: 'cancelled' }));
         }
+      } else if (this.opts.startInBackground) {
+        this.recordStartInBackground(init, agent);
+        return;
       } else {
-        recorder.startTrees = await this.snapshotAll(this.opts.onStartProgress);
-        await this.journal.writeSessionStart(recorder.startTrees, {
-          title: init.title,
-          createdAt: this.created,
-          workingDirectories: init.workingDirectories,
-          ...(agent !== undefined ? { agent } : {}),
-        });
+        await this.recordStart(init, agent, this.opts.onStartProgress);
       }
     } catch (error) {
       this.timeline.dispatchSession({ type: 'session/creationFailed', error: { errorType: 'SnapshotFailed', message: (error as Error).message } });
@@ -164,6 +169,66 @@ export class RecordingSession {
       throw error;
     }
     this.timeline.dispatchSession({ type: 'session/ready' });
+  }
+
+  /** The first snapshot and the session's start record: the state every turn of the session is compared with. */
+  private async recordStart(init: { title: string; workingDirectories: string[] }, agent: string | undefined, report?: ProgressReport): Promise<void> {
+    this.recorder.startTrees = await this.snapshotAll(report);
+    await this.journal.writeSessionStart(this.recorder.startTrees, {
+      title: init.title,
+      createdAt: this.created,
+      workingDirectories: init.workingDirectories,
+      ...(agent !== undefined ? { agent } : {}),
+    });
+  }
+
+  /**
+   * Records the start first in the session's queue and returns at once: the
+   * session is listed with lifecycle `creating`, and every step queued
+   * after (a turn start, an operation, a snapshot for a live changeset)
+   * runs once it is recorded. A change made while the walk runs is either
+   * read by it or reported by the watcher to the next snapshot.
+   */
+  private recordStartInBackground(init: { title: string; workingDirectories: string[] }, agent: string | undefined): void {
+    this.startProgress = { done: 0 };
+    const report: ProgressReport = (done, total) => {
+      if (!this.startProgress) return;
+      this.startProgress = { done: Math.max(done, this.startProgress.done), ...(total !== undefined ? { total } : {}) };
+      this.startProgressEmitter.fire(this.startProgress);
+      this.opts.onStartProgress?.(done, total);
+    };
+    this.startWork = this.queue
+      .run(() => this.recordStart(init, agent, report))
+      .then(
+        () => {
+          this.startProgress = undefined;
+          if (!this.disposed) this.timeline.dispatchSession({ type: 'session/ready' });
+        },
+        (error: unknown) => {
+          this.startProgress = undefined;
+          const message = (error as Error).message;
+          if (!this.disposed) this.timeline.dispatchSession({ type: 'session/creationFailed', error: { errorType: 'SnapshotFailed', message } });
+          this.emit.warning.fire(`the working directory could not be read: ${message}`);
+          throw error;
+        },
+      );
+    // Whoever needs the start awaits `started`; a failure is reported there and as a warning.
+    this.startWork.catch(() => undefined);
+  }
+
+  /**
+   * Resolves once the session's first snapshot is recorded: at once for a
+   * session restored from the stores, or created without
+   * `startInBackground`. Rejects with the reason the working directory
+   * could not be read.
+   */
+  get started(): Promise<void> {
+    return this.startWork;
+  }
+
+  /** How far the first snapshot has come while it runs in the background; undefined once it is recorded (or never ran there). */
+  get preparing(): StartProgress | undefined {
+    return this.startProgress;
   }
 
   /** When the session was created, ISO 8601. */
@@ -228,6 +293,8 @@ export class RecordingSession {
       return Promise.reject(new SessionError('invalid', 'turnId must be a non-empty string'));
     }
     return this.queue.run(async () => {
+      // Queued behind the first snapshot: a session whose start failed records no turn.
+      await this.startWork;
       const active = this.recorder.active;
       if (active) await this.finishTurn(active, { state: 'cancelled' });
       const record = await this.recorder.begin(opts);
@@ -260,7 +327,10 @@ export class RecordingSession {
 
   /** Snapshots every working directory now (queued behind turns). */
   currentTrees(): Promise<RootTrees[]> {
-    return this.queue.run(() => this.snapshotAll());
+    return this.queue.run(async () => {
+      await this.startWork;
+      return this.snapshotAll();
+    });
   }
 
   /** Snapshots every working directory without queueing: only for tasks already running in `exclusive`. */
@@ -270,7 +340,10 @@ export class RecordingSession {
 
   /** Runs a task in the session's serial queue, after every turn step queued before it. */
   exclusive<T>(task: () => Promise<T>): Promise<T> {
-    return this.queue.run(task);
+    return this.queue.run(async () => {
+      await this.startWork;
+      return task();
+    });
   }
 
   /** The state the next turn noticed after the fact starts from: the workspace as last recorded or as an operation left it. */
@@ -368,6 +441,7 @@ export class RecordingSession {
     this.opts.channels.removeChannel(this.uri);
     this.emit.disposed.fire();
     this.emit.dispose();
+    this.startProgressEmitter.dispose();
   }
 
   private handle(id: string): TurnHandle {

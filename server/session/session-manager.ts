@@ -12,7 +12,7 @@ import { WorkspaceRoot } from './workspace-root.js';
 /** Session defaults applied to every session the manager creates. */
 export type SessionDefaults = Omit<
   RecordingSessionOptions,
-  'id' | 'workingDirectories' | 'stateDir' | 'channels' | 'title' | 'agent' | 'ended' | 'onStartProgress'
+  'id' | 'workingDirectories' | 'stateDir' | 'channels' | 'title' | 'agent' | 'ended' | 'onStartProgress' | 'startInBackground'
 >;
 
 /** Options of {@link SessionManager}. */
@@ -39,6 +39,8 @@ export interface CreateSessionOptions {
   ended?: RecordingSessionOptions['ended'];
   /** Called with the progress of the session's first snapshot (files done, total when known). */
   onStartProgress?: RecordingSessionOptions['onStartProgress'];
+  /** Record a new session's first snapshot in the background (see {@link RecordingSessionOptions.startInBackground}). */
+  startInBackground?: boolean;
 }
 
 /**
@@ -114,6 +116,7 @@ export class SessionManager {
       ...(options.agent !== undefined ? { agent: options.agent } : {}),
       ...(options.ended !== undefined ? { ended: options.ended } : {}),
       ...(options.onStartProgress !== undefined ? { onStartProgress: options.onStartProgress } : {}),
+      ...(options.startInBackground ? { startInBackground: true } : {}),
       workingDirectories: dirs,
       stateDir: this.opts.stateDir,
       channels: this.store,

@@ -29,6 +29,13 @@ export interface RecordingSessionOptions {
   onProgress?: ProgressReport;
   /** Also called with the progress of the session's first snapshot only (a `createSession` with a `progressToken`). */
   onStartProgress?: ProgressReport;
+  /**
+   * A new session's first snapshot runs in the background (`serve`):
+   * `create` resolves once the session's channels exist, with lifecycle
+   * `creating` until the snapshot is recorded; turns, operations and
+   * changesets wait for it (`RecordingSession.started`).
+   */
+  startInBackground?: boolean;
   /** The agent recording into the session ("Claude Code"), for its title. */
   agent?: string;
   /**
@@ -55,4 +62,12 @@ export function bothReports(a: ProgressReport, b: ProgressReport): ProgressRepor
     a(done, total);
     b(done, total);
   };
+}
+
+/** How far a first snapshot running in the background has come. */
+export interface StartProgress {
+  /** Files read so far. */
+  done: number;
+  /** Files expected, when known (the previous run's count). */
+  total?: number;
 }
