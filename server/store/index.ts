@@ -13,6 +13,7 @@ import { defaultStateDir, workspaceLayout, type WorkspaceLayout } from './state-
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
 import { Checkpoints, type CheckpointInfo, type CheckpointInput, type StoredSession, type TimeInput } from './checkpoints.js';
 import { enforceBudget, storeSize, type EnforceBudgetOptions, type RetentionReport } from './retention.js';
+import { compactStore, DEFAULT_COMPACT_IDLE_MS, IdleTimer, type CompactionReport } from './compaction.js';
 import { TreeReader, type TreeEntry } from './tree.js';
 import { diffTrees, type TreeChange } from './tree-diff.js';
 import { findWorkspaceGitDir, objectDirsWithAlternates, primaryObjectsDir } from './workspace-repo.js';
@@ -38,6 +39,12 @@ export interface OpenWorkspaceStoreOptions {
   budgetBytes?: number;
   /** More shadow packs than this are consolidated into one after a flush; 50 by default. */
   maxPacks?: number;
+  /**
+   * Quiet time (ms) after the last flush or checkpoint before the store
+   * compacts its packs with deltas, when enough was written since the last
+   * compaction; 5 s by default, `Infinity` never.
+   */
+  compactAfterIdleMs?: number;
 }
 
 /** What `workspace.json` records about the store's workspace. */
@@ -99,6 +106,12 @@ export interface WorkspaceStore extends ObjectStore {
    * directory — a nested repository whose blobs snapshots reference.
    */
   addFallbackGitDir(gitDir: string): Promise<void>;
+  /**
+   * Rewrites the shadow packs into one, each version of a path a delta
+   * against the next newer one (see docs/store.md, "Deltas"). Runs by
+   * itself in idle time; `force` compacts even when little was written.
+   */
+  compact(options?: { force?: boolean }): Promise<CompactionReport>;
   /** Flushes buffered objects and releases the store's lock. */
   close(): Promise<void>;
 }
@@ -130,6 +143,9 @@ export async function openWorkspaceStore(options: OpenWorkspaceStoreOptions): Pr
   if (options.maxPacks !== undefined && (!Number.isInteger(options.maxPacks) || options.maxPacks < 1)) {
     throw new StoreInputError(`maxPacks must be a positive integer, got ${describeValue(options.maxPacks)}`);
   }
+  if (options.compactAfterIdleMs !== undefined && (typeof options.compactAfterIdleMs !== 'number' || !(options.compactAfterIdleMs >= 0))) {
+    throw new StoreInputError(`compactAfterIdleMs must be a non-negative number, got ${describeValue(options.compactAfterIdleMs)}`);
+  }
   const gitDir = options.gitDir !== undefined ? await requireDirectory(options.gitDir, 'gitDir') : await findWorkspaceGitDir(workspaceDir);
   const objectsDir = gitDir ? await primaryObjectsDir(gitDir) : undefined;
   const objectDirs = objectsDir ? await objectDirsWithAlternates(objectsDir) : [];
@@ -146,7 +162,7 @@ export async function openWorkspaceStore(options: OpenWorkspaceStoreOptions): Pr
       workspaceObjectDirs: objectDirs,
       ...(options.maxPacks !== undefined ? { maxPacks: options.maxPacks } : {}),
     });
-    return new OpenStore(workspaceDir, gitDir, layout, objects, lock, budgetBytes);
+    return new OpenStore(workspaceDir, gitDir, layout, objects, lock, budgetBytes, options.compactAfterIdleMs ?? DEFAULT_COMPACT_IDLE_MS);
   } catch (error) {
     await lock.release();
     throw error;
@@ -173,6 +189,7 @@ async function recordWorkspace(layout: WorkspaceLayout, record: WorkspaceRecord)
 class OpenStore implements WorkspaceStore {
   private readonly trees: TreeReader;
   private readonly checkpoints: Checkpoints;
+  private readonly idle: IdleTimer;
 
   constructor(
     readonly workspaceDir: string,
@@ -181,13 +198,23 @@ class OpenStore implements WorkspaceStore {
     private readonly objects: ShadowStore,
     private readonly lock: ShadowLock,
     readonly budgetBytes: number,
+    compactAfterIdleMs: number,
   ) {
     this.trees = new TreeReader(objects);
     this.checkpoints = new Checkpoints(layout.shadowDir, objects, this.trees);
+    this.idle = new IdleTimer(compactAfterIdleMs, async () => {
+      await compactStore(this.layout.shadowDir, this.objects);
+    });
   }
 
-  writeCheckpoint(input: CheckpointInput): Promise<CheckpointInfo> {
-    return this.checkpoints.write(input);
+  async writeCheckpoint(input: CheckpointInput): Promise<CheckpointInfo> {
+    const written = await this.checkpoints.write(input);
+    this.idle.poke();
+    return written;
+  }
+
+  compact(options: { force?: boolean } = {}): Promise<CompactionReport> {
+    return compactStore(this.layout.shadowDir, this.objects, options.force === true);
   }
 
   listSessionCheckpoints(sessionId: string): Promise<CheckpointInfo[]> {
@@ -268,12 +295,14 @@ class OpenStore implements WorkspaceStore {
     await this.objects.addFallbackObjectDirs(await objectDirsWithAlternates(await primaryObjectsDir(gitDir)));
   }
 
-  flush(): Promise<void> {
-    return this.objects.flush();
+  async flush(): Promise<void> {
+    await this.objects.flush();
+    this.idle.poke();
   }
 
   async close(): Promise<void> {
     try {
+      await this.idle.stop();
       await this.checkpoints.drain();
       await this.objects.close();
     } finally {

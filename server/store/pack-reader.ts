@@ -80,6 +80,7 @@ export class PackFile {
   private packSize = 0;
   private inFlight = 0;
   private retired = false;
+  private byOffset: Map<number, number> | undefined;
 
   private constructor(
     /** Absolute path of the `.pack` file. */
@@ -116,6 +117,53 @@ export class PackFile {
       const header = parseEntryHeader(bytes, offset);
       return header.typeCode === PACK_OFS_DELTA || header.typeCode === PACK_REF_DELTA ? undefined : bytes;
     });
+  }
+
+  /**
+   * The raw bytes of the entry at a sorted-table position and what its header
+   * says: its type code, the size it inflates to, where its compressed data
+   * starts, and for a delta the id of its base when the base is in this pack
+   * (an ofs-delta's base found through the index; a ref-delta's named).
+   */
+  async readEntryInfo(position: number): Promise<{ raw: Buffer; typeCode: number; size: number; dataStart: number; baseOid?: string }> {
+    return this.withHandle(async (handle) => {
+      const offset = this.index.offsetAt(position);
+      const raw = await this.readRange(handle, offset);
+      const header = parseEntryHeader(raw, offset);
+      const info = { raw, typeCode: header.typeCode, size: header.size, dataStart: header.dataStart };
+      if (header.baseOid !== undefined) return { ...info, baseOid: header.baseOid };
+      if (header.baseOffset !== undefined) {
+        const at = this.positionOfOffset(header.baseOffset);
+        if (at === undefined) throw new CorruptObjectError(`${this.packPath}: delta at ${offset} names a base at ${header.baseOffset}, where no entry starts`);
+        return { ...info, baseOid: this.index.oidAt(at) };
+      }
+      return info;
+    });
+  }
+
+  /** The id of the delta base of the entry at a sorted-table position, or undefined when it is stored whole. */
+  async deltaBaseAt(position: number): Promise<string | undefined> {
+    return this.withHandle(async (handle) => {
+      const offset = this.index.offsetAt(position);
+      const end = this.index.entryEnd(offset, this.packSize);
+      const head = Buffer.allocUnsafe(Math.min(end - offset, 40));
+      if (readSync(handle.fd, head, 0, head.byteLength, offset) !== head.byteLength) throw new CorruptObjectError(`${this.packPath} is truncated at ${offset}`);
+      const header = parseEntryHeader(head, offset);
+      if (header.baseOid !== undefined) return header.baseOid;
+      if (header.baseOffset === undefined) return undefined;
+      const at = this.positionOfOffset(header.baseOffset);
+      if (at === undefined) throw new CorruptObjectError(`${this.packPath}: delta at ${offset} names a base at ${header.baseOffset}, where no entry starts`);
+      return this.index.oidAt(at);
+    });
+  }
+
+  /** The sorted-table position of the entry starting at `offset`. */
+  private positionOfOffset(offset: number): number | undefined {
+    if (!this.byOffset) {
+      this.byOffset = new Map();
+      for (let i = 0; i < this.index.count; i++) this.byOffset.set(this.index.offsetAt(i), i);
+    }
+    return this.byOffset.get(offset);
   }
 
   /** Size in bytes of the stored entry at a sorted-table position (compressed, with header). */
@@ -207,7 +255,9 @@ export class PackFile {
       const base = await this.readEntry(handle, header.baseOffset, resolveRef, depth + 1);
       result = { type: base.type, content: applyDelta(base.content, data) };
     } else if (header.baseOid !== undefined) {
-      const base = await resolveRef(header.baseOid);
+      // A base in this pack is read here, so its chain counts towards the depth limit (a cycle ends there).
+      const inPack = this.index.indexOf(Buffer.from(header.baseOid, 'hex'));
+      const base = inPack >= 0 ? await this.readEntry(handle, this.index.offsetAt(inPack), resolveRef, depth + 1) : await resolveRef(header.baseOid);
       result = { type: base.type, content: applyDelta(base.content, data) };
     } else {
       const type = typeFromPackCode(header.typeCode);

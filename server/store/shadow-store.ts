@@ -10,10 +10,11 @@ import { ObjectNotFoundError, StoreClosedError, StoreInputError } from './errors
 import { writeFileAtomic } from '../private-files.js';
 import { SerialQueue } from '../serial-queue.js';
 import { ObjectDirectory, type PackedLocation } from './object-directory.js';
-import { EMPTY_TREE_OID, assertOid, assertWritableType, hashObject, describeValue, type AnyObjectType } from './object-format.js';
+import { EMPTY_TREE_OID, assertOid, assertWritableType, hashObject, describeValue } from './object-format.js';
 import { createDeltaBaseCache, type DeltaBaseCache, type PackFile } from './pack-reader.js';
 import { writePack, type PackSource } from './pack-writer.js';
 import { RecentIds } from './recent-ids.js';
+import { writeRepack } from './repack.js';
 import { shadowTmpDir } from './shadow-repo.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
 
@@ -76,6 +77,8 @@ export class ShadowStore implements ObjectStore {
   private touchesSincePrune = 0;
   private closed = false;
   private generation = 0;
+  /** The delta plan of the compaction running, if one is. */
+  private compaction: { bases: ReadonlyMap<string, string>; recompress: ReadonlySet<PackFile> } | undefined;
 
   private constructor(
     private readonly shadowDir: string,
@@ -378,22 +381,38 @@ export class ShadowStore implements ObjectStore {
     return { objectsBefore: all.size, objectsKept: chosen.size + rescued.size, packsReplaced: replaced.length };
   }
 
-  /** Writes the given packed objects into one new pack, copying whole entries verbatim. */
+  /**
+   * Writes the given packed objects into one new pack (`repack.ts`): entries
+   * copied verbatim, a delta kept when its base goes into the same pack and
+   * stored whole otherwise, so the new pack stands alone; during a
+   * compaction, with the deltas its plan names.
+   */
   private async packFrom(objects: ReadonlyMap<string, PackedLocation>): Promise<PackFile> {
-    const readBase = (base: string): Promise<StoredObject> => this.readObject(base);
-    const sources = async function* (): AsyncGenerator<PackSource> {
-      for (const [oid, at] of objects) {
-        const raw = await at.pack.readRawEntry(at.position);
-        if (raw) {
-          yield { kind: 'raw', oid, entry: raw };
-        } else {
-          // A deltified entry (a pack stock git wrote) is stored whole, so the new pack stands alone.
-          const whole = await at.pack.readAt(at.position, readBase);
-          yield { kind: 'object', oid, type: whole.type as AnyObjectType, content: whole.content };
-        }
-      }
-    };
-    const written = await writePack(join(this.shadowDir, 'objects', 'pack'), sources(), objects.size);
+    const written = await writeRepack(join(this.shadowDir, 'objects', 'pack'), objects, {
+      readObject: (oid) => this.readObject(oid),
+      ...(this.compaction ?? {}),
+    });
     return this.shadow.loadPack(written.idxPath);
+  }
+
+  /**
+   * Compaction: rewrites every shadow pack into one where each object in
+   * `bases` is a delta against the object it names (the next newer version
+   * of its path), entries compressed again at zlib's best level except those
+   * of the largest pack, which an earlier compaction wrote. Buffered objects
+   * are flushed first.
+   */
+  async compact(bases: ReadonlyMap<string, string>): Promise<RewriteResult> {
+    this.assertOpen();
+    return this.writes.run(async () => {
+      await this.flushPending();
+      const largest = [...this.shadow.packs].sort((a, b) => b.index.count - a.index.count)[0];
+      this.compaction = { bases, recompress: new Set(this.shadow.packs.filter((p) => p !== largest)) };
+      try {
+        return await this.rewriteUnlocked(undefined, undefined);
+      } finally {
+        this.compaction = undefined;
+      }
+    });
   }
 }

@@ -1,0 +1,155 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { applyDelta } from '../../server/store/delta.js';
+import { createDelta } from '../../server/store/delta-encoder.js';
+import { MAX_DELTA_DEPTH } from '../../server/store/repack.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+import { editLine, recordTurns, sourceFile } from './delta-history.js';
+import { git, useStoreFixture } from './git-fixture.js';
+
+useMemoryTempDir();
+
+/** Each entry of the store's packs as `git verify-pack -v` lists it: deltas with their depth and base. */
+function packEntries(shadowDir: string): { oid: string; type: string; depth: number; base?: string }[] {
+  const packDir = join(shadowDir, 'objects', 'pack');
+  const out: { oid: string; type: string; depth: number; base?: string }[] = [];
+  for (const name of readdirSync(packDir).filter((n) => n.endsWith('.idx'))) {
+    for (const line of git(packDir, ['verify-pack', '-v', join(packDir, name)]).split('\n')) {
+      const m = /^([0-9a-f]{40}) (\w+)\s+\d+ \d+ \d+(?: (\d+) ([0-9a-f]{40}))?$/.exec(line);
+      if (m) out.push({ oid: m[1]!, type: m[2]!, depth: m[3] ? Number(m[3]) : 0, ...(m[4] ? { base: m[4] } : {}) });
+    }
+  }
+  return out;
+}
+
+function packCount(shadowDir: string): number {
+  return readdirSync(join(shadowDir, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length;
+}
+
+function project(files: number, lines: number): Map<string, string> {
+  const map = new Map<string, string>();
+  for (let i = 0; i < files; i++) map.set(`src/dir${i % 3}/file${i}.ts`, sourceFile(i, lines));
+  return map;
+}
+
+describe('delta encoding', () => {
+  it('turns any base into any target, and a one-line edit of a 300-line file into a delta of a few dozen bytes', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
+    for (let round = 0; round < 500; round++) {
+      const base = Buffer.from(Array.from({ length: Math.floor(random() * 400) }, () => Math.floor(random() * 3)));
+      const target = Buffer.from(
+        Array.from({ length: Math.floor(random() * 400) }, (_, i) => (random() < 0.7 && i < base.length ? base[i]! : Math.floor(random() * 3))),
+      );
+      expect(applyDelta(base, createDelta(base, target)!)).toEqual(target);
+    }
+    const text = sourceFile(1, 300);
+    const edited = Buffer.from(editLine(text, 150, 'edited'));
+    const delta = createDelta(Buffer.from(text), edited)!;
+    expect(applyDelta(Buffer.from(text), delta)).toEqual(edited);
+    expect(delta.byteLength).toBeLessThan(64);
+    // A delta no smaller than the limit is not made.
+    expect(createDelta(Buffer.from('abc'), Buffer.from('xyz'.repeat(50)), 100)).toBeUndefined();
+  });
+});
+
+describe('compaction with deltas', () => {
+  const fx = useStoreFixture();
+
+  it('stores each version as a delta against the next newer one of its path: git reads every version, fsck --full passes, chains stay short', async () => {
+    const store = await fx.open({ compactAfterIdleMs: Number.POSITIVE_INFINITY });
+    const files = project(6, 300);
+    const versions = await recordTurns(store, 'session-a', files, { turns: 60, perTurn: 4 });
+    await store.flush();
+    const sizeBefore = await store.storeSize();
+    const report = await store.compact({ force: true });
+    expect(report.compacted).toBe(true);
+    expect(report.packsAfter).toBe(1);
+    const sizeAfter = await store.storeSize();
+    // 240 edits of 6 files of ~25 KB: whole they take MBs, as deltas a small share of it.
+    expect(sizeAfter).toBeLessThan(sizeBefore / 5);
+
+    const entries = packEntries(store.layout.shadowDir);
+    const deltas = entries.filter((e) => e.base !== undefined);
+    expect(deltas.length).toBeGreaterThan(versions.size / 2);
+    expect(Math.max(...entries.map((e) => e.depth))).toBeLessThanOrEqual(MAX_DELTA_DEPTH);
+    // The newest version of each file is whole: the one read most is the cheapest.
+    const blobOids = new Set(entries.filter((e) => e.type === 'blob' && e.base === undefined).map((e) => e.oid));
+    for (const text of files.values()) {
+      const oid = git(fx.root, ['hash-object', '--stdin'], text).trim();
+      expect(blobOids.has(oid)).toBe(true);
+    }
+    git(fx.root, ['--git-dir', store.layout.shadowDir, 'fsck', '--full', '--strict', '--no-dangling']);
+    for (const [oid, text] of versions) {
+      expect(Buffer.from((await store.readObject(oid)).content).toString()).toBe(text);
+    }
+    const batch = git(fx.root, ['--git-dir', store.layout.shadowDir, 'cat-file', '--batch-check=%(objectname) %(objectsize)'], [...versions.keys()].join('\n'));
+    for (const [oid, text] of versions) expect(batch).toContain(`${oid} ${Buffer.byteLength(text)}`);
+
+    // More turns, compacted again: the old deltas are copied, the store keeps every version.
+    const more = await recordTurns(store, 'session-a', files, { turns: 10, perTurn: 4, firstTurn: 60, versions: new Map() });
+    await store.flush();
+    const second = await store.compact({ force: true });
+    expect(second.packsAfter).toBe(1);
+    for (const [oid, text] of [...versions, ...more]) expect(Buffer.from((await store.readObject(oid)).content).toString()).toBe(text);
+    git(fx.root, ['--git-dir', store.layout.shadowDir, 'fsck', '--full', '--strict', '--no-dangling']);
+
+    // Reopened, the store reads the compacted pack as it is.
+    await store.close();
+    const reopened = await fx.open({ compactAfterIdleMs: Number.POSITIVE_INFINITY });
+    for (const [oid, text] of more) expect(Buffer.from((await reopened.readObject(oid)).content).toString()).toBe(text);
+  });
+
+  it('compacts by itself once the store has been quiet, and not while turns keep coming', async () => {
+    const store = await fx.open({ compactAfterIdleMs: 300 });
+    const files = project(4, 1500);
+    await recordTurns(store, 'session-a', files, { turns: 12, perTurn: 4 });
+    expect(packCount(store.layout.shadowDir)).toBeGreaterThan(1);
+    const deadline = Date.now() + 20_000;
+    while (packCount(store.layout.shadowDir) > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(packCount(store.layout.shadowDir)).toBe(1);
+    expect(packEntries(store.layout.shadowDir).some((e) => e.base !== undefined)).toBe(true);
+  });
+
+  it('a retention pass that drops the session holding a kept delta’s base stores that object whole: the kept session reads back, fsck --full passes', async () => {
+    const store = await fx.open({ compactAfterIdleMs: Number.POSITIVE_INFINITY });
+    const files = project(3, 400);
+    // The kept session wrote the older versions; the dropped one the newer, which compaction makes their bases.
+    const kept = await recordTurns(store, 'kept', files, { turns: 6, perTurn: 3 });
+    const dropped = await recordTurns(store, 'dropped', files, { turns: 6, perTurn: 3, firstTurn: 6, versions: new Map() });
+    await store.markSessionEnded('dropped');
+    await store.flush();
+    await store.compact({ force: true });
+    const entries = packEntries(store.layout.shadowDir);
+    const byOid = new Map(entries.map((e) => [e.oid, e]));
+    const leaning = [...kept.keys()].filter((oid) => !dropped.has(oid) && dropped.has(byOid.get(oid)?.base ?? ''));
+    expect(leaning.length).toBeGreaterThan(0);
+
+    const report = await store.enforceBudget({ budgetBytes: 1, graceMs: 0 });
+    expect(report.droppedSessions.map((s) => s.sessionId)).toEqual(['dropped']);
+    const after = new Map(packEntries(store.layout.shadowDir).map((e) => [e.oid, e]));
+    for (const oid of leaning) expect(after.get(oid)?.base).toBeUndefined();
+    for (const [oid, text] of kept) expect(Buffer.from((await store.readObject(oid)).content).toString()).toBe(text);
+    expect([...dropped.keys()].filter((oid) => !kept.has(oid) && after.has(oid))).toEqual([]);
+    git(fx.root, ['--git-dir', store.layout.shadowDir, 'fsck', '--full', '--strict', '--no-dangling']);
+    // Kept deltas whose base stayed are still deltas.
+    expect([...after.values()].some((e) => e.base !== undefined)).toBe(true);
+  });
+
+  it('consolidating packs after a compaction keeps its deltas', async () => {
+    const store = await fx.open({ compactAfterIdleMs: Number.POSITIVE_INFINITY, maxPacks: 4 });
+    const files = project(3, 300);
+    const versions = await recordTurns(store, 's', files, { turns: 8, perTurn: 3 });
+    await store.flush();
+    await store.compact({ force: true });
+    const deltas = packEntries(store.layout.shadowDir).filter((e) => e.base !== undefined).length;
+    expect(deltas).toBeGreaterThan(0);
+    // Enough flushes to pass maxPacks, then a retention pass (rewrites every pack) with nothing to drop.
+    await recordTurns(store, 's', files, { turns: 4, perTurn: 3, firstTurn: 8, versions });
+    await store.enforceBudget({ budgetBytes: 1, graceMs: 0 });
+    expect(packEntries(store.layout.shadowDir).filter((e) => e.base !== undefined).length).toBeGreaterThanOrEqual(deltas);
+    for (const [oid, text] of versions) expect(Buffer.from((await store.readObject(oid)).content).toString()).toBe(text);
+    git(fx.root, ['--git-dir', store.layout.shadowDir, 'fsck', '--full', '--strict', '--no-dangling']);
+  });
+});
