@@ -1,4 +1,5 @@
 import { accessSync, constants, statfsSync } from 'node:fs';
+import { afterAll } from 'vitest';
 
 /** Where Linux keeps a file system in memory (tmpfs). */
 const MEMORY_DIR = '/dev/shm';
@@ -13,8 +14,9 @@ const MIN_FREE_BYTES = 2 * 1024 ** 3;
  * changes is that the `fsync` the store does after each pack and ref (which
  * no test can observe: a killed process loses nothing the kernel holds)
  * costs no disk round trip (16 ms each measured on a busy disk, against 0.5 ms in memory).
+ * Call it at the top of a test file: `TMPDIR` is put back after the file's
+ * tests (`afterAll`), so the next file in the same worker is left as it was.
  * Returns the directory used, or undefined when it stays the default.
-
  */
 export function useMemoryTempDir(): string | undefined {
   try {
@@ -24,6 +26,11 @@ export function useMemoryTempDir(): string | undefined {
   } catch {
     return undefined;
   }
+  const previous = process.env['TMPDIR'];
   process.env['TMPDIR'] = MEMORY_DIR;
+  afterAll(() => {
+    if (previous === undefined) delete process.env['TMPDIR'];
+    else process.env['TMPDIR'] = previous;
+  });
   return MEMORY_DIR;
 }

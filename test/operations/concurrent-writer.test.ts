@@ -65,6 +65,7 @@ afterAll(async () => {
   writer?.kill();
   await svc?.stop();
   temp.cleanup();
+  delete process.env['CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS'];
 });
 
 /** Runs the writer once and resolves with the versions it saved, in order. */
