@@ -142,7 +142,8 @@ export function installDeepLinks(app: App): void {
     if (!app.open || !state || state.status === 'computing') return;
     if (wanted?.file !== undefined) {
       const file = state.files.find((f) => displayPathOf(f) === wanted!.file);
-      if (file || state.status === 'ready') {
+      // A file past what the state carries is known once every file is listed.
+      if (file || (state.status === 'ready' && app.allFiles.loading(app.open.uri) === 0)) {
         const line = wanted.line;
         wanted = undefined;
         if (file) {

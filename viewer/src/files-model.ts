@@ -127,6 +127,6 @@ export function countsOf(state: ChangesetState): Counts {
     files: typeof meta.totalFiles === 'number' ? meta.totalFiles : state.files.length,
     additions: typeof meta.additions === 'number' ? meta.additions : additions,
     deletions: typeof meta.deletions === 'number' ? meta.deletions : deletions,
-    truncated: meta.truncated === true,
+    truncated: meta.truncated === true && typeof meta.totalFiles === 'number' && state.files.length < meta.totalFiles,
   };
 }

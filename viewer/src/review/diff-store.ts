@@ -130,7 +130,8 @@ export class DiffStore {
   /** Reads the new version's text (for expanding a gap); false when it could not be read. */
   async readText(file: ChangesetFile, entry: FileDiffEntry): Promise<boolean> {
     if (entry.text) return true;
-    const content = file.edit.after?.content;
+    // A file past what the changeset's state carries is listed without its content URIs: its full entry has them.
+    const content = (await this.app.allFiles.withContent(this.app.open?.uri ?? '', file))?.edit.after?.content;
     if (!content) return false;
     try {
       const result = await this.app.client.request('resourceRead', { channel: 'ahp-root://', uri: content });

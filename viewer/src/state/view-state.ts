@@ -12,6 +12,7 @@ import { Emitter } from '../events.js';
 import type { Counts, Row } from '../files-model.js';
 import { NO_FILTER, type FileFilter } from '../review/filter.js';
 import { isStatic, type OpenChangeset } from './changeset-views.js';
+import { AllFiles } from './all-files.js';
 import { DiffDisplay } from './display.js';
 import { FileRows } from './file-rows.js';
 import { RenderQueue, type Part } from './render-queue.js';
@@ -63,9 +64,12 @@ export class ViewState {
   readonly events = new Emitter<{ navigate: undefined }>();
 
   protected readonly fileRows = new FileRows();
+  /** Every file of the open changeset, also past what its state carries. */
+  readonly allFiles: AllFiles;
 
   constructor(readonly client: ViewerClient) {
     this.sessionList = new SessionList(client);
+    this.allFiles = new AllFiles(client);
   }
 
   /** Registers the function that draws one part of the page. */
@@ -127,9 +131,9 @@ export class ViewState {
     return this.session?.changesets ?? [];
   }
 
-  /** The open changeset's state, when mirrored. */
+  /** The open changeset's state, when mirrored, with every file once they are loaded (past the state's cap too). */
   get changeset(): ChangesetState | undefined {
-    return this.open ? this.client.mirror.state(this.open.uri, 'changeset') : undefined;
+    return this.open ? this.allFiles.state(this.open.uri) : undefined;
   }
 
   /** The URI of the selected session's session-wide changeset (where `undo` lives). */

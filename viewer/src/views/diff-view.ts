@@ -260,7 +260,7 @@ export class DiffView {
 
   private async expand(file: ChangesetFile, loaded: Loaded, index: number): Promise<void> {
     if (!loaded.text) {
-      const content = file.edit.after?.content;
+      const content = (await this.app.allFiles.withContent(this.app.open?.uri ?? '', file))?.edit.after?.content;
       if (!content) return;
       try {
         const result = await this.app.client.request('resourceRead', { channel: 'ahp-root://', uri: content });

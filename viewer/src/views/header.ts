@@ -15,7 +15,7 @@ function counts(c: Counts): HTMLElement {
   return h(
     'span',
     { class: 'counts' },
-    `${c.files}${c.truncated ? '+' : ''} ${c.files === 1 ? 'file' : 'files'} `,
+    `${c.files} ${c.files === 1 ? 'file' : 'files'} `,
     h('span', { class: 'plus' }, `+${c.additions}`),
     ' ',
     h('span', { class: 'minus' }, `−${c.deletions}`),
@@ -70,7 +70,8 @@ export function renderToolbar(app: App): void {
   if (state && state.status !== 'computing') {
     const c = countsOf(state);
     parts.push(counts(c));
-    if (c.truncated) parts.push(h('span', { class: 'note' }, `showing the first ${state.files.length}`));
+    const loading = app.allFiles.loading(open.uri);
+    if (loading > 0) parts.push(h('span', { class: 'note', role: 'status' }, `listing ${loading} more…`));
   }
   if (state && open.reviewable) {
     const viewed = state.files.filter((f) => f.reviewed === true).length;
