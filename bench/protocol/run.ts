@@ -21,8 +21,12 @@
  * first alternates too; each round is a fresh server and fresh clients;
  * samples are pooled per side.
  *
+ * `--baseline BUNDLE` adds a third side: the server of another build of this
+ * benchmark (`dist-bench/protocol.mjs` bundled from an earlier commit), so a
+ * change to the server is measured against its predecessor in the same run.
+ *
  *   npm run bench -- protocol [--clients 10,100,1000] [--iterations 300] [--rounds 6]
- *                             [--client-processes N] [--cpu-prof DIR]
+ *                             [--client-processes N] [--cpu-prof DIR] [--baseline BUNDLE]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -238,8 +242,8 @@ class Child {
   readonly process: ChildProcess;
   private readonly waiters: { type: FromChild['type']; resolve: (m: FromChild) => void }[] = [];
 
-  constructor(role: string, execArgv: string[], onMessage: (m: FromChild) => void) {
-    this.process = fork(fileURLToPath(import.meta.url), ['--role', role], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  constructor(role: string, execArgv: string[], onMessage: (m: FromChild) => void, script = fileURLToPath(import.meta.url)) {
+    this.process = fork(script, ['--role', role], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.process.on('message', (m: FromChild) => {
       const i = this.waiters.findIndex((w) => w.type === m.type);
       if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(m);
@@ -278,9 +282,13 @@ interface Options {
   rounds: number;
   clientProcesses: number | undefined;
   cpuProf: string | undefined;
+  baseline: string | undefined;
 }
 
-async function runCase(clients: number, iterations: number, naive: boolean, options: Options): Promise<CaseResult> {
+/** Whose server a round runs: ours, the anchor, or ours from another build (`--baseline`). */
+type Side = 'ours' | 'anchor' | 'baseline';
+
+async function runCase(clients: number, iterations: number, side: Side, options: Options): Promise<CaseResult> {
   const load = loadavg()[0]!;
   // Per serverSeq: how many processes have reported it, and the latest arrival.
   const arrivals = new Map<number, { count: number; last: number }>();
@@ -308,14 +316,11 @@ async function runCase(clients: number, iterations: number, naive: boolean, opti
 
   const serverArgv = [...process.execArgv];
   if (options.cpuProf)
-    serverArgv.push(
-      '--cpu-prof',
-      '--cpu-prof-dir',
-      options.cpuProf,
-      '--cpu-prof-name',
-      `server-${naive ? 'anchor' : 'ours'}-${clients}-${Date.now()}.cpuprofile`,
-    );
-  const server = new Child(naive ? 'server-naive' : 'server', serverArgv, () => undefined);
+    serverArgv.push('--cpu-prof', '--cpu-prof-dir', options.cpuProf, '--cpu-prof-name', `server-${side}-${clients}-${Date.now()}.cpuprofile`);
+  const server =
+    side === 'baseline'
+      ? new Child('server', serverArgv, () => undefined, options.baseline)
+      : new Child(side === 'anchor' ? 'server-naive' : 'server', serverArgv, () => undefined);
   const { url } = await server.next('listening');
   const sender = new Child('sender', process.execArgv, onArrival);
   sender.send({ type: 'connect', url, count: 1, firstIndex: 0 });
@@ -342,7 +347,8 @@ async function runCase(clients: number, iterations: number, naive: boolean, opti
   }
 
   // (a') burst throughput: the server dispatches back to back; wait for the last at every client.
-  const burst = 1000;
+  // 1,000 envelopes, fewer past 100 clients: 100,000 deliveries in all.
+  const burst = Math.min(1000, Math.ceil(100_000 / clients));
   const burstDone = server.next('burst');
   server.send({ type: 'burst', count: burst });
   const b = await burstDone;
@@ -395,10 +401,11 @@ function pooled(rounds: CaseResult[]): { fanOut: Stats; echo: Stats; roundTripAl
   };
 }
 
-const USAGE = 'usage: npm run bench -- protocol [--clients 10,100,1000] [--iterations 300] [--rounds 6] [--client-processes N] [--cpu-prof DIR]';
+const USAGE =
+  'usage: npm run bench -- protocol [--clients 10,100,1000] [--iterations 300] [--rounds 6] [--client-processes N] [--cpu-prof DIR] [--baseline BUNDLE]';
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { clients: [10, 100, 1000], iterations: 300, rounds: 6, clientProcesses: undefined, cpuProf: undefined };
+  const options: Options = { clients: [10, 100, 1000], iterations: 300, rounds: 6, clientProcesses: undefined, cpuProf: undefined, baseline: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--clients')
@@ -410,6 +417,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--rounds') options.rounds = Number(argv[++i]);
     else if (arg === '--client-processes') options.clientProcesses = Number(argv[++i]);
     else if (arg === '--cpu-prof') options.cpuProf = argv[++i];
+    else if (arg === '--baseline') options.baseline = argv[++i];
     else throw new Error(`unknown argument ${arg}; ${USAGE}`);
   }
   return options;
@@ -420,41 +428,55 @@ const f = (n: number): string => n.toFixed(2).padStart(7);
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const perRound = Math.max(1, Math.round(options.iterations / options.rounds));
+  const sides: Side[] = options.baseline ? ['ours', 'anchor', 'baseline'] : ['ours', 'anchor'];
   console.log(
-    `protocol fan-out benchmark: ${perRound * options.rounds} iterations per case in ${options.rounds} rounds, ours and anchor alternated round by round; ` +
-      'server, sender and the other clients each in their own processes; ms unless noted; anchor = per-subscriber serialize and ws.send',
+    `protocol fan-out benchmark: ${perRound * options.rounds} iterations per case in ${options.rounds} rounds, ${sides.join(', ')} alternated round by round; ` +
+      'server, sender and the other clients each in their own processes; ms unless noted; anchor = per-subscriber serialize and ws.send' +
+      (options.baseline ? `; baseline = the server of ${options.baseline}` : ''),
   );
   for (const n of options.clients) {
-    // Round by round, and who goes first alternates too, so drifting machine load hits both sides alike.
-    const oursRounds: CaseResult[] = [];
-    const anchorRounds: CaseResult[] = [];
+    // Round by round, and who goes first turns too, so drifting machine load hits every side alike.
+    const results = new Map<Side, CaseResult[]>(sides.map((side) => [side, []]));
     for (let r = 0; r < options.rounds; r++) {
-      if (r % 2 === 0) {
-        oursRounds.push(await runCase(n, perRound, false, options));
-        anchorRounds.push(await runCase(n, perRound, true, options));
-      } else {
-        anchorRounds.push(await runCase(n, perRound, true, options));
-        oursRounds.push(await runCase(n, perRound, false, options));
+      for (let k = 0; k < sides.length; k++) {
+        const side = sides[(r + k) % sides.length]!;
+        results.get(side)!.push(await runCase(n, perRound, side, options));
       }
     }
-    const ours = pooled(oursRounds);
-    const anchor = pooled(anchorRounds);
-    const loads = [...oursRounds, ...anchorRounds].map((r) => r.load);
+    const all = [...results.values()].flat();
+    const loads = all.map((r) => r.load);
     console.log(`\n${n} clients (load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} at the rounds' starts)`);
-    console.log('                                    ours p50  ours p99   anchor p50  anchor p99   ratio p50  ratio p99');
-    const row = (label: string, a: Stats, b: Stats): void =>
-      console.log(
-        `  ${label.padEnd(32)}  ${f(a.p50)}   ${f(a.p99)}     ${f(b.p50)}     ${f(b.p99)}     ${(a.p50 / b.p50).toFixed(2).padStart(5)}      ${(a.p99 / b.p99).toFixed(2).padStart(5)}`,
-      );
-    row('(a) fileSet fan-out to all', ours.fanOut, anchor.fanOut);
-    row('(b) review echo at sender', ours.echo, anchor.echo);
-    row('(b) review at every client', ours.roundTripAll, anchor.roundTripAll);
-    const perRoundP99 = (rounds: CaseResult[]): string => rounds.map((r) => stats(r.echo).p99.toFixed(2)).join(' ');
-    console.log(`  echo p99 per round: ours ${perRoundP99(oursRounds)}; anchor ${perRoundP99(anchorRounds)}`);
+    const summary = new Map(sides.map((side) => [side, pooled(results.get(side)!)]));
+    const ours = summary.get('ours')!;
+    const header = sides.map((side) => `${side} p50`.padStart(13) + `${side} p99`.padStart(13)).join('');
+    const ratios = sides
+      .filter((side) => side !== 'ours')
+      .map((side) => `ours/${side} p50`.padStart(20) + 'p99'.padStart(6))
+      .join('');
+    console.log(`${' '.repeat(34)}${header}${ratios}`);
+    const row = (label: string, pick: (s: ReturnType<typeof pooled>) => Stats): void => {
+      const cells = sides.map((side) => f(pick(summary.get(side)!).p50).padStart(13) + f(pick(summary.get(side)!).p99).padStart(13)).join('');
+      const r = sides
+        .filter((side) => side !== 'ours')
+        .map((side) => {
+          const other = pick(summary.get(side)!);
+          return (pick(ours).p50 / other.p50).toFixed(2).padStart(20) + (pick(ours).p99 / other.p99).toFixed(2).padStart(6);
+        })
+        .join('');
+      console.log(`  ${label.padEnd(32)}${cells}${r}`);
+    };
+    row('(a) fileSet fan-out to all', (s) => s.fanOut);
+    row('(b) review echo at sender', (s) => s.echo);
+    row('(b) review at every client', (s) => s.roundTripAll);
+    const perRoundP99 = (side: Side): string =>
+      results
+        .get(side)!
+        .map((r) => stats(r.echo).p99.toFixed(2))
+        .join(' ');
+    console.log(`  echo p99 per round: ${sides.map((side) => `${side} ${perRoundP99(side)}`).join('; ')}`);
     console.log(
-      `  burst throughput: ${Math.round(ours.burstEnvelopesPerSec).toLocaleString('en-US')} envelopes/s delivered ` +
-        `(anchor ${Math.round(anchor.burstEnvelopesPerSec).toLocaleString('en-US')}, ratio ${(ours.burstEnvelopesPerSec / anchor.burstEnvelopesPerSec).toFixed(2)}); ` +
-        `review round trips: ${Math.round(ours.roundTripsPerSec)}/s (anchor ${Math.round(anchor.roundTripsPerSec)}/s)`,
+      `  burst throughput, envelopes/s delivered: ${sides.map((side) => `${side} ${Math.round(summary.get(side)!.burstEnvelopesPerSec).toLocaleString('en-US')}`).join(', ')}; ` +
+        `review round trips/s: ${sides.map((side) => `${side} ${Math.round(summary.get(side)!.roundTripsPerSec)}`).join(', ')}`,
     );
   }
 }
