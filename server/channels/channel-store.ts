@@ -253,7 +253,11 @@ export class ChannelStore {
     // Serialized and encoded once; every subscriber gets the same frame.
     const frame = frameFor(notificationFrame('action', envelope), channel.subscribers.size);
     const leader = first && channel.subscribers.has(first) ? first : undefined;
-    if (leader) leader.sendFrame(frame);
+    if (leader) {
+      // The dispatching client's echo is written before anyone else's copy is even queued.
+      leader.sendFrame(frame);
+      leader.flush?.();
+    }
     for (const subscriber of channel.subscribers) if (subscriber !== leader) subscriber.sendFrame(frame);
   }
 }

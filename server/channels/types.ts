@@ -14,6 +14,12 @@ export interface ChannelSubscriber {
    * or with several subscribers the same UTF-8 bytes, encoded once.
    */
   sendFrame(frame: OutboundFrame): void;
+  /**
+   * Writes what was handed to it so far now, rather than a moment later
+   * with every other subscriber's frames: the store calls it after the
+   * dispatching client's own echo, before the rest of the fan-out.
+   */
+  flush?(): void;
   /** Told after a channel it subscribed to was removed; it is already unsubscribed. */
   channelRemoved(uri: URI): void;
 }

@@ -107,6 +107,11 @@ export class ClientConnection implements ChannelSubscriber {
     this.peer.send(frame);
   }
 
+  /** Store callback: writes what was sent to this client so far now (the echo of its own action). */
+  flush(): void {
+    this.peer.flush();
+  }
+
   /** Store callback: a subscribed channel went away. */
   channelRemoved(uri: URI): void {
     this.subscriptions.delete(uri);

@@ -24,6 +24,7 @@ export function dispatchAction(params: unknown, ctx: MethodContext): void {
   const reject = (rejectionReason: string): void => {
     const echo = { channel, action, serverSeq: store.serverSeq, origin, rejectionReason } as ActionEnvelope;
     connection.sendFrame(notificationFrame('action', echo));
+    connection.flush();
   };
   const reason = refusalReason(store, channel, action);
   if (reason !== undefined) {

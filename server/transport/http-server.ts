@@ -54,6 +54,7 @@ export class HttpTransportServer {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly sockets = new Set<WebSocket>();
+  private readonly peers = new Set<WsPeer>();
 
   constructor(private readonly options: HttpTransportOptions) {
     this.wss = new WebSocketServer({
@@ -91,6 +92,8 @@ export class HttpTransportServer {
    * handshakes, then stops the HTTP server.
    */
   async close(graceMs = 1000): Promise<void> {
+    // What was sent before the close goes out before the close frame.
+    for (const peer of this.peers) peer.flush();
     const closing = [...this.sockets].map(
       (socket) =>
         new Promise<void>((resolve) => {
@@ -133,6 +136,8 @@ export class HttpTransportServer {
         limits: this.options.limits,
         ...(this.options.isOrderedResponseMethod ? { isOrderedResponseMethod: this.options.isOrderedResponseMethod } : {}),
       });
+      this.peers.add(peer);
+      peer.onClose(() => this.peers.delete(peer));
       this.options.onPeer(peer, req);
     });
   }

@@ -1,9 +1,18 @@
+import type { Duplex } from 'node:stream';
 import type { Message } from 'vscode-jsonrpc/node';
 import type { RawData, WebSocket } from 'ws';
 import type { OutboundFrame } from '../channels/frames.js';
+import { flushQueue, type Flushable } from './flush-queue.js';
 import { errorResponseFrame, readFrame, type WireId } from './frames.js';
 import { CloseCode, type TransportLimits } from './limits.js';
+import { wireFrame } from './wire-frames.js';
 import { WsMessageReader, WsMessageWriter } from './ws-adapters.js';
+
+/** `WebSocket.OPEN`. */
+const OPEN = 1;
+
+/** Bytes of frames a peer's outbox holds before they are written without waiting for the flush queue. */
+const BATCH_BYTES = 64 * 1024;
 
 /** Options for one WebSocket peer. */
 export interface WsPeerOptions {
@@ -31,8 +40,13 @@ type CloseListener = (info: PeerCloseInfo) => void;
  * One WebSocket client: decodes and checks inbound frames, exposes a
  * `vscode-jsonrpc` reader/writer pair, sends pre-serialized frames, and
  * enforces the transport limits. Misbehaviour only ever closes this peer.
+ *
+ * Outbound frames wait in the peer's outbox until the flush queue writes
+ * them (after the code that sent them returns; every frame waiting goes out
+ * in one write) or until `flush()`: a response, and the echo of the
+ * client's own action, are written at once, behind whatever was waiting.
  */
-export class WsPeer {
+export class WsPeer implements Flushable {
   /** Reader to pass to `createMessageConnection`. */
   readonly reader = new WsMessageReader();
   /** Writer to pass to `createMessageConnection`. */
@@ -43,6 +57,11 @@ export class WsPeer {
   private readonly heldResponses = new Set<string | number>();
   private readonly heldFrames: OutboundFrame[] = [];
   private heldBytes = 0;
+  /** Frames sent and not yet written to the socket, oldest first. */
+  private outbox: OutboundFrame[] = [];
+  private outboxBytes = 0;
+  /** The TCP socket under the WebSocket, written directly with frames built here; undefined when `ws` must frame them. */
+  private readonly raw: Duplex | undefined;
   private readonly closeListeners: CloseListener[] = [];
   private consecutiveBadFrames = 0;
   private closedInfo: PeerCloseInfo | undefined;
@@ -53,6 +72,7 @@ export class WsPeer {
   ) {
     this.limits = options.limits;
     this.isOrdered = options.isOrderedResponseMethod ?? (() => false);
+    this.raw = rawSocketOf(socket);
     socket.on('message', (data, isBinary) => this.onFrame(data, isBinary));
     // `ws` reports protocol violations (oversized frame → 1009, bad UTF-8 →
     // 1007) as an error and closes the socket itself; the close event follows.
@@ -67,7 +87,7 @@ export class WsPeer {
 
   /** Bytes queued for this peer and not yet handed to the network. */
   get bufferedAmount(): number {
-    return this.socket.bufferedAmount;
+    return this.outboxBytes + this.socket.bufferedAmount;
   }
 
   /** Registers a listener for the end of this peer (called once). */
@@ -77,23 +97,49 @@ export class WsPeer {
   }
 
   /**
-   * Sends one pre-serialized JSON-RPC message. The same frame may be sent to
-   * many peers; bytes are sent as they are, never copied or re-encoded per peer.
+   * Sends one pre-serialized JSON-RPC message, after every frame sent before
+   * it. The same frame may be sent to many peers; a shared frame's bytes are
+   * framed once for all of them, never re-encoded per peer.
    */
   send(frame: OutboundFrame): void {
     if (this.closedInfo) return;
     if (this.heldResponses.size > 0) {
       this.heldFrames.push(frame);
       // Held frames count against the same bound as the socket buffer.
-      this.heldBytes += typeof frame === 'string' ? frame.length : frame.byteLength;
-      if (this.heldBytes + this.socket.bufferedAmount > this.limits.maxOutboundBufferBytes) this.disconnectSlowReader();
+      this.heldBytes += frameBytes(frame);
+      if (this.heldBytes + this.bufferedAmount > this.limits.maxOutboundBufferBytes) this.disconnectSlowReader();
       return;
     }
-    this.transmit(frame);
+    this.enqueue(frame);
   }
 
-  /** Closes the connection with a close frame. */
+  /** Writes every frame waiting for this peer now, in one write, instead of when the flush queue comes to it. */
+  flush(): void {
+    flushQueue.delete(this);
+    if (this.outbox.length === 0) return;
+    const frames = this.outbox;
+    this.outbox = [];
+    this.outboxBytes = 0;
+    if (this.closedInfo || this.socket.readyState !== OPEN) return;
+    const raw = this.raw;
+    if (raw) {
+      if (frames.length === 1) raw.write(wireFrame(frames[0]!));
+      else {
+        raw.cork();
+        for (const frame of frames) raw.write(wireFrame(frame));
+        raw.uncork();
+      }
+    } else {
+      // Bytes go out as a text frame: they are the UTF-8 of a JSON-RPC message.
+      for (const frame of frames) this.socket.send(frame, { binary: false });
+    }
+    if (this.socket.bufferedAmount > this.limits.maxOutboundBufferBytes) this.disconnectSlowReader();
+  }
+
+  /** Closes the connection with a close frame, after the frames already sent. */
   close(code: number, reason: string): void {
+    if (this.closedInfo) return;
+    this.flush();
     if (this.closedInfo) return;
     this.socket.close(code, reason);
     this.markClosed({ code, reason });
@@ -105,31 +151,40 @@ export class WsPeer {
     const id = (message as { id?: unknown }).id;
     const isResponse = !('method' in message) && (typeof id === 'string' || typeof id === 'number');
     if (isResponse && this.heldResponses.delete(id)) {
-      this.transmit(frame);
-      if (this.heldResponses.size === 0) this.flushHeld();
-      return;
+      this.enqueue(frame);
+      if (this.heldResponses.size === 0) this.releaseHeld();
+    } else {
+      this.send(frame);
     }
-    this.send(frame);
+    // A client waits on its answers: they go out at once.
+    this.flush();
   }
 
-  private flushHeld(): void {
+  private releaseHeld(): void {
     const frames = this.heldFrames.splice(0);
     this.heldBytes = 0;
     for (const frame of frames) {
       if (this.closedInfo) return;
-      this.transmit(frame);
+      this.enqueue(frame);
     }
   }
 
-  private transmit(frame: OutboundFrame): void {
-    // Bytes go out as a text frame: they are the UTF-8 of a JSON-RPC message.
-    this.socket.send(frame, { binary: false });
-    if (this.socket.bufferedAmount > this.limits.maxOutboundBufferBytes) {
-      this.disconnectSlowReader();
-    }
+  private enqueue(frame: OutboundFrame): void {
+    this.outbox.push(frame);
+    this.outboxBytes += frameBytes(frame);
+    // Past a batch's worth the frames go to the socket now, whose buffer is what the limit bounds.
+    if (this.outboxBytes >= BATCH_BYTES) this.flush();
+    else if (this.outbox.length === 1) flushQueue.add(this);
+  }
+
+  private dropOutbox(): void {
+    this.outbox = [];
+    this.outboxBytes = 0;
+    flushQueue.delete(this);
   }
 
   private disconnectSlowReader(): void {
+    this.dropOutbox();
     const reason = 'outbound buffer limit exceeded; reconnect to resume';
     // The close frame queues behind data the peer is not reading, so the
     // socket is torn down shortly after instead of waiting for a handshake.
@@ -171,10 +226,30 @@ export class WsPeer {
     this.heldFrames.length = 0;
     this.heldBytes = 0;
     this.heldResponses.clear();
+    this.dropOutbox();
     this.reader.end();
     this.writer.end();
     for (const listener of this.closeListeners.splice(0)) listener(info);
   }
+}
+
+/** Bytes a frame takes (a string's UTF-16 length stands in for its UTF-8 length). */
+function frameBytes(frame: OutboundFrame): number {
+  return typeof frame === 'string' ? frame.length : frame.byteLength;
+}
+
+/**
+ * The TCP socket under a `ws` WebSocket, which `ws` writes its frames to
+ * synchronously (so ours and its control frames stay in order), or
+ * undefined when frames must go through `ws`: an extension was negotiated,
+ * or this `ws` does not hold the socket where 8.x does.
+ */
+function rawSocketOf(socket: WebSocket): Duplex | undefined {
+  if (socket.extensions !== '') return undefined;
+  const raw = (socket as unknown as { _socket?: unknown })._socket;
+  return raw !== null && typeof raw === 'object' && typeof (raw as Duplex).write === 'function' && typeof (raw as Duplex).cork === 'function'
+    ? (raw as Duplex)
+    : undefined;
 }
 
 function rawToString(data: RawData): string {
