@@ -24,6 +24,8 @@ export interface ChangesetServiceOptions extends ChangesetServerOptions {
   sessionDefaults?: SessionDefaults;
   /** Most files a changeset's state carries (default 5000); `ChangesetState._meta` totals cover the rest. */
   changesetMaxFiles?: number;
+  /** Most bytes of files (their JSON) a changeset's state carries (default 800,000); `changesetFiles` lists the rest. */
+  changesetMaxStateBytes?: number;
   /** Serve the content of presented files outside the working directories (`serve --serve-outside-files`); off by default. */
   serveOutsideFiles?: boolean;
   /**
@@ -84,6 +86,7 @@ export class ChangesetService {
     this.changesets = new Changesets(this.server.store, this.sessions, {
       stateDir: this.stateDir,
       ...(options.changesetMaxFiles !== undefined ? { maxFiles: options.changesetMaxFiles } : {}),
+      ...(options.changesetMaxStateBytes !== undefined ? { maxStateBytes: options.changesetMaxStateBytes } : {}),
     });
     this.operations = new ChangesetOperations(this.sessions, this.changesets);
     // A provider, not an event: the changesets ask which operations each of them offers, and their status.
