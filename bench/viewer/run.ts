@@ -1,23 +1,37 @@
 /**
  * Viewer benchmark: time to first diff paint in Chromium — from navigation
- * to the first frame that shows changed lines of a diff — for a deep link
- * to (a) a 5,000-file turn changeset (the review page: subscribe, lay out
- * 5,000 files, fetch and draw the first ones) and (b) one file of 10,000
- * added lines. The whole product runs in-process with the token, origin
- * check and CSP of `serve`; each round opens the link in one browser tab,
- * as a link opened in a running browser, with the HTTP cache cleared; the
- * two cases alternate round by round and medians are reported. The tab is
- * driven over the DevTools protocol without its Network domain, which
- * would copy every WebSocket frame into the protocol (see `launchTab`).
+ * to the first frame that shows changed lines of a diff — for deep links to
+ * (a) a turn adding 5,000 files (the review page), (b) one file of 10,000
+ * added lines, and (c) a monorepo-wide turn: a codemod changing one line in
+ * each of 50,000 files. The whole product runs in-process with the token,
+ * origin check and CSP of `serve`; each round opens the links in one browser
+ * tab, as a link opened in a running browser, with the HTTP cache cleared.
  *
- *   npm run bench -- viewer [--rounds 7] [--files 5000] [--lines 10000]
+ * The anchor is the previous behaviour, in the same run: a second server
+ * whose changeset states carry 5,000 files whatever their size (no byte
+ * cap, no `changesetFiles`), serving the viewer as it was built before
+ * (`--anchor-rev`, exported from git and built into a folder of its own).
+ * Ours and the anchor alternate case by case, round by round, with the
+ * order reversed every round; medians and the ratio of medians are printed
+ * with the load average. Beside the paint: the time from `turnEnded` to the
+ * turn changeset being ready at a subscribed client, the largest frame a
+ * client received (the page, and a scripted client), and listing every file
+ * of the 50,000 with `changesetFiles`, compact against full pages.
+ *
+ * The tab is driven over the DevTools protocol without its Network domain,
+ * which would copy every WebSocket frame into the protocol (see `openTab`);
+ * `--observed 1` adds the 5,000-file case with that domain on.
+ *
+ *   npm run bench -- viewer [--rounds 7] [--files 5000] [--lines 10000] [--wide 50000] [--anchor-rev 89db9c6] [--observed 0]
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import WebSocket from 'ws';
+import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
+import type { ChangesetFilesResult } from '../../protocol/extensions/changeset-files.js';
 import { createEndpointSecurity, endpointOfUrl } from '../../server/security/index.js';
 import { ChangesetService } from '../../server/service.js';
 import { gitEnv } from '../common/workspace.js';
@@ -27,10 +41,16 @@ for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.repla
 const ROUNDS = Number(args.get('rounds') ?? 7);
 const FILES = Number(args.get('files') ?? 5000);
 const LINES = Number(args.get('lines') ?? 10_000);
+const WIDE = Number(args.get('wide') ?? 50_000);
+/** The commit whose viewer (and whose changeset states) the anchor serves: the last before every file was listed. */
+const ANCHOR_REV = args.get('anchor-rev') ?? '89db9c6';
+const OBSERVED = args.get('observed') === '1';
 /** Pause after each load, so one round's trailing work does not fall into the next. */
 const SETTLE_MS = 700;
+/** The same after a 50,000-file changeset (its list is loaded after the first paint, and the session's other changesets are as big). */
+const SETTLE_WIDE_MS = 2500;
 /** Targets on the reference machine (see docs/performance.md). */
-const TARGETS = { files: 300, lines: 500 };
+const TARGETS = { files: 150, lines: 500, wide: 300 };
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -39,15 +59,27 @@ function median(xs: number[]): number {
 }
 
 /** A minimal JSON-RPC client over the endpoint (with the bearer token). */
-async function connect(url: string, token: string): Promise<{ request(method: string, params: unknown): Promise<unknown>; close(): void }> {
+async function connect(
+  url: string,
+  token: string,
+  onFrame: (bytes: number) => void = () => undefined,
+): Promise<{ request(method: string, params: unknown): Promise<unknown>; waitReady(channel: string): Promise<void>; close(): void }> {
   const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   let next = 1;
   const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  const readyWaiters = new Map<string, () => void>();
   ws.on('message', (data: Buffer) => {
-    // Events carrying a copy of a large WebSocket frame are dropped unread: parsing them would load this process, the server's.
-    if (data.length > 65_536 && data.subarray(0, 64).toString().startsWith('{"method":')) return;
-    const message = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
+    onFrame(data.length);
+    const text = String(data);
+    // Envelopes are read only for a changeset turning ready; a large one (a whole file list) is not parsed here.
+    if (text.startsWith('{"jsonrpc":"2.0","method":"action"') || text.startsWith('{"method":"action"')) {
+      if (readyWaiters.size > 0 && text.includes('"changeset/statusChanged"') && text.includes('"status":"ready"')) {
+        for (const [channel, resolve] of readyWaiters) if (text.includes(JSON.stringify(channel))) readyWaiters.delete(channel), resolve();
+      }
+      return;
+    }
+    const message = JSON.parse(text) as { id?: number; result?: unknown; error?: { message: string } };
     const w = message.id !== undefined ? waiting.get(message.id) : undefined;
     if (!w) return;
     waiting.delete(message.id!);
@@ -61,7 +93,8 @@ async function connect(url: string, token: string): Promise<{ request(method: st
       ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
   await request('initialize', { channel: 'ahp-root://', protocolVersions: ['0.6.0'], clientId: `bench-viewer-${Math.random()}`, initialSubscriptions: [] });
-  return { request, close: () => ws.close() };
+  const waitReady = (channel: string) => new Promise<void>((resolve) => readyWaiters.set(channel, resolve));
+  return { request, waitReady, close: () => ws.close() };
 }
 
 function writeTree(root: string, files: Record<string, string>): void {
@@ -73,6 +106,25 @@ function writeTree(root: string, files: Record<string, string>): void {
 
 /** Marks, in every page the tab loads, the first frame that shows a changed diff line (ms since navigation). */
 const OBSERVER = `(() => {
+  window.largestFrame = 0;
+  const Socket = window.WebSocket;
+  window.WebSocket = class extends Socket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => { if (typeof e.data === 'string' && e.data.length > window.largestFrame) window.largestFrame = e.data.length; });
+    }
+  };
+  // When the review progress counts every file the toolbar counts: the whole list is in the page.
+  let listed;
+  window.allListed = new Promise((resolve) => (listed = resolve));
+  const lister = new MutationObserver(() => {
+    const total = /^(\\d+) files/.exec(document.querySelector('.toolbar .counts')?.textContent ?? '');
+    const progress = / (\\d+) viewed$/.exec(document.getElementById('review-progress')?.textContent ?? '');
+    if (!total || !progress || total[1] !== progress[1]) return;
+    lister.disconnect();
+    listed(performance.now());
+  });
+  lister.observe(document, { childList: true, subtree: true, characterData: true });
   let done;
   window.firstDiffPaint = new Promise((resolve) => (done = resolve));
   const observer = new MutationObserver(() => {
@@ -176,7 +228,7 @@ async function launchBrowser(profile: string): Promise<{ cdp: Cdp; close(): Prom
  * load instead. An `observed` tab has the Network domain on, with the HTTP
  * cache disabled through it, as the benchmark measured before.
  */
-async function openTab(cdp: Cdp, observed: boolean): Promise<{ open(url: string): Promise<number> }> {
+async function openTab(cdp: Cdp, observed: boolean): Promise<{ open(url: string, settleMs?: number, listed?: boolean): Promise<Load> }> {
   const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
   const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
   await cdp.send('Emulation.setDeviceMetricsOverride', { width: 1400, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId);
@@ -189,103 +241,266 @@ async function openTab(cdp: Cdp, observed: boolean): Promise<{ open(url: string)
   }
   const evaluate = async (expression: string): Promise<unknown> =>
     (await cdp.send<{ result: { value?: unknown } }>('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId)).result.value;
+  const waitFor = async (expression: string, what: string, ms: number): Promise<number> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const value = await evaluate(`location.protocol === 'http:' && ${expression} !== undefined ? ${expression} : null`);
+      if (typeof value === 'number') return value;
+      if (Date.now() > deadline) throw new Error(`no ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
   return {
-    /** Opens a link in the tab (from a blank page) and returns its time to first diff paint. */
-    async open(url: string): Promise<number> {
+    /** Opens a link in the tab (from a blank page): its time to first diff paint, to every file listed, and its largest frame. */
+    async open(url: string, settleMs = SETTLE_MS, listed = false): Promise<Load> {
       await cdp.send('Page.navigate', { url: 'about:blank' }, sessionId);
       if (!observed) await cdp.send('Network.clearBrowserCache', {}, sessionId);
       await cdp.send('Page.navigate', { url }, sessionId);
-      const deadline = Date.now() + 120_000;
-      for (;;) {
-        const value = await evaluate(`location.protocol === 'http:' && window.firstDiffPaint !== undefined ? window.firstDiffPaint : null`);
-        if (typeof value === 'number') {
-          // The page's work after its first paint (the session's other changesets, 2.7 MB each here, and their
-          // copies into the protocol when observed) finishes before the next round starts.
-          await new Promise((r) => setTimeout(r, SETTLE_MS));
-          await cdp.send('Page.navigate', { url: 'about:blank' }, sessionId);
-          return value;
-        }
-        if (Date.now() > deadline) throw new Error(`no diff painted at ${url}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      const paint = await waitFor('window.firstDiffPaint', `diff painted at ${url}`, 180_000);
+      const all = listed ? await waitFor('window.allListed', `full list at ${url}`, 180_000) : undefined;
+      // The page's work after its first paint (its list, the session's other changesets, and their copies into the
+      // protocol when observed) finishes before the next round starts.
+      await new Promise((r) => setTimeout(r, settleMs));
+      const frame = (await evaluate('window.largestFrame')) as number;
+      await cdp.send('Page.navigate', { url: 'about:blank' }, sessionId);
+      return { paint, ...(all !== undefined ? { listed: all } : {}), frame };
     },
   };
 }
 
-async function main(): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), 'bench-viewer-'));
-  const viewerDir = join(work, 'viewer');
-  // The viewer as `npm run build` makes it (without its type check), into a folder of this run's own.
-  execFileSync(process.execPath, [join(process.cwd(), 'viewer', 'build.mjs'), '--no-typecheck', '--outdir', viewerDir], { stdio: 'inherit' });
-  const repo = join(work, 'repo');
-  writeTree(repo, { 'README.md': '# bench\n' });
-  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo, env: gitEnv });
-  execFileSync('git', ['add', '-A'], { cwd: repo, env: gitEnv });
-  execFileSync('git', ['commit', '-q', '-m', 'initial'], { cwd: repo, env: gitEnv });
+/** What one load of a link measured. */
+interface Load {
+  /** Navigation to the first frame with changed lines, ms. */
+  paint: number;
+  /** Navigation to every file of the changeset in the page, ms. */
+  listed?: number;
+  /** The largest WebSocket message the page received, in characters (bytes: the JSON is ASCII here). */
+  frame: number;
+}
 
+type Client = Awaited<ReturnType<typeof connect>>;
+
+/** One side of the comparison: a server, its viewer, a scripted client, and the largest frame that client received. */
+interface Side {
+  name: 'ours' | 'anchor';
+  service: ChangesetService;
+  client: Client;
+  base: string;
+  largest: { bytes: number };
+}
+
+/** Builds the viewer of commit `rev` into `out`: its sources exported from git, built with its own build script. */
+function buildViewerAt(rev: string, work: string, out: string): void {
+  const tree = join(work, `src-${rev}`);
+  mkdirSync(tree, { recursive: true });
+  const archive = execFileSync('git', ['archive', rev, 'viewer', 'protocol', 'reducers', 'diff'], { maxBuffer: 1 << 30 });
+  execFileSync('tar', ['-x', '-C', tree], { input: archive });
+  symlinkSync(join(process.cwd(), 'node_modules'), join(tree, 'node_modules'));
+  execFileSync(process.execPath, [join(tree, 'viewer', 'build.mjs'), '--no-typecheck', '--outdir', out], { stdio: 'inherit' });
+}
+
+async function startSide(name: Side['name'], work: string, viewerDir: string, repo: string): Promise<Side> {
   let service: ChangesetService | undefined;
   const security = createEndpointSecurity({ host: '127.0.0.1', staticDir: viewerDir, endpoint: () => endpointOfUrl(service?.server.url) });
   service = new ChangesetService({
     host: '127.0.0.1',
     port: 0,
-    stateDir: join(work, 'state'),
+    stateDir: join(work, `state-${name}`),
     log: () => undefined,
     checkUpgrade: security.checkUpgrade,
     selectProtocol: security.selectProtocol,
     handleHttpRequest: security.handleHttpRequest,
+    // The previous behaviour: 5,000 files in the state whatever their size.
+    ...(name === 'anchor' ? { changesetMaxStateBytes: Number.POSITIVE_INFINITY } : {}),
   });
   const { url } = await service.start();
   const token = security.token!;
-  const client = await connect(url, token);
-  const session = 'ahp-session:/bench';
-  await client.request('createSession', { channel: session, workingDirectory: pathToFileURL(repo).href });
+  const largest = { bytes: 0 };
+  const client = await connect(url, token, (bytes) => (largest.bytes = Math.max(largest.bytes, bytes)));
+  await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href });
+  return { name, service, client, base: `${url.replace(/^ws:/, 'http:')}?token=${encodeURIComponent(token)}&session=bench`, largest };
+}
 
+const SESSION = 'ahp-session:/bench';
+const turnUri = (turnId: string) => expandChangesetUri(changesetUriTemplate('bench', 'turn'), { turnId });
+
+/** Records one turn on both servers around `edit`: each times `turnEnded` → its turn changeset ready at its client. */
+async function turn(sides: Side[], turnId: string, edit: () => void): Promise<Map<Side, number>> {
+  for (const side of sides) await side.client.request('harness/turnStarted', { channel: SESSION, turnId, message: turnId });
+  edit();
+  const times = new Map<Side, number>();
+  for (const side of sides) {
+    await side.client.request('subscribe', { channel: turnUri(turnId) });
+    const ready = side.client.waitReady(turnUri(turnId));
+    const t0 = performance.now();
+    await side.client.request('harness/turnEnded', { channel: SESSION, turnId });
+    await ready;
+    times.set(side, performance.now() - t0);
+  }
+  return times;
+}
+
+function load(): string {
+  return loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'bench-viewer-'));
+  const ourViewer = join(work, 'viewer');
+  const anchorViewer = join(work, 'viewer-anchor');
+  // The viewer as `npm run build` makes it (without its type check), into a folder of this run's own; the anchor's from git.
+  execFileSync(process.execPath, [join(process.cwd(), 'viewer', 'build.mjs'), '--no-typecheck', '--outdir', ourViewer], { stdio: 'inherit' });
+  buildViewerAt(ANCHOR_REV, work, anchorViewer);
+
+  // A monorepo of WIDE files, committed; both servers record the same turns over it.
+  const repo = join(work, 'repo');
+  console.log(`generating ${WIDE} files…`);
+  const tail = Array.from({ length: 6 }, (_, k) => `export const w${k} = ${k};`).join('\n');
+  const wide = (i: number, name: string) => `import { ${name} } from 'lib';\nexport const v${i} = ${name}(${i});\n${tail}\n`;
+  const widePath = (i: number) => `mono/pkg${String(Math.floor(i / 100)).padStart(3, '0')}/file${String(i).padStart(5, '0')}.ts`;
+  writeTree(repo, { 'README.md': '# bench\n' });
+  for (let i = 0; i < WIDE; i++) writeTree(repo, { [widePath(i)]: wide(i, 'old') });
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo, env: gitEnv });
+  execFileSync('git', ['add', '-A'], { cwd: repo, env: gitEnv });
+  execFileSync('git', ['commit', '-q', '-m', 'initial'], { cwd: repo, env: gitEnv });
+
+  const sides = [await startSide('ours', work, ourViewer, repo), await startSide('anchor', work, anchorViewer, repo)];
+  const [ours, anchor] = sides as [Side, Side];
   const many: Record<string, string> = {};
   for (let i = 0; i < FILES; i++) {
     many[`pkg${String(Math.floor(i / 100)).padStart(2, '0')}/file${String(i).padStart(4, '0')}.ts`] =
       Array.from({ length: 20 }, (_, k) => `export const v${i}_${k} = ${k};`).join('\n') + '\n';
   }
-  await client.request('harness/turnStarted', { channel: session, turnId: 'files', message: `${FILES} files` });
-  writeTree(repo, many);
-  await client.request('harness/turnEnded', { channel: session, turnId: 'files' });
+  console.log('recording the turns…');
+  const readyFiles = await turn(sides, 'files', () => writeTree(repo, many));
   const long =
     Array.from({ length: LINES }, (_, k) => `export function f${k}(x: number): number { return x * ${k} + ${k % 7}; } // line ${k + 1}`).join('\n') + '\n';
-  await client.request('harness/turnStarted', { channel: session, turnId: 'long', message: `one ${LINES}-line file` });
-  writeTree(repo, { 'src/long.ts': long });
-  await client.request('harness/turnEnded', { channel: session, turnId: 'long' });
+  await turn([anchor, ours], 'long', () => writeTree(repo, { 'src/long.ts': long }));
+  const loadTurns = load();
+  const readyWide = await turn([anchor, ours], 'codemod', () => {
+    for (let i = 0; i < WIDE; i++) writeFileSync(join(repo, widePath(i)), wide(i, 'renamed'));
+  });
+  const frames = { ours: ours.largest.bytes, anchor: anchor.largest.bytes };
 
-  const base = `${url.replace(/^ws:/, 'http:')}?token=${encodeURIComponent(token)}&session=bench`;
+  // Listing every file of the codemod turn: compact pages (what the viewer loads) against full pages, alternated.
+  const listing = { compact: [] as number[], full: [] as number[], compactBytes: 0, fullBytes: 0, compactPages: 0, fullPages: 0 };
+  for (let round = 0; round < 3; round++) {
+    for (const form of round % 2 === 0 ? (['compact', 'full'] as const) : (['full', 'compact'] as const)) {
+      const t0 = performance.now();
+      let cursor: string | undefined;
+      let pages = 0;
+      let files = 0;
+      do {
+        const page = (await ours.client.request('changesetFiles', {
+          channel: turnUri('codemod'),
+          form,
+          ...(cursor ? { cursor } : {}),
+        })) as ChangesetFilesResult;
+        pages++;
+        files += page.compact ? page.compact.flags.length : page.files!.length;
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      if (files !== WIDE) throw new Error(`listed ${files} files of ${WIDE}`);
+      listing[form].push(performance.now() - t0);
+      listing[`${form}Pages`] = pages;
+    }
+  }
+  ours.largest.bytes = 0;
+  await ours.client.request('changesetFiles', { channel: turnUri('codemod') });
+  listing.compactBytes = ours.largest.bytes;
+
+  const base = (side: Side) => side.base;
   // The observed tab runs in a browser of its own: the Network domain on in one tab slows the others' sockets too.
-  const browsers = [await launchBrowser(join(work, 'chromium')), await launchBrowser(join(work, 'chromium-observed'))];
+  const browsers = [await launchBrowser(join(work, 'chromium'))];
+  if (OBSERVED) browsers.push(await launchBrowser(join(work, 'chromium-observed')));
   const tab = await openTab(browsers[0]!.cdp, false);
-  const observedTab = await openTab(browsers[1]!.cdp, true);
-  const times = { files: [] as number[], lines: [] as number[], observed: [] as number[] };
+  const observedTab = OBSERVED ? await openTab(browsers[1]!.cdp, true) : undefined;
+  type Case = { name: string; side: Side; url: string; settle: number; listed: boolean };
+  const cases: Case[] = [];
+  for (const side of sides) {
+    cases.push({ name: `files-${side.name}`, side, url: `${base(side)}&turn=files`, settle: SETTLE_MS, listed: side === ours });
+    cases.push({ name: `wide-${side.name}`, side, url: `${base(side)}&turn=codemod`, settle: SETTLE_WIDE_MS, listed: side === ours });
+  }
+  cases.push({ name: 'lines-ours', side: ours, url: `${base(ours)}&turn=long&file=src/long.ts`, settle: SETTLE_MS, listed: false });
+  const results = new Map<string, Load[]>(cases.map((c) => [c.name, []]));
+  const loads: string[] = [];
+  const observedTimes: number[] = [];
   try {
-    // One warm-up of each (the server computes and caches the turn changesets on first subscribe).
-    await tab.open(`${base}&turn=files`);
-    await tab.open(`${base}&turn=long&file=src/long.ts`);
-    await observedTab.open(`${base}&turn=files`);
+    console.log('warming up…');
+    for (const c of cases) await tab.open(c.url, c.settle, c.listed);
+    if (observedTab) await observedTab.open(`${base(ours)}&turn=files`);
     for (let round = 0; round < ROUNDS; round++) {
-      times.files.push(await tab.open(`${base}&turn=files`));
-      times.lines.push(await tab.open(`${base}&turn=long&file=src/long.ts`));
-      times.observed.push(await observedTab.open(`${base}&turn=files`));
+      const before = load();
+      // Ours and the anchor alternate case by case; every other round the order is reversed.
+      for (const c of round % 2 === 0 ? cases : [...cases].reverse()) results.get(c.name)!.push(await tab.open(c.url, c.settle, c.listed));
+      if (observedTab) observedTimes.push((await observedTab.open(`${base(ours)}&turn=files`)).paint);
+      loads.push(`${before} → ${load()}`);
+      console.log(`round ${round + 1}/${ROUNDS} done (load ${loads.at(-1)})`);
     }
   } finally {
     for (const browser of browsers) await browser.close();
-    client.close();
-    await service.stop();
+    for (const side of sides) {
+      side.client.close();
+      await side.service.stop();
+    }
     rmSync(work, { recursive: true, force: true });
   }
+
+  const ms = (x: number) => `${x.toFixed(0).padStart(5)} ms`;
+  const spread = (xs: number[]) => `min ${ms(Math.min(...xs))}  max ${ms(Math.max(...xs))}`;
+  const paints = (name: string) => results.get(name)!.map((l) => l.paint);
   const row = (name: string, xs: number[], target?: number): string =>
-    `${name.padEnd(44)} median ${median(xs).toFixed(0).padStart(5)} ms   min ${Math.min(...xs)
-      .toFixed(0)
-      .padStart(5)}   max ${Math.max(...xs)
-      .toFixed(0)
-      .padStart(5)}` + (target === undefined ? '' : `   target < ${target} ms ${median(xs) < target ? 'met' : 'MISSED'}`);
-  console.log(`viewer: time to first diff paint (navigation → first frame with changed lines), ${ROUNDS} rounds`);
-  console.log(row(`${FILES}-file changeset`, times.files, TARGETS.files));
-  console.log(row(`${LINES}-line file`, times.lines, TARGETS.lines));
-  console.log(row(`${FILES}-file changeset, Network domain on`, times.observed));
+    `  ${name.padEnd(46)} median ${ms(median(xs))}  ${spread(xs)}` +
+    (target === undefined ? '' : `   target ≤ ${target} ms ${median(xs) <= target ? 'met' : 'MISSED'}`);
+  const ratio = (a: number[], b: number[]) => {
+    const pairs = a.map((x, i) => (x / b[i]!).toFixed(2)).join(' ');
+    return `  ratio ours/anchor ${(median(a) / median(b)).toFixed(2)}x  (per round: ${pairs})`;
+  };
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+  console.log(`\nviewer: time to first diff paint (navigation → first frame with changed lines), ${ROUNDS} rounds, anchor = ${ANCHOR_REV}`);
+  console.log(`load average per round (before → after): ${loads.join(' | ')}`);
+  console.log(`${FILES}-file turn (added files):`);
+  console.log(row('ours', paints('files-ours'), TARGETS.files));
+  console.log(row('anchor (previous viewer and state)', paints('files-anchor')));
+  console.log(ratio(paints('files-ours'), paints('files-anchor')));
+  console.log(
+    row(
+      'ours: every file listed',
+      results.get('files-ours')!.map((l) => l.listed!),
+    ),
+  );
+  console.log(`${WIDE}-file codemod turn (one line in each file):`);
+  console.log(row('ours', paints('wide-ours'), TARGETS.wide));
+  console.log(row('anchor (previous viewer and state)', paints('wide-anchor')));
+  console.log(ratio(paints('wide-ours'), paints('wide-anchor')));
+  console.log(
+    row(
+      `ours: all ${WIDE} files listed`,
+      results.get('wide-ours')!.map((l) => l.listed!),
+    ),
+  );
+  console.log(`  the anchor lists the first 5,000 of ${WIDE} files`);
+  console.log(`${LINES}-line file:`);
+  console.log(row('ours', paints('lines-ours'), TARGETS.lines));
+  if (observedTimes.length > 0) console.log(row(`${FILES} files, Network domain on (ours)`, observedTimes));
+  const largestPage = (name: string) => Math.max(...results.get(name)!.map((l) => l.frame));
+  console.log('\nlargest frame received (bytes of JSON):');
+  console.log(`  page, ${FILES}-file turn: ours ${kb(largestPage('files-ours'))}, anchor ${kb(largestPage('files-anchor'))}`);
+  console.log(`  page, ${WIDE}-file turn: ours ${kb(largestPage('wide-ours'))}, anchor ${kb(largestPage('wide-anchor'))}`);
+  console.log(`  scripted client over the turns (states, snapshots, envelopes): ours ${kb(frames.ours)}, anchor ${kb(frames.anchor)}`);
+  console.log(`\nturn end → turn changeset ready at a subscribed client (load ${loadTurns}):`);
+  console.log(
+    `  ${FILES} added files: ours ${ms(readyFiles.get(ours)!)}, anchor ${ms(readyFiles.get(anchor)!)}, ratio ${(readyFiles.get(ours)! / readyFiles.get(anchor)!).toFixed(2)}x`,
+  );
+  console.log(
+    `  ${WIDE}-file codemod: ours ${ms(readyWide.get(ours)!)}, anchor ${ms(readyWide.get(anchor)!)}, ratio ${(readyWide.get(ours)! / readyWide.get(anchor)!).toFixed(2)}x`,
+  );
+  console.log(`\nlisting all ${WIDE} files with changesetFiles (3 rounds alternated):`);
+  console.log(`  compact: median ${ms(median(listing.compact))} in ${listing.compactPages} pages (first page ${kb(listing.compactBytes)})`);
+  console.log(`  full:    median ${ms(median(listing.full))} in ${listing.fullPages} pages`);
+  console.log(`  ratio compact/full ${(median(listing.compact) / median(listing.full)).toFixed(2)}x`);
 }
 
 await main();
