@@ -10,7 +10,14 @@ import { recoverInterruptedWrites } from '../disk/write-intent.js';
 import { SerialQueue } from '../serial-queue.js';
 import { SnapshotWatch, type SnapshotWatchOptions } from '../watch/snapshot-watch.js';
 import type { ChangeTrackingStats } from '../snapshot/change-tracking.js';
-import { findGitRepository, WorkspaceSnapshotter, type GitRepositoryLocation, type NestedSnapshot, type SnapshotResult } from '../snapshot/index.js';
+import {
+  fileSystemClock,
+  findGitRepository,
+  WorkspaceSnapshotter,
+  type GitRepositoryLocation,
+  type NestedSnapshot,
+  type SnapshotResult,
+} from '../snapshot/index.js';
 
 /** Options for opening one working directory of a session. */
 export interface WorkspaceRootOptions {
@@ -99,16 +106,19 @@ export class WorkspaceRoot {
         );
       }
       let root: WorkspaceRoot | undefined;
+      const cacheDir = join(store.layout.root, 'stat-cache');
+      // Read before the watcher starts listing directories, which the first snapshot then need not list again.
+      const clock = fileSystemClock(cacheDir);
       const watch = SnapshotWatch.open(store.workspaceDir, opts.stateDir, opts.watching);
       const makeSnapshotter = () =>
         new WorkspaceSnapshotter({
           onProgress: (done, total) => root?.progress?.(done, total),
           root: store.workspaceDir,
           store,
-          cacheDir: join(store.layout.root, 'stat-cache'),
+          cacheDir,
           extraExcludes: [...(opts.extraExcludes ?? []), ...stateDirExclude(store.workspaceDir, opts.stateDir), ...TEMP_EXCLUDES],
           ...(opts.builtinExcludes !== undefined ? { builtinExcludes: opts.builtinExcludes } : {}),
-          ...(watch ? { changes: watch.feed } : {}),
+          ...(watch ? { changes: watch.feed, listings: watch.listings(clock) } : {}),
         });
       root = new WorkspaceRoot(store.workspaceDir, store, makeSnapshotter, findGitRepository(store.workspaceDir), key, opts.retainDays);
       root.watch = watch;

@@ -3,7 +3,15 @@
  * of each agent turn, byte-identical to `git add -A && git write-tree`, without
  * writing into the user's repository. See docs/snapshot.md.
  */
-export { unreadFiles, WorkspaceSnapshotter, type NestedSnapshot, type SnapshotOptions, type SnapshotResult } from './workspace-snapshotter.js';
+export {
+  fileSystemClock,
+  unreadFiles,
+  WorkspaceSnapshotter,
+  type NestedSnapshot,
+  type SnapshotOptions,
+  type SnapshotResult,
+} from './workspace-snapshotter.js';
+export type { DirListing, ListingSource } from './given-listings.js';
 export type { SnapshotHooks, SnapshotWarning, UnreadFile, UnreadReason } from './walker.js';
 export { findGitRepository, readHeadCommit, resolveDotGit, resolveRef, type GitRepositoryLocation } from './git-repository.js';
 export { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';

@@ -38,6 +38,7 @@ import {
 } from './stat-cache.js';
 import { NOTHING_TOUCHED, type TouchedNode } from './touched-paths.js';
 import type { UnreadReason } from '../../protocol/extensions/changeset-file.js';
+import type { DirListing, ListingSource } from './given-listings.js';
 
 /** A path on disk: a string, or raw bytes below a name that is not valid UTF-8. */
 export type FsPath = string | Buffer;
@@ -91,6 +92,8 @@ export interface WalkCounters {
   racy: number;
   /** Directories whose listing was read (the others reused the cached one). */
   dirsRead: number;
+  /** Directories whose listing was given (read by the file watcher as it set itself up, unchanged since). */
+  dirsGiven: number;
 }
 
 /** A nested repository met during the walk. */
@@ -150,6 +153,8 @@ export interface WalkEnv {
   redecide?: ReadonlySet<string> | 'all' | undefined;
   /** Files not read at the last walk, kept across walks: a walk that follows touched paths visits them anyway, so every snapshot reports them. */
   unreadMarks?: UnreadMarks;
+  /** Listings already read (by the file watcher), taken instead of reading a directory again when it is unchanged since. */
+  listings?: ListingSource | undefined;
 }
 
 /**
@@ -271,7 +276,7 @@ function treeNameBytes(e: CachedEntry): Buffer {
 
 /** One snapshot walk over a root; create a new one per snapshot. */
 export class Walker {
-  readonly counters: WalkCounters = { hashed: 0, reusedFromCache: 0, seededFromIndex: 0, treesWritten: 0, racy: 0, dirsRead: 0 };
+  readonly counters: WalkCounters = { hashed: 0, reusedFromCache: 0, seededFromIndex: 0, treesWritten: 0, racy: 0, dirsRead: 0, dirsGiven: 0 };
   readonly warnings: SnapshotWarning[] = [];
   /** Files whose content could not be read this time (see {@link UnreadFile}). */
   readonly unread: UnreadFile[] = [];
@@ -361,6 +366,45 @@ export class Walker {
 
   private warn(path: string, message: string): void {
     this.warnings.push({ path, message });
+  }
+
+  /** The given listing of a directory, when its stat is still the one taken before the listing was read. */
+  private givenListing(fsPath: FsPath, st: LiteStat): DirListing | undefined {
+    if (typeof fsPath !== 'string') return undefined;
+    const given = this.env.listings!.take(fsPath);
+    if (!given || given.mtimeMs !== st.mtimeMs || given.ctimeMs !== st.ctimeMs || given.ino !== st.ino) return undefined;
+    return given;
+  }
+
+  /** A given listing's entries, as {@link readListing} makes them. */
+  private adoptListing(fsPath: string, given: DirListing, prev: DirState | undefined): { entries: CachedEntry[]; hasDotGit: boolean } {
+    this.counters.dirsGiven++;
+    let byName: Map<string, CachedEntry> | undefined;
+    if (prev && prev.entries.length > 0) {
+      byName = new Map();
+      for (const e of prev.entries) byName.set(e.raw ? 'raw:' + e.raw.toString('hex') : e.name, e);
+    }
+    const entries: CachedEntry[] = [];
+    let hasDotGit = false;
+    const { names, kinds } = given;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      if (name === '.git') {
+        hasDotGit = true;
+        continue;
+      }
+      let kind = kinds[i]!;
+      if (kind === 0) {
+        try {
+          kind = kindOfStats(mustLstat(fsPath + '/' + name));
+        } catch {
+          continue;
+        }
+      }
+      const old = byName?.get(name);
+      entries.push(old && (old.kind === kind || (old.kind === KIND_FILE && kind === KIND_OTHER)) ? old : newEntry(name, undefined, kind));
+    }
+    return { entries, hasDotGit };
   }
 
   /** Reads a directory listing, keeping raw bytes for names that are not valid UTF-8. */
@@ -468,7 +512,8 @@ export class Walker {
       hasDotGit = prev.hasDotGit;
     } else {
       try {
-        ({ entries, hasDotGit } = this.readListing(fsPath, prev));
+        const given = env.listings && !force ? this.givenListing(fsPath, st) : undefined;
+        ({ entries, hasDotGit } = given ? this.adoptListing(fsPath as string, given, prev) : this.readListing(fsPath, prev));
         if (env.collectChanged && prev) this.collectRemoved(prev, entries, rel);
       } catch (err) {
         if (isRoot) throw err;

@@ -24,6 +24,7 @@ import { Walker, type RuleContext, type SnapshotHooks, type SnapshotWarning, typ
 import { ChangeTracker, HandedFeed, type ChangeTrackingStats, type WalkPlan } from './change-tracking.js';
 import { buildTouchedTree, isTouchedAround, touchedBelow, type ChangeFeed, type TakenChanges, type TouchedNode, type TouchedPath } from './touched-paths.js';
 import { MODE_GITLINK } from './git-objects.js';
+import type { ListingSource } from './given-listings.js';
 
 /** During a busy session the stat cache file is rewritten at most this often (see `scheduleSave`). */
 const CACHE_SAVE_INTERVAL_MS = 30_000;
@@ -84,6 +85,30 @@ export interface SnapshotOptions {
    * for its list. Default: none, every snapshot walks the tree.
    */
   changes?: ChangeFeed;
+  /**
+   * Directory listings already read (by the file watcher as it set itself
+   * up): a walk takes a directory's listing from here instead of reading
+   * it again when the directory is unchanged since (see {@link ListingSource}).
+   */
+  listings?: ListingSource;
+}
+
+/**
+ * The file system's current time as the stat cache compares it (a file
+ * written now in `cacheDir`, its mtime), and `performance.now()` just
+ * after: anything read after `at` was read at or after `ms`.
+ */
+export function fileSystemClock(cacheDir: string): { ms: number; at: number } {
+  const clockFile = join(resolve(cacheDir), 'clock');
+  mkdirPrivateSync(dirname(clockFile));
+  const fd = openPrivateSync(clockFile, 'w');
+  try {
+    writeSync(fd, 'x');
+  } finally {
+    closeSync(fd);
+  }
+  const ms = lstatSync(clockFile).mtimeMs;
+  return { ms, at: performance.now() };
 }
 
 /** A nested repository captured as a root of its own. */
@@ -163,7 +188,6 @@ function validate(opts: SnapshotOptions): void {
 export class WorkspaceSnapshotter {
   private readonly root: string;
   private readonly cacheFile: string;
-  private readonly clockFile: string;
   private state: DirState | undefined;
   private refTimeMs = 0;
   private loaded = false;
@@ -187,7 +211,6 @@ export class WorkspaceSnapshotter {
     validate(opts);
     this.root = resolve(opts.root);
     this.cacheFile = join(resolve(opts.cacheDir), 'stat-cache.bin');
-    this.clockFile = join(resolve(opts.cacheDir), 'clock');
     this.tracker = opts.changes ? new ChangeTracker(opts.changes) : undefined;
   }
 
@@ -228,14 +251,7 @@ export class WorkspaceSnapshotter {
 
   /** The filesystem's current time, read from a file we just wrote (the same clock as file mtimes). */
   private fsNow(): number {
-    mkdirPrivateSync(dirname(this.clockFile));
-    const fd = openPrivateSync(this.clockFile, 'w');
-    try {
-      writeSync(fd, 'x');
-    } finally {
-      closeSync(fd);
-    }
-    return lstatSync(this.clockFile).mtimeMs;
+    return fileSystemClock(this.opts.cacheDir).ms;
   }
 
   private identity(repo: GitRepositoryLocation | undefined): string {
@@ -463,7 +479,8 @@ export class WorkspaceSnapshotter {
       if (seed && indexBytes) index.adopt(seed, indexBytes);
       index.membershipChanges();
     }
-    const now = this.fsNow();
+    let now = this.fsNow();
+    const listings = this.opts.listings;
     const walker = new Walker(
       {
         store: this.opts.store,
@@ -483,6 +500,7 @@ export class WorkspaceSnapshotter {
         index,
         filters,
         unreadMarks: this.unreadMarks,
+        listings,
       },
       this.ruleFiles,
     );
@@ -492,7 +510,11 @@ export class WorkspaceSnapshotter {
         root = await walker.walkRoot(this.state, rootPath, rules);
       } finally {
         prefetch?.stop();
+        // Given listings serve one walk only: what was not taken goes.
+        listings?.release();
       }
+      // A listing read before `now` is trusted next time only if its directory has not changed since its clock (see ListingSource).
+      if (listings && walker.counters.dirsGiven > 0) now = Math.min(now, listings.clockMs);
       let tree = root.tree;
       if (tree === undefined) {
         tree = await this.opts.store.writeObject('tree', new Uint8Array(0));

@@ -7,6 +7,7 @@
 import { chmodSync, lstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { sep } from 'node:path';
+import type { DirListing } from '../snapshot/given-listings.js';
 import { subscribeInotifyTree } from './inotify-tree.js';
 
 /** One change reported by the watcher (absolute path). */
@@ -18,6 +19,9 @@ export interface DirectoryEvent {
 type EventCallback = (error: Error | null, events: DirectoryEvent[]) => unknown;
 interface Subscription {
   unsubscribe(): Promise<void>;
+  /** The one-per-directory watch keeps the listings it read while setting up, for the first snapshot (see {@link DirectoryWatcher.takeListing}). */
+  takeListing?(dir: string, notBefore: number): DirListing | undefined;
+  dropListings?(): void;
 }
 interface ParcelWatcher {
   subscribe(dir: string, fn: EventCallback, opts?: { ignore?: string[] }): Promise<Subscription>;
@@ -105,6 +109,22 @@ export class DirectoryWatcher {
   async ready(): Promise<boolean> {
     while (this.starting) await this.starting;
     return this.state === 'watching';
+  }
+
+  /**
+   * The listing of `dir` the watch read as it set itself up, if that set-up
+   * began at or after `notBefore` (`performance.now()`) and nothing has
+   * happened in the directory since; given once. Setting up lists every
+   * directory (new ones are watched first and listed second), so the first
+   * snapshot takes these instead of listing each directory again.
+   */
+  takeListing(dir: string, notBefore: number): DirListing | undefined {
+    return this.subscription?.takeListing?.(dir, notBefore);
+  }
+
+  /** Lets go of the listings no snapshot took. */
+  dropListings(): void {
+    this.subscription?.dropListings?.();
   }
 
   /** Calls `listener` with each batch of events; returns the function that stops it. */

@@ -4,6 +4,7 @@
  * while after snapshots that trusted the watcher.
  */
 import { relativeInside } from '../paths.js';
+import type { ListingSource } from '../snapshot/given-listings.js';
 import { DirectoryWatcher } from './directory-watcher.js';
 import { WatchFeed } from './watch-feed.js';
 
@@ -53,6 +54,19 @@ export class SnapshotWatch {
       if (!this.closed) void verify().catch(() => undefined);
     }, this.idleMs);
     this.timer.unref();
+  }
+
+  /**
+   * The listings the watcher read as it set itself up, for the first walk
+   * (see {@link ListingSource}); `clock` is the file system's time read
+   * before the watcher was started, and when (`performance.now()`).
+   */
+  listings(clock: { ms: number; at: number }): ListingSource {
+    return {
+      clockMs: clock.ms,
+      take: (dir) => this.watcher.takeListing(dir, clock.at),
+      release: () => this.watcher.dropListings(),
+    };
   }
 
   async close(): Promise<void> {
