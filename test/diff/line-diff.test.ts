@@ -95,6 +95,21 @@ describe('ByteLines', () => {
     }
   });
 
+  it('finds the same lines wherever the content starts in its buffer and however long its lines are', () => {
+    // Lines are found four bytes at a time from the first word-aligned byte: every start offset and line length.
+    const rand = prng(5);
+    for (let t = 0; t < 200; t++) {
+      const parts = Array.from({ length: Math.floor(rand() * 30) }, () => 'x\r'.repeat(Math.floor(rand() * 5)).slice(0, Math.floor(rand() * 9)));
+      const text = parts.join('\n') + (rand() < 0.5 ? '\n' : '');
+      const encoded = new TextEncoder().encode(text);
+      const offset = t % 4;
+      const buffer = new Uint8Array(encoded.length + 8);
+      buffer.set(encoded, offset);
+      const lines = new ByteLines(buffer.subarray(offset, offset + encoded.length));
+      expect(lines.texts(0, lines.length)).toEqual(splitLines(text));
+    }
+  });
+
   it('decodes non-UTF-8 content one char per byte so it round-trips', () => {
     const bytes = Uint8Array.from([0x80, 0x9f, 0xff, 0x0a, 0x41]);
     const lines = new ByteLines(bytes, 'latin1');
@@ -111,6 +126,27 @@ describe('ByteLines', () => {
       const enc = new TextEncoder();
       const bytes = diffLines(new ByteLines(enc.encode(x)), new ByteLines(enc.encode(y)));
       expect(bytes).toEqual(diffTextLines(x, y).changes);
+    }
+  });
+
+  it('diffs byte lines exactly like string lines when the new side inserts, removes and repeats lines', () => {
+    // The new side's lines are first compared with the old side's along a diagonal that moves with insertions and removals.
+    const rand = prng(23);
+    const enc = new TextEncoder();
+    for (let t = 0; t < 100; t++) {
+      const old = Array.from({ length: 20 + Math.floor(rand() * 200) }, (_, i) => (rand() < 0.3 ? '}\n' : `line ${i}\n`));
+      const next = [...old];
+      for (let e = 0; e < 1 + Math.floor(rand() * 8); e++) {
+        const pos = Math.floor(rand() * next.length);
+        const r = rand();
+        if (r < 0.3) next.splice(pos, 0, ...Array.from({ length: 1 + Math.floor(rand() * 5) }, (_, k) => (k % 2 ? '}\n' : `new ${e} ${k}\n`)));
+        else if (r < 0.6) next.splice(pos, 1 + Math.floor(rand() * 5));
+        else if (r < 0.8) next.splice(pos, 0, ...old.slice(0, Math.floor(rand() * 6)));
+        else next[pos] = old[Math.floor(rand() * old.length)] as string;
+      }
+      const x = old.join('');
+      const y = next.join('');
+      expect(diffLines(new ByteLines(enc.encode(x)), new ByteLines(enc.encode(y)))).toEqual(diffTextLines(x, y).changes);
     }
   });
 
