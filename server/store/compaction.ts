@@ -65,9 +65,11 @@ export async function compactionDue(shadowDir: string): Promise<boolean> {
 
 /**
  * Rewrites every shadow pack into one with deltas between the versions of
- * each path (`force` skips the check that it is worth it).
+ * each path (`force` skips the check that it is worth it), in chains of at
+ * most `maxDepth` ({@link MAX_DELTA_DEPTH} by default).
  */
-export async function compactStore(shadowDir: string, objects: ShadowStore, force = false): Promise<CompactionReport> {
+export async function compactStore(shadowDir: string, objects: ShadowStore, options: { force?: boolean; maxDepth?: number } = {}): Promise<CompactionReport> {
+  const maxDepth = options.maxDepth ?? MAX_DELTA_DEPTH;
   const before = await packSizes(shadowDir);
   const report: CompactionReport = {
     compacted: false,
@@ -78,14 +80,14 @@ export async function compactStore(shadowDir: string, objects: ShadowStore, forc
     planned: 0,
   };
   report.packBytesAfter = report.packBytesBefore;
-  if (!force && !(await compactionDue(shadowDir))) return report;
+  if (options.force !== true && !(await compactionDue(shadowDir))) return report;
   await objects.flush();
   const bases = await planDeltaBases(
     { shadowDir, isShadowObject: (oid) => objects.isShadowObject(oid), readObject: (oid) => objects.readObject(oid) },
-    MAX_DELTA_DEPTH,
+    maxDepth,
   );
   report.planned = bases.size;
-  const result = await objects.compact(bases);
+  const result = await objects.compact(bases, maxDepth);
   const after = await packSizes(shadowDir);
   report.compacted = result.packsReplaced > 0;
   report.packBytesAfter = after.reduce((a, b) => a + b, 0);

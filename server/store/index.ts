@@ -111,7 +111,7 @@ export interface WorkspaceStore extends ObjectStore {
    * against the next newer one (see docs/store.md, "Deltas"). Runs by
    * itself in idle time; `force` compacts even when little was written.
    */
-  compact(options?: { force?: boolean }): Promise<CompactionReport>;
+  compact(options?: { force?: boolean; maxDepth?: number }): Promise<CompactionReport>;
   /** Flushes buffered objects and releases the store's lock. */
   close(): Promise<void>;
 }
@@ -213,8 +213,8 @@ class OpenStore implements WorkspaceStore {
     return written;
   }
 
-  compact(options: { force?: boolean } = {}): Promise<CompactionReport> {
-    return compactStore(this.layout.shadowDir, this.objects, options.force === true);
+  compact(options: { force?: boolean; maxDepth?: number } = {}): Promise<CompactionReport> {
+    return compactStore(this.layout.shadowDir, this.objects, options);
   }
 
   listSessionCheckpoints(sessionId: string): Promise<CheckpointInfo[]> {

@@ -6,6 +6,7 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { constants as zlibConstants } from 'node:zlib';
 import { ObjectNotFoundError, StoreClosedError, StoreInputError } from './errors.js';
 import { writeFileAtomic } from '../private-files.js';
 import { SerialQueue } from '../serial-queue.js';
@@ -17,6 +18,13 @@ import { RecentIds } from './recent-ids.js';
 import { writeRepack } from './repack.js';
 import { shadowTmpDir } from './shadow-repo.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
+
+/** A flush of at most this many bytes is written uncompressed: see `writePack`'s level 0. */
+const STORED_FLUSH_BYTES = 8 * 1024 * 1024;
+/** A flush of at most this many bytes stays readable from memory for {@link FLUSHED_KEEP_MS}. */
+const FLUSHED_KEEP_BYTES = 16 * 1024 * 1024;
+/** How long a turn end goes on reading what its snapshot flushed (line counts, hashes, changesets). */
+const FLUSHED_KEEP_MS = 10_000;
 
 /** Default time ids stay in the recently-used list (retention's default grace). */
 const RECENT_KEEP_MS = 15 * 60 * 1000;
@@ -69,6 +77,13 @@ export class ShadowStore implements ObjectStore {
   private pending = new Map<string, PendingObject>();
   private pendingBytes = 0;
   private flushing: Map<string, PendingObject> | undefined;
+  /**
+   * What the last flush wrote, readable from memory for a while: a turn end
+   * reads back the files its snapshot just stored (line counts, hashes) and
+   * would otherwise inflate each one again.
+   */
+  private flushed: Map<string, PendingObject> | undefined;
+  private flushedTimer: NodeJS.Timeout | undefined;
   private readonly writes = new SerialQueue();
   /** Object ids with when each was last written or probed. */
   private readonly recent = new RecentIds();
@@ -77,8 +92,8 @@ export class ShadowStore implements ObjectStore {
   private touchesSincePrune = 0;
   private closed = false;
   private generation = 0;
-  /** The delta plan of the compaction running, if one is. */
-  private compaction: { bases: ReadonlyMap<string, string>; recompress: ReadonlySet<PackFile> } | undefined;
+  /** True while a compaction writes its pack (flushes do not consolidate packs meanwhile). */
+  private compacting = false;
 
   private constructor(
     private readonly shadowDir: string,
@@ -150,7 +165,7 @@ export class ShadowStore implements ObjectStore {
   async readObject(oid: string): Promise<StoredObject> {
     this.assertOpen();
     assertOid(oid);
-    const buffered = this.pending.get(oid) ?? this.flushing?.get(oid);
+    const buffered = this.pending.get(oid) ?? this.flushing?.get(oid) ?? this.flushed?.get(oid);
     if (buffered) return { type: buffered.type, content: buffered.content };
     const found = await this.readFromDisk(oid);
     if (found) return found;
@@ -163,7 +178,7 @@ export class ShadowStore implements ObjectStore {
     this.assertOpen();
     return this.writes.run(async () => {
       await this.flushPending();
-      if (this.shadow.packs.length > this.maxPacks) await this.rewriteUnlocked(undefined, undefined, this.packsToConsolidate());
+      if (this.shadow.packs.length > this.maxPacks && !this.compacting) await this.rewriteUnlocked(undefined, undefined, this.packsToConsolidate());
     });
   }
 
@@ -217,6 +232,8 @@ export class ShadowStore implements ObjectStore {
       await this.flushPending();
       const result = await this.rewriteUnlocked(keep, protect);
       if (keep) {
+        // What was dropped is not read from memory either.
+        this.forgetFlushed();
         this.generation++;
         await writeFileAtomic(generationFile(this.shadowDir), `${this.generation}\n`, shadowTmpDir(this.shadowDir));
       }
@@ -237,6 +254,7 @@ export class ShadowStore implements ObjectStore {
     if (this.closed) return;
     await this.flush();
     this.closed = true;
+    this.forgetFlushed();
     this.shadow.close();
     for (const dir of this.workspace) dir.close();
   }
@@ -303,6 +321,7 @@ export class ShadowStore implements ObjectStore {
   private async flushPending(): Promise<void> {
     if (this.pending.size === 0) return;
     const batch = this.pending;
+    const bytes = this.pendingBytes;
     this.pending = new Map();
     this.pendingBytes = 0;
     this.flushing = batch;
@@ -310,8 +329,11 @@ export class ShadowStore implements ObjectStore {
       const sources = function* (): Generator<PackSource> {
         for (const [oid, o] of batch) yield { kind: 'object', oid, type: o.type, content: o.content };
       };
-      const written = await writePack(join(this.shadowDir, 'objects', 'pack'), sources(), batch.size);
+      // A small batch is stored uncompressed (compaction compresses it in idle time); a large one at zlib level 1.
+      const level = bytes <= STORED_FLUSH_BYTES ? zlibConstants.Z_NO_COMPRESSION : zlibConstants.Z_BEST_SPEED;
+      const written = await writePack(join(this.shadowDir, 'objects', 'pack'), sources(), batch.size, { level });
       this.shadow.addPack(await this.shadow.loadPack(written.idxPath));
+      this.keepFlushed(batch, bytes);
     } catch (error) {
       // Keep the objects buffered so a later flush can retry.
       for (const [oid, o] of batch) {
@@ -324,6 +346,21 @@ export class ShadowStore implements ObjectStore {
     } finally {
       this.flushing = undefined;
     }
+  }
+
+  /** Keeps a flushed batch readable from memory until the next flush or {@link FLUSHED_KEEP_MS}, when it is small enough. */
+  private keepFlushed(batch: Map<string, PendingObject>, bytes: number): void {
+    this.forgetFlushed();
+    if (bytes > FLUSHED_KEEP_BYTES) return;
+    this.flushed = batch;
+    this.flushedTimer = setTimeout(() => this.forgetFlushed(), FLUSHED_KEEP_MS);
+    this.flushedTimer.unref();
+  }
+
+  private forgetFlushed(): void {
+    if (this.flushedTimer) clearTimeout(this.flushedTimer);
+    this.flushedTimer = undefined;
+    this.flushed = undefined;
   }
 
   /**
@@ -384,35 +421,64 @@ export class ShadowStore implements ObjectStore {
   /**
    * Writes the given packed objects into one new pack (`repack.ts`): entries
    * copied verbatim, a delta kept when its base goes into the same pack and
-   * stored whole otherwise, so the new pack stands alone; during a
-   * compaction, with the deltas its plan names.
+   * stored whole otherwise, so the new pack stands alone.
    */
   private async packFrom(objects: ReadonlyMap<string, PackedLocation>): Promise<PackFile> {
-    const written = await writeRepack(join(this.shadowDir, 'objects', 'pack'), objects, {
-      readObject: (oid) => this.readObject(oid),
-      ...(this.compaction ?? {}),
-    });
+    const written = await writeRepack(join(this.shadowDir, 'objects', 'pack'), objects, { readObject: (oid) => this.readObject(oid) });
     return this.shadow.loadPack(written.idxPath);
   }
 
   /**
-   * Compaction: rewrites every shadow pack into one where each object in
+   * Compaction: rewrites the shadow packs into one where each object in
    * `bases` is a delta against the object it names (the next newer version
    * of its path), entries compressed again at zlib's best level except those
-   * of the largest pack, which an earlier compaction wrote. Buffered objects
-   * are flushed first.
+   * of the largest pack, which an earlier compaction wrote. The new pack is
+   * written while flushes go on (they add packs of their own); only the swap
+   * waits for the write queue. When a rewrite replaced any of the packs
+   * meanwhile, the new pack is thrown away and nothing changes.
    */
-  async compact(bases: ReadonlyMap<string, string>): Promise<RewriteResult> {
+  async compact(bases: ReadonlyMap<string, string>, maxDepth?: number): Promise<RewriteResult> {
     this.assertOpen();
-    return this.writes.run(async () => {
-      await this.flushPending();
-      const largest = [...this.shadow.packs].sort((a, b) => b.index.count - a.index.count)[0];
-      this.compaction = { bases, recompress: new Set(this.shadow.packs.filter((p) => p !== largest)) };
-      try {
-        return await this.rewriteUnlocked(undefined, undefined);
-      } finally {
-        this.compaction = undefined;
-      }
-    });
+    await this.flush();
+    const packs = [...this.shadow.packs];
+    const all = new Map<string, PackedLocation>();
+    for (const pack of packs) for (let i = 0; i < pack.index.count; i++) if (!all.has(pack.index.oidAt(i))) all.set(pack.index.oidAt(i), { pack, position: i });
+    const unchanged = { objectsBefore: all.size, objectsKept: all.size, packsReplaced: 0 };
+    if (packs.length < 2 || this.compacting) return unchanged;
+    const largest = [...packs].sort((a, b) => b.index.count - a.index.count)[0];
+    this.compacting = true;
+    let written: { idxPath: string; packPath: string } | undefined;
+    try {
+      written = await writeRepack(join(this.shadowDir, 'objects', 'pack'), all, {
+        readObject: (oid) => this.readObject(oid),
+        bases,
+        recompress: new Set(packs.filter((p) => p !== largest)),
+        ...(maxDepth !== undefined ? { maxDepth } : {}),
+      });
+      const done = written;
+      return await this.writes.run(async () => {
+        // The same objects in the same order make the same pack, under the same name: that file stays.
+        const known = (path: string): boolean => this.shadow.packs.some((p) => p.packPath === path);
+        if (this.closed || !packs.every((p) => this.shadow.packs.includes(p))) {
+          if (!known(done.packPath)) {
+            await rm(done.idxPath, { force: true });
+            await rm(done.packPath, { force: true });
+          }
+          return unchanged;
+        }
+        const pack = await this.shadow.loadPack(done.idxPath);
+        this.shadow.removePacks(packs);
+        this.shadow.addPack(pack);
+        for (const old of packs.filter((p) => p.packPath !== done.packPath)) {
+          // Index first: a pack without an index is invisible, never the reverse.
+          await rm(old.packPath.replace(/\.pack$/, '.idx'), { force: true });
+          await rm(old.packPath, { force: true });
+          await rm(old.packPath.replace(/\.pack$/, '.rev'), { force: true });
+        }
+        return { objectsBefore: all.size, objectsKept: all.size, packsReplaced: packs.length };
+      });
+    } finally {
+      this.compacting = false;
+    }
   }
 }
