@@ -35,6 +35,8 @@ interface HistogramScratch {
   nextSame: Int32Array;
   /** Record number of each old-side line in the region. */
   lineRecord: Int32Array;
+  /** First old-side line of the region the index holds (its end is the region's), or -1 when empty. */
+  from: number;
   /** Scan and extension steps spent so far. */
   work: number;
 }
@@ -51,6 +53,7 @@ export function histogramDiff(ctx: DiffContext): boolean {
     recordCount: new Int32Array(n1),
     nextSame: new Int32Array(n1),
     lineRecord: new Int32Array(n1),
+    from: -1,
     work: 0,
   };
   const budget = WORK_MIN + WORK_PER_LINE * (n1 + ctx.b.length);
@@ -61,6 +64,7 @@ export function histogramDiff(ctx: DiffContext): boolean {
     let b0 = stack.pop() as number;
     const a1 = stack.pop() as number;
     let a0 = stack.pop() as number;
+    // The right part of a region keeps the region's index, minus the lines left of it, until the loop leaves it.
     for (;;) {
       if (a0 >= a1 && b0 >= b1) break;
       if (a0 >= a1) {
@@ -72,6 +76,8 @@ export function histogramDiff(ctx: DiffContext): boolean {
         break;
       }
       if (scratch.work > budget) return false;
+      if (scratch.from < 0) indexRegion(ctx.a, scratch, a0, a1);
+      else dropFront(ctx.a, scratch, a0);
       const found = findLcs(ctx, scratch, a0, a1, b0, b1, lcs);
       if (found === 'fallback') {
         myersDiff(ctx, a0, a1, b0, b1);
@@ -86,23 +92,14 @@ export function histogramDiff(ctx: DiffContext): boolean {
       a0 = lcs.end1 + 1;
       b0 = lcs.end2 + 1;
     }
+    if (scratch.from >= 0) clearIndex(ctx.a, scratch, a1);
   }
   return true;
 }
 
-interface Lcs {
-  begin1: number;
-  end1: number;
-  begin2: number;
-  end2: number;
-}
-
-/** find_lcs + try_lcs: the anchor run for one region (inclusive ends), or why there is none. */
-function findLcs(ctx: DiffContext, s: HistogramScratch, a0: number, a1: number, b0: number, b1: number, lcs: Lcs): 'lcs' | 'none' | 'fallback' {
-  const { a, b } = ctx;
+/** Indexes old lines `[a0, a1)`, from the end so each record ends up at its first occurrence. */
+function indexRegion(a: Int32Array, s: HistogramScratch, a0: number, a1: number): void {
   const { recordOf, recordFirst, recordCount, nextSame, lineRecord } = s;
-
-  // Index the old side from the end so each record ends up at its first occurrence.
   let records = 0;
   for (let ptr = a1 - 1; ptr >= a0; ptr--) {
     const id = a[ptr] as number;
@@ -120,6 +117,41 @@ function findLcs(ctx: DiffContext, s: HistogramScratch, a0: number, a1: number, 
     }
     lineRecord[ptr] = rec;
   }
+  s.from = a0;
+}
+
+/**
+ * Takes the indexed region's lines before `a0` out of the index: what is
+ * left is exactly the index of the region from `a0` (each removed line was
+ * its record's first occurrence, so the next one becomes first).
+ */
+function dropFront(a: Int32Array, s: HistogramScratch, a0: number): void {
+  const { recordOf, recordFirst, recordCount, nextSame, lineRecord } = s;
+  for (let ptr = s.from; ptr < a0; ptr++) {
+    const rec = lineRecord[ptr] as number;
+    recordFirst[rec] = nextSame[ptr] as number;
+    if (--recordCount[rec]! === 0) recordOf[a[ptr] as number] = -1;
+  }
+  s.from = a0;
+}
+
+/** Empties the index of the region `[s.from, a1)`. */
+function clearIndex(a: Int32Array, s: HistogramScratch, a1: number): void {
+  for (let ptr = s.from; ptr < a1; ptr++) s.recordOf[a[ptr] as number] = -1;
+  s.from = -1;
+}
+
+interface Lcs {
+  begin1: number;
+  end1: number;
+  begin2: number;
+  end2: number;
+}
+
+/** find_lcs + try_lcs: the anchor run for one region (inclusive ends), or why there is none; the scratch holds the region's index. */
+function findLcs(ctx: DiffContext, s: HistogramScratch, a0: number, a1: number, b0: number, b1: number, lcs: Lcs): 'lcs' | 'none' | 'fallback' {
+  const { a, b } = ctx;
+  const { recordOf, recordFirst, recordCount, nextSame, lineRecord } = s;
 
   // The best run so far, in locals (not the result object) while the loop runs.
   let begin1 = -1;
@@ -174,7 +206,6 @@ function findLcs(ctx: DiffContext, s: HistogramScratch, a0: number, a1: number, 
     bPtr = bNext;
   }
 
-  for (let ptr = a0; ptr < a1; ptr++) recordOf[a[ptr] as number] = -1;
   s.work += work;
   lcs.begin1 = begin1;
   lcs.end1 = end1;
