@@ -8,12 +8,17 @@
  * repository (a fresh store and stat cache, seeded from the index) against
  * git starting from a copy of the repository's index.
  *
- *   npm run bench -- turns [--sizes 20000,100000] [--changes 0,10,100,1000] [--rounds 7] [--first-rounds 3] [--no-watch]
+ *   npm run bench -- turns [--sizes 20000,100000] [--changes 0,10,100,1000] [--rounds 7] [--first-rounds 3] [--no-watch] [--profile <dir>]
+ *
+ * `--profile <dir>` writes a CPU profile of each measured turn end of ours
+ * (`turn-end-<files>-<changed>-<round>.cpuprofile`, for Chrome's DevTools).
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import WebSocket from 'ws';
 import { ChangesetService } from '../../server/service.js';
 import { WorkspaceSnapshotter } from '../../server/snapshot/index.js';
@@ -30,6 +35,7 @@ const SIZES = option('sizes', '20000,100000').split(',').map(Number);
 const CHANGES = option('changes', '0,10,100,1000').split(',').map(Number);
 const ROUNDS = Number(option('rounds', '7'));
 const FIRST_ROUNDS = Number(option('first-rounds', '3'));
+const PROFILE_DIR = argv.includes('--profile') ? option('profile', '') : undefined;
 if (flag('no-watch')) process.env['CHANGESET_SERVER_WATCH'] = 'off';
 // No verification walk in the middle of the measured rounds.
 process.env['CHANGESET_SERVER_VERIFY_IDLE_MS'] ??= '600000';
@@ -113,6 +119,13 @@ async function turns(work: string, repo: string, gitRepo: string, files: number)
   };
   const rows: Row[] = [];
   let turn = 0;
+  const profiler = PROFILE_DIR ? new Session() : undefined;
+  if (profiler) {
+    mkdirSync(PROFILE_DIR!, { recursive: true });
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+  }
   try {
     for (const changed of CHANGES) {
       const row: Row = { files, changed, oursStart: [], gitStart: [], oursEnd: [], gitEnd: [], snapshotStart: [], snapshotEnd: [] };
@@ -124,9 +137,15 @@ async function turns(work: string, repo: string, gitRepo: string, files: number)
         await harness.request('harness/turnStarted', { channel: session.uri, turnId });
         const oursStart = performance.now() - t0;
         edit(repo, files, changed);
+        const profiling = profiler && round >= 0;
+        if (profiling) await profiler.post('Profiler.start');
         t0 = performance.now();
         await harness.request('harness/turnEnded', { channel: session.uri, turnId });
         const oursEnd = performance.now() - t0;
+        if (profiling) {
+          const { profile } = await profiler.post('Profiler.stop');
+          await writeFile(join(PROFILE_DIR!, `turn-end-${files}-${changed}-${round}.cpuprofile`), JSON.stringify(profile));
+        }
         if (round >= 0) row.snapshotStart.push(snapshotMs[0] ?? 0), row.snapshotEnd.push(snapshotMs[1] ?? 0);
 
         t0 = performance.now();
@@ -160,6 +179,7 @@ async function turns(work: string, repo: string, gitRepo: string, files: number)
         `  change tracking: ${tracking.incremental} incremental, ${tracking.reused} reused, ${tracking.fullWalks} full walks (last: ${tracking.lastFullWalkReason ?? '-'})`,
       );
   } finally {
+    profiler?.disconnect();
     harness.close();
     await service.stop();
   }

@@ -41,7 +41,7 @@ export interface WrittenPack {
 
 /** Options for {@link writePack}. */
 export interface WritePackOptions {
-  /** zlib level for new entries; 1 (fastest) by default. */
+  /** zlib level for new entries; 1 (fastest) by default, 0 stores them uncompressed. */
   level?: number;
 }
 
@@ -59,10 +59,61 @@ function encodeEntryHeader(typeCode: number, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
+/** Largest stored deflate block. */
+const STORED_BLOCK_BYTES = 65535;
+
+/** Adler-32 of `data`, zlib's checksum. */
+function adler32(data: Uint8Array): number {
+  let a = 1;
+  let b = 0;
+  let i = 0;
+  const n = data.length;
+  while (i < n) {
+    // 3,800 steps cannot overflow b before the modulo (as zlib's NMAX, with a margin for doubles).
+    const end = Math.min(i + 3800, n);
+    for (; i < end; i++) {
+      a += data[i]!;
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/**
+ * A pack entry whose data is a zlib stream of stored (uncompressed) deflate
+ * blocks, written here without zlib: what `deflate` at level 0 makes, any
+ * zlib and git inflate it, and it costs a copy where compressing a small
+ * object costs setting up a compressor (about 25 µs an object). Compaction
+ * compresses these entries again in idle time.
+ */
+function storedEntry(header: Buffer, content: Uint8Array): Buffer {
+  const blocks = Math.max(1, Math.ceil(content.byteLength / STORED_BLOCK_BYTES));
+  const out = Buffer.allocUnsafe(header.byteLength + 2 + blocks * 5 + content.byteLength + 4);
+  let o = header.copy(out, 0);
+  // CMF 0x78 (deflate, 32 KiB window), FLG 0x01 (no dictionary, "fastest"; the pair is a multiple of 31).
+  out[o++] = 0x78;
+  out[o++] = 0x01;
+  for (let k = 0; k < blocks; k++) {
+    const start = k * STORED_BLOCK_BYTES;
+    const length = Math.min(STORED_BLOCK_BYTES, content.byteLength - start);
+    out[o++] = k === blocks - 1 ? 1 : 0;
+    out.writeUInt16LE(length, o);
+    out.writeUInt16LE(~length & 0xffff, o + 2);
+    o += 4;
+    out.set(content.subarray(start, start + length), o);
+    o += length;
+  }
+  out.writeUInt32BE(adler32(content), o);
+  return out;
+}
+
 async function encodeEntry(source: PackSource, level: number): Promise<Buffer> {
   if (source.kind === 'raw') return source.entry;
   const header = encodeEntryHeader(PACK_TYPE_CODE[source.type], source.content.byteLength);
   const size = source.content.byteLength;
+  if (level === zlibConstants.Z_NO_COMPRESSION) return storedEntry(header, source.content);
   // zlib's default 16 KiB output chunk is allocated per call; sizing it to the
   // object makes small objects (the common case) about 2.5x faster to compress.
   const compressed =

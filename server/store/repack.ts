@@ -173,7 +173,9 @@ export async function writeRepack(packDir: string, objects: ReadonlyMap<string, 
       chosen.delete(oid);
       return Buffer.concat([entryHeader(PACK_TYPE_CODE[target.type as AnyObjectType], target.content.byteLength), deflate(target.content, level)]);
     }
-    if (!isDelta && !options.recompress?.has(at.pack)) return info.raw;
+    // A compaction also compresses entries a flush stored uncompressed (a first deflate block of type 00), whichever pack holds them.
+    const stored = options.recompress !== undefined && ((info.raw[info.dataStart + 2] ?? 0) & 0x06) === 0;
+    if (!isDelta && !options.recompress?.has(at.pack) && !stored) return info.raw;
     const whole = await options.readObject(oid);
     return Buffer.concat([entryHeader(PACK_TYPE_CODE[whole.type as AnyObjectType], whole.content.byteLength), deflate(whole.content, level)]);
   };
