@@ -92,7 +92,7 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
 
   let target: ChangesetOperationTarget | undefined;
   if (request.file !== undefined) {
-    const file = findFile(state.files, request.file, request.cwd);
+    const file = await findChangedFile(client, channel, state, request.file, request.cwd);
     if (!file) {
       const known = state.files.map((f) => (f._meta?.['path'] as string | undefined) ?? f.id);
       const what = turn ? turnLabel(turn) : 'the uncommitted changes';
@@ -156,12 +156,31 @@ function asTypedLines(error: unknown, request: OperationRequest): unknown {
 }
 
 /** The changeset file a user's path names: by file URI (either side) or by its display path. */
-export function findFile(files: readonly ChangesetFile[], path: string, cwd?: string): ChangesetFile | undefined {
+function findFile(files: readonly ChangesetFile[], path: string, cwd?: string): ChangesetFile | undefined {
   const uri = pathToFileURL(resolve(cwd ?? process.cwd(), path)).href;
   return (
     files.find((f) => f.id === uri || f.edit.after?.uri === uri || f.edit.before?.uri === uri) ??
     files.find((f) => f._meta?.['path'] === path || f._meta?.['oldPath'] === path)
   );
+}
+
+/**
+ * A file of a changeset by path or URI: among the files its state carries,
+ * else — when the state is cut (`_meta.truncated`) — among every file,
+ * looked for by name with `changesetFiles`.
+ */
+export async function findChangedFile(
+  client: RpcClient,
+  channel: string,
+  state: { files: readonly ChangesetFile[]; _meta?: Record<string, unknown> },
+  path: string,
+  cwd?: string,
+): Promise<ChangesetFile | undefined> {
+  const found = findFile(state.files, path, cwd);
+  if (found || state._meta?.['truncated'] !== true) return found;
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const page = await client.request('changesetFiles', { channel, filter: { text: name }, form: 'full' });
+  return findFile(page.files ?? [], path, cwd);
 }
 
 /** `A-B` (1-based, inclusive, as editors number lines) or a single line `A`; undefined when malformed. */

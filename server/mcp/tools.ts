@@ -1,6 +1,6 @@
 import { formatChangesetUri, parseChannel, type ChangesetState } from '../../protocol/index.js';
 import { readyChangeset } from '../client/changeset-state.js';
-import { findFile, parseLineRange, runOperation, type OperationReport, type OperationRequest } from '../client/operation-request.js';
+import { findChangedFile, parseLineRange, runOperation, type OperationReport, type OperationRequest } from '../client/operation-request.js';
 import type { RpcClient } from '../client/rpc-client.js';
 import { pickSession, type Picked } from '../client/target.js';
 import { resolveTurn } from '../client/turn-ref.js';
@@ -128,7 +128,7 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
     destructive: false,
     run: async (args, context) => {
       const { channel, turn, state } = await namedChangeset(args, context);
-      const file = findFile(state.files, String(args['file']), context.cwd);
+      const file = await findChangedFile(context.client, channel, state, String(args['file']), context.cwd);
       if (!file) throw new CommandError(`${turn ? `turn ${turn.index}` : 'the session'} did not change ${String(args['file'])}`);
       const diff = await context.client.request('changesetFileDiff', { channel, fileId: file.id });
       const path = (file._meta?.['path'] as string | undefined) ?? file.id;

@@ -4,8 +4,10 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetFile, type ChangesetState } from '../../protocol/index.js';
 import { expandCompactFiles, type ChangesetFilesParams, type ChangesetFilesResult } from '../../protocol/extensions/changeset-files.js';
+import { findChangedFile } from '../../server/client/operation-request.js';
+import { RpcClient } from '../../server/client/rpc-client.js';
 import type { TestClient } from '../helpers/client.js';
-import { recordTurn, subscribeReady } from '../helpers/changesets.js';
+import { recordTurn } from '../helpers/changesets.js';
 import { useMemoryTempDir } from '../helpers/memory-temp.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
@@ -33,13 +35,22 @@ async function connect(): Promise<TestClient> {
 }
 
 const files = (c: TestClient, params: Omit<ChangesetFilesParams, 'channel'>) =>
-  c.request<ChangesetFilesResult>('changesetFiles', { channel: uri, ...params }, { timeoutMs: 30_000 });
+  c.request<ChangesetFilesResult>('changesetFiles', { channel: uri, ...params }, { timeoutMs: 60_000 });
 
 /** Every page of a listing, in order. */
 async function allPages(c: TestClient, params: Omit<ChangesetFilesParams, 'channel' | 'cursor'>): Promise<ChangesetFilesResult[]> {
   const pages = [await files(c, params)];
   while (pages.at(-1)!.nextCursor !== undefined) pages.push(await files(c, { ...params, cursor: pages.at(-1)!.nextCursor! }));
   return pages;
+}
+
+/** Subscribes to the turn changeset and resolves with its state once ready (generous waits: the machine may be busy). */
+async function subscribeReady(c: TestClient, channel: string): Promise<ChangesetState> {
+  await c.request('subscribe', { channel }, { timeoutMs: 60_000 });
+  if (c.state<ChangesetState>(channel)?.status === 'computing') {
+    await c.waitForEnvelope((e) => e.channel === channel && e.action.type === 'changeset/statusChanged', 120_000);
+  }
+  return c.state<ChangesetState>(channel)!;
 }
 
 const listed = (pages: ChangesetFilesResult[]): ChangesetFile[] => pages.flatMap((p) => (p.compact ? expandCompactFiles(p.compact) : p.files!));
@@ -70,7 +81,7 @@ afterAll(async () => {
 
 describe('a changeset past its state cap', () => {
   it('gives AHP clients a valid state capped under 1 MiB with the totals of every file', async () => {
-    const state = await subscribeReady(client, uri, 120_000);
+    const state = await subscribeReady(client, uri);
     expect(state.status).toBe('ready');
     expect(state.files.length).toBeGreaterThan(100);
     expect(state.files.length).toBeLessThan(COUNT);
@@ -136,14 +147,18 @@ describe('a changeset past its state cap', () => {
 
     // "Viewed" on a file the state does not carry: echoed to every subscriber, and kept by the server.
     const seq = reviewer.dispatch(uri, { type: 'changeset/filesReviewChanged', files: [id], reviewed: true });
-    const echo = await other.waitForEnvelope((e) => e.channel === uri && e.origin?.clientSeq === seq && e.origin.clientId === reviewer.clientId);
+    const echo = await other.waitForEnvelope((e) => e.channel === uri && e.origin?.clientSeq === seq && e.origin.clientId === reviewer.clientId, 60_000);
     expect(echo.rejectionReason).toBeUndefined();
     expect(echo.action).toEqual({ type: 'changeset/filesReviewChanged', files: [id], reviewed: true });
     const viewed = await files(other, { filter: { reviewed: true } });
     expect(expandCompactFiles(viewed.compact!).map((f) => [f.id, f.reviewed])).toEqual([[id, true]]);
     expect((await files(other, { filter: { reviewed: false } })).matched).toBe(TOTAL - 1);
 
-    const diff = await other.request<{ kind: string; added: number; hunks: { lines: string[] }[] }>('changesetFileDiff', { channel: uri, fileId: id });
+    const diff = await other.request<{ kind: string; added: number; hunks: { lines: string[] }[] }>(
+      'changesetFileDiff',
+      { channel: uri, fileId: id },
+      { timeoutMs: 60_000 },
+    );
     expect(diff).toMatchObject({ kind: 'text', added: 1, hunks: [{ lines: ['+export const v10500 = 10500;'] }] });
 
     // Revert of that one file: the dry run names it, the revert takes it away, nothing else moves.
@@ -164,14 +179,30 @@ describe('a changeset past its state cap', () => {
     }
   }, 120_000);
 
+  it('finds a file past the cap for the command line and MCP by its path', async () => {
+    const rpc = await RpcClient.connect(svc.url);
+    try {
+      const state = await subscribeReady(client, uri);
+      const file = await findChangedFile(rpc, uri, state, pathOf(11_234), repo);
+      expect(file?.id).toBe(pathToFileURL(join(repo, pathOf(11_234))).href);
+      expect(file?.edit.after?.content).toMatch(/\S/);
+      expect(await findChangedFile(rpc, uri, state, 'pkg999/none.ts', repo)).toBeUndefined();
+    } finally {
+      await rpc.close();
+    }
+  });
+
   it('refuses a cursor of another version and bad params, naming the field', async () => {
     const c = await connect();
     const first = await files(c, { limit: 10 });
     expect(first.nextCursor).toBe(`${first.version}:10`);
     const stale = await c.requestError('changesetFiles', { channel: uri, cursor: `${first.version + 1}:10` });
     expect(stale).toMatchObject({ code: -32602, message: expect.stringMatching(/files changed since that page/) });
-    expect(await c.requestError('changesetFiles', { channel: uri, limit: 0 })).toMatchObject({ code: -32602, message: expect.stringMatching(/params\.limit/) });
-    expect(await c.requestError('changesetFiles', { channel: uri, filter: { kind: 'moved' } })).toMatchObject({ code: -32602 });
-    expect(await c.requestError('changesetFiles', { channel: uri, ids: ['x'], form: 'full' })).toMatchObject({ code: -32602 });
+    expect(await c.requestError('changesetFiles', { channel: uri, limit: 0 }, { timeoutMs: 60_000 })).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/params\.limit/),
+    });
+    expect(await c.requestError('changesetFiles', { channel: uri, filter: { kind: 'moved' } }, { timeoutMs: 60_000 })).toMatchObject({ code: -32602 });
+    expect(await c.requestError('changesetFiles', { channel: uri, ids: ['x'], form: 'full' }, { timeoutMs: 60_000 })).toMatchObject({ code: -32602 });
   });
 });
