@@ -14,7 +14,7 @@
  * (`turn-end-<files>-<changed>-<round>.cpuprofile`, for Chrome's DevTools).
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
@@ -39,6 +39,18 @@ const PROFILE_DIR = argv.includes('--profile') ? option('profile', '') : undefin
 if (flag('no-watch')) process.env['CHANGESET_SERVER_WATCH'] = 'off';
 // No verification walk in the middle of the measured rounds.
 process.env['CHANGESET_SERVER_VERIFY_IDLE_MS'] ??= '600000';
+
+/**
+ * User + system time of the waited-for child processes so far (git's side),
+ * in microseconds like `process.cpuUsage()`, from /proc (clock ticks of 10 ms).
+ */
+function childrenCpu(): { user: number; system: number } {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 16 and 17 of the line (cutime, cstime), counted from the state field, the third.
+  const ticks = Number(fields[13]) + Number(fields[14]);
+  return { user: ticks * 10_000, system: 0 };
+}
 
 let editRound = 0;
 /** Rewrites `count` files spread over the tree, with content no round wrote before. */
@@ -89,6 +101,9 @@ interface Row {
   gitStart: number[];
   oursEnd: number[];
   gitEnd: number[];
+  /** Processor time (user + system) of the turn ends: ours is this process (the server's threads), git's its child processes. */
+  oursEndCpu: number[];
+  gitEndCpu: number[];
   /** Parts of ours spent in the snapshot. */
   snapshotStart: number[];
   snapshotEnd: number[];
@@ -128,7 +143,18 @@ async function turns(work: string, repo: string, gitRepo: string, files: number)
   }
   try {
     for (const changed of CHANGES) {
-      const row: Row = { files, changed, oursStart: [], gitStart: [], oursEnd: [], gitEnd: [], snapshotStart: [], snapshotEnd: [] };
+      const row: Row = {
+        files,
+        changed,
+        oursStart: [],
+        gitStart: [],
+        oursEnd: [],
+        gitEnd: [],
+        oursEndCpu: [],
+        gitEndCpu: [],
+        snapshotStart: [],
+        snapshotEnd: [],
+      };
       // One warm-up round per case, then measured rounds, ours and git alternating.
       for (let round = -1; round < ROUNDS; round++) {
         const turnId = `turn-${++turn}`;
@@ -139,9 +165,12 @@ async function turns(work: string, repo: string, gitRepo: string, files: number)
         edit(repo, files, changed);
         const profiling = profiler && round >= 0;
         if (profiling) await profiler.post('Profiler.start');
+        let cpu0 = process.cpuUsage();
         t0 = performance.now();
         await harness.request('harness/turnEnded', { channel: session.uri, turnId });
         const oursEnd = performance.now() - t0;
+        const cpu = process.cpuUsage(cpu0);
+        const oursEndCpu = (cpu.user + cpu.system) / 1000;
         if (profiling) {
           const { profile } = await profiler.post('Profiler.stop');
           await writeFile(join(PROFILE_DIR!, `turn-end-${files}-${changed}-${round}.cpuprofile`), JSON.stringify(profile));
@@ -153,25 +182,31 @@ async function turns(work: string, repo: string, gitRepo: string, files: number)
         gitBefore = git(gitRepo, ['write-tree'], env).trim();
         const gitStart = performance.now() - t0;
         edit(gitRepo, files, changed);
+        cpu0 = childrenCpu();
         t0 = performance.now();
         git(gitRepo, ['add', '-A'], env);
         const gitAfter = git(gitRepo, ['write-tree'], env).trim();
         git(gitRepo, ['diff', '--numstat', gitBefore, gitAfter], env);
         const gitEnd = performance.now() - t0;
+        const gitEndCpu = (childrenCpu().user - cpu0.user) / 1000;
         gitBefore = gitAfter;
         if (round < 0) continue;
         row.oursStart.push(oursStart);
         row.oursEnd.push(oursEnd);
         row.gitStart.push(gitStart);
         row.gitEnd.push(gitEnd);
+        row.oursEndCpu.push(oursEndCpu);
+        row.gitEndCpu.push(gitEndCpu);
       }
       rows.push(row);
       const r = row;
       console.log(
         `  ${files} files, ${changed} changed: turn end ours ${ms(median(r.oursEnd))} git ${ms(median(r.gitEnd))} (${(median(r.oursEnd) / median(r.gitEnd)).toFixed(2)}x); ` +
           `turn start ours ${ms(median(r.oursStart))} git ${ms(median(r.gitStart))} (${(median(r.oursStart) / median(r.gitStart)).toFixed(2)}x); ` +
-          `snapshot part of ours: end ${ms(median(r.snapshotEnd))}, start ${ms(median(r.snapshotStart))}`,
+          `snapshot part of ours: end ${ms(median(r.snapshotEnd))}, start ${ms(median(r.snapshotStart))}; ` +
+          `turn end processor time ours ${ms(median(r.oursEndCpu))} git ${ms(median(r.gitEndCpu))} (${(median(r.oursEndCpu) / median(r.gitEndCpu)).toFixed(2)}x)`,
       );
+      console.log(`    turn end ratios by round: ${r.oursEnd.map((o, i) => (o / r.gitEnd[i]!).toFixed(2)).join(' ')}`);
     }
     const tracking = root.changeTracking;
     if (tracking)
