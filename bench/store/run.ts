@@ -125,11 +125,21 @@ class Harness {
   }
 }
 
+/** Bytes of the `.pack` files (indexes left out on both sides: they only map ids to offsets). */
 function packBytes(objectsDir: string): number {
   const dir = join(objectsDir, 'pack');
   let total = 0;
-  for (const name of readdirSync(dir)) if (name.endsWith('.pack') || name.endsWith('.idx')) total += statSync(join(dir, name)).size;
+  for (const name of readdirSync(dir)) if (name.endsWith('.pack')) total += statSync(join(dir, name)).size;
   return total;
+}
+
+/** Bytes of git's delta pack of everything `rev` reaches (`git pack-objects --revs`, default window and depth unless given). */
+function gitPackOf(gitDir: string, rev: string, args: string[] = []): number {
+  return execFileSync('git', ['pack-objects', '--revs', '--stdout', '-q', ...args], {
+    env: { ...gitEnv, GIT_DIR: gitDir },
+    input: `${rev}\n`,
+    maxBuffer: 1 << 30,
+  }).byteLength;
 }
 
 function shadowDirOf(stateDir: string): string {
@@ -229,6 +239,9 @@ async function main(): Promise<void> {
     const harness = await Harness.connect(url);
     const paths = [...lines.keys()];
     const turnEnd: number[] = [];
+    const half = Math.floor(TURNS / 2);
+    const halfState = join(work, 'state-half');
+    let halfCommit = '';
     try {
       for (let t = 1; t <= TURNS; t++) {
         const turnId = `turn-${t}`;
@@ -247,6 +260,12 @@ async function main(): Promise<void> {
         turnEnd.push(performance.now() - t0);
         git(repo, ['add', '-A'], anchorEnv);
         git(repo, ['commit', '-q', '-m', `turn ${t}`], anchorEnv);
+        if (t === half) {
+          // The store as it is halfway (every flush is done once turnEnded answers), without the running server's lock.
+          cpSync(stateDir, halfState, { recursive: true });
+          rmSync(join(shadowDirOf(halfState), 'changeset-server.lock'), { force: true });
+          halfCommit = git(anchor, ['rev-parse', 'HEAD'], { ...gitEnv, GIT_DIR: anchor }).trim();
+        }
       }
     } finally {
       harness.close();
@@ -255,9 +274,23 @@ async function main(): Promise<void> {
     console.log(`recorded ${TURNS} turns (turn end median ${median(turnEnd).toFixed(0)} ms); load average ${load()}`);
 
     const shadow = shadowDirOf(stateDir);
-    const oursWhole = packBytes(join(shadow, 'objects'));
+    const asFlushed = packBytes(join(shadow, 'objects'));
+    // The store as it was before deltas: every object whole at zlib level 1, in one pack (git pack-objects with no delta window).
     const wholeState = join(work, 'state-whole');
     cpSync(stateDir, wholeState, { recursive: true });
+    const wholeShadow = shadowDirOf(wholeState);
+    const wholePackDir = join(wholeShadow, 'objects', 'pack');
+    const wholeEnv = { ...gitEnv, GIT_DIR: wholeShadow };
+    const listed = execFileSync('git', ['rev-list', '--objects', '--all'], { env: wholeEnv, maxBuffer: 1 << 30 });
+    const wholeTmp = join(work, 'whole-pack');
+    mkdirSync(wholeTmp);
+    execFileSync('git', ['pack-objects', '--local', '--no-reuse-object', '--window=0', '--depth=0', '--compression=1', '-q', join(wholeTmp, 'pack')], {
+      env: wholeEnv,
+      input: listed,
+    });
+    for (const name of readdirSync(wholePackDir)) rmSync(join(wholePackDir, name));
+    for (const name of readdirSync(wholeTmp)) cpSync(join(wholeTmp, name), join(wholePackDir, name));
+    const oursWhole = packBytes(join(wholeShadow, 'objects'));
     const store = await openWorkspaceStore({ stateDir, workspaceDir: repo, compactAfterIdleMs: Number.POSITIVE_INFINITY });
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -266,6 +299,10 @@ async function main(): Promise<void> {
     const compactCpu = cpuMs(c0);
     await store.close();
     const oursDelta = packBytes(join(shadow, 'objects'));
+    const halfStore = await openWorkspaceStore({ stateDir: halfState, workspaceDir: repo, compactAfterIdleMs: Number.POSITIVE_INFINITY });
+    await halfStore.compact({ force: true, maxDepth: DEPTH });
+    await halfStore.close();
+    const oursHalf = packBytes(join(shadowDirOf(halfState), 'objects'));
     console.log(
       `compaction: ${report.packsBefore} packs → ${report.packsAfter}, ${report.planned} objects planned as deltas, ${compactMs.toFixed(0)} ms (${compactCpu.toFixed(0)} ms CPU); load average ${load()}`,
     );
@@ -273,6 +310,8 @@ async function main(): Promise<void> {
     const git1 = repackGit(['-adf']);
     const git1Aggressive = repackGit(['-adf', '--window=250', '--depth=50']);
     git(anchor, ['repack', '-q', '-adf'], { ...gitEnv, GIT_DIR: anchor });
+    const gitHalf = gitPackOf(anchor, halfCommit);
+    const gitFull = gitPackOf(anchor, 'HEAD');
     // git's best pack of exactly the store's objects: the same store copied, repacked locally (no base outside it).
     const sameObjects = join(work, 'same-objects');
     cpSync(shadow, sameObjects, { recursive: true });
@@ -282,12 +321,18 @@ async function main(): Promise<void> {
     const perTurn = (bytes: number): number => bytes / TURNS;
     const gitTurn = perTurn(git1 - git0);
     const gitAggressiveTurn = perTurn(git1Aggressive - git0Aggressive);
-    console.log('\nbytes per turn (pack + index):');
-    console.log(`  ours, every object whole (before):  ${kb(perTurn(oursWhole))}   ${(perTurn(oursWhole) / gitTurn).toFixed(1)}× git`);
+    console.log('\nbytes per turn (.pack files), over all turns:');
+    console.log(`  ours before, every object whole at zlib level 1: ${kb(perTurn(oursWhole))}   ${(perTurn(oursWhole) / gitTurn).toFixed(1)}× git`);
+    console.log(`  ours as flushed now, before compaction: ${kb(perTurn(asFlushed))}`);
     console.log(`  ours, compacted with deltas:        ${kb(perTurn(oursDelta))}   ${(perTurn(oursDelta) / gitTurn).toFixed(2)}× git`);
     console.log(`  git repack -adf, same commits:      ${kb(gitTurn)}`);
     console.log(`  git repack -adf --window=250 --depth=50: ${kb(gitAggressiveTurn)}   (ours ${(perTurn(oursDelta) / gitAggressiveTurn).toFixed(2)}×)`);
     console.log(`  git repack -adfl of the store's own objects: ${kb(perTurn(gitSame))}   (ours ${(oursDelta / gitSame).toFixed(2)}×)`);
+    const late = TURNS - half;
+    const oursLate = (oursDelta - oursHalf) / late;
+    const gitLate = (gitFull - gitHalf) / late;
+    console.log(`over the last ${late} turns (compacted store after ${TURNS} turns less after ${half}; git's pack of the same commits likewise):`);
+    console.log(`  ours ${kb(oursLate)}   git ${kb(gitLate)}   ${(oursLate / gitLate).toFixed(2)}× git`);
 
     // Where the compacted pack's bytes go.
     const packDir = join(shadow, 'objects', 'pack');
@@ -355,12 +400,12 @@ async function main(): Promise<void> {
     const spread = (xs: number[]): string => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
     console.log(`\nreads, ${blobs.length} blob versions, ${ROUNDS} rounds alternated (load average per round: ${loads.join(', ')}):`);
     console.log(
-      `  every version, store before compaction: ${median(sides.whole).toFixed(0)} ms (${spread(sides.whole)}), CPU ${median(sides.wholeCpu).toFixed(0)} ms`,
+      `  every version, store before (whole, level 1): ${median(sides.whole).toFixed(0)} ms (${spread(sides.whole)}), CPU ${median(sides.wholeCpu).toFixed(0)} ms`,
     );
     console.log(
-      `  every version, store compacted:         ${median(sides.delta).toFixed(0)} ms (${spread(sides.delta)}), CPU ${median(sides.deltaCpu).toFixed(0)} ms`,
+      `  every version, store compacted:               ${median(sides.delta).toFixed(0)} ms (${spread(sides.delta)}), CPU ${median(sides.deltaCpu).toFixed(0)} ms`,
     );
-    console.log(`  every version, git cat-file --batch:    ${median(sides.git).toFixed(0)} ms (${spread(sides.git)})`);
+    console.log(`  every version, git cat-file --batch:          ${median(sides.git).toFixed(0)} ms (${spread(sides.git)})`);
     const ratios = sides.delta.map((d, i) => d / sides.whole[i]!);
     console.log(
       `  compacted / before: ${median(ratios).toFixed(2)} (per round ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}); compacted / git: ${(median(sides.delta) / median(sides.git)).toFixed(2)}`,

@@ -199,7 +199,8 @@ const ENTRIES_KEY = '\0entries';
 /**
  * Plans compaction's deltas from the history: every shadow object a ref
  * reaches is placed at the path where the oldest checkpoint holding it has
- * it, the versions of each path are ordered oldest first, and each version
+ * it (checkpoint commits one after another, change entries together), the
+ * versions of each path are ordered oldest first, and each version
  * gets the next newer one as its base, except every (depth + 1)th from the
  * oldest (and the newest), which stay whole. Anchored at the oldest, the
  * plan of old versions does not change as new ones come, so their deltas
@@ -207,7 +208,7 @@ const ENTRIES_KEY = '\0entries';
  */
 export async function planDeltaBases(source: DeltaPlanSource, maxDepth = MAX_DELTA_DEPTH): Promise<Map<string, string>> {
   const refs = await listRefs(source.shadowDir, 'refs/');
-  const commits = new Map<string, { tree: string; parents: string[]; time: number; height: number }>();
+  const commits = new Map<string, { oid: string; tree: string; parents: string[]; time: number; height: number }>();
   const loose: string[] = [];
   const stack: string[] = [];
   for (const [name, oid] of [...refs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -223,7 +224,7 @@ export async function planDeltaBases(source: DeltaPlanSource, maxDepth = MAX_DEL
     if (object.type !== 'commit') continue;
     const commit = parseCommit(object.content, oid);
     const time = Number(/ (\d+) [+-]\d{4}$/.exec(commit.committer)?.[1] ?? 0);
-    commits.set(oid, { tree: commit.tree, parents: commit.parents, time, height: 0 });
+    commits.set(oid, { oid, tree: commit.tree, parents: commit.parents, time, height: 0 });
     stack.push(...commit.parents);
   }
   // Height along the first parent, so checkpoints written within one second keep their chain order.
@@ -264,7 +265,11 @@ export async function planDeltaBases(source: DeltaPlanSource, maxDepth = MAX_DEL
       }
     }
   };
-  for (const commit of chronological) await walk(commit.tree, '');
+  for (const commit of chronological) {
+    // Checkpoint commits differ from the previous one in their ids, times and trailer: a delta against the next is small.
+    add('commit:', commit.oid);
+    await walk(commit.tree, '');
+  }
   for (const oid of loose) {
     if (seen.has(oid)) continue;
     seen.add(oid);
