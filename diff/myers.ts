@@ -8,6 +8,7 @@
  * ones `git diff` prints.
  */
 import type { DiffContext } from './diff-context.js';
+import { myersRounds } from './myers-wasm.js';
 
 const MAX_EQ_LIMIT = 1024;
 const SIMILAR_SCAN_WINDOW = 100;
@@ -17,6 +18,8 @@ const HEURISTIC_MIN_COST = 256;
 const MAX_COST_MIN = 256;
 const K_HEURISTIC = 4;
 const LINE_MAX = 0x7fffffff;
+/** Searches larger than this (in array cells; 64 MiB) use the JavaScript rounds, so the WebAssembly memory, which never shrinks, stays bounded. */
+const MAX_WASM_INTS = 16 << 20;
 
 /** git's xdl_bogosqrt: a power of two near sqrt(n). */
 function roughSqrt(n: number): number {
@@ -124,10 +127,15 @@ function isDiscardableMultiMatch(kind: Uint8Array, i: number, s: number, e: numb
  * side 1's line `i` is `m[i]`, side 2's line `j` is `m[b2 + j]`, the
  * furthest forward path on diagonal `d` is `m[F + d]` and the backward one
  * `m[B + d]`. A split found by `findSplit` is left in `i1`, `i2`, `minLow`
- * and `minHigh`.
+ * and `minHigh`. The rounds are WebAssembly's (`myers-wasm.ts`, with `m` in
+ * its memory) where it runs, else the JavaScript ones below.
  */
 interface Search {
   m: Int32Array;
+  forward: (kHigh: number, kLow: number, lim1: number, l2k: number, g: number) => number;
+  forwardMeet: (kHigh: number, kLow: number, lim1: number, l2k: number, g: number, cmin: number, cmax: number, other: number) => number;
+  backward: (kHigh: number, kLow: number, off1: number, o2k: number, g: number) => number;
+  backwardMeet: (kHigh: number, kLow: number, off1: number, o2k: number, g: number, cmin: number, cmax: number, other: number) => number;
   b2: number;
   F: number;
   B: number;
@@ -143,12 +151,35 @@ function compareRecords(k1: KeptLines, k2: KeptLines, ctx: DiffContext, minimal:
   const n1 = k1.ids.length;
   const n2 = k2.ids.length;
   const diagonals = n1 + n2 + 3;
-  const m = new Int32Array(n1 + n2 + 2 * diagonals + 2);
+  const size = n1 + n2 + 2 * diagonals + 2;
+  const wasm = myersRounds();
+  let m: Int32Array;
+  let rounds: Pick<Search, 'forward' | 'forwardMeet' | 'backward' | 'backwardMeet'>;
+  if (wasm && size <= MAX_WASM_INTS) {
+    const bytes = 4 * size;
+    const have = wasm.memory.buffer.byteLength;
+    if (have < bytes) wasm.memory.grow(Math.ceil((bytes - have) / 65536));
+    m = new Int32Array(wasm.memory.buffer, 0, size).fill(0);
+    rounds = wasm;
+  } else {
+    const js = new Int32Array(size);
+    m = js;
+    rounds = {
+      forward: (kHigh, kLow, lim1, l2k, g) => forward(js, kHigh, kLow, lim1, l2k, g),
+      forwardMeet: (kHigh, kLow, lim1, l2k, g, cmin, cmax, other) => forwardMeet(js, kHigh, kLow, lim1, l2k, g, cmin, cmax, other),
+      backward: (kHigh, kLow, off1, o2k, g) => backward(js, kHigh, kLow, off1, o2k, g),
+      backwardMeet: (kHigh, kLow, off1, o2k, g, cmin, cmax, other) => backwardMeet(js, kHigh, kLow, off1, o2k, g, cmin, cmax, other),
+    };
+  }
   m.set(k1.ids, 0);
   m.set(k2.ids, n1);
   const b2 = n1;
   const s: Search = {
     m,
+    forward: rounds.forward,
+    forwardMeet: rounds.forwardMeet,
+    backward: rounds.backward,
+    backwardMeet: rounds.backwardMeet,
     b2,
     F: n1 + n2 + n2 + 1,
     B: n1 + n2 + diagonals + n2 + 1,
@@ -211,7 +242,7 @@ function findSplit(s: Search, off1: number, lim1: number, off2: number, lim2: nu
     // With an odd difference between the middles, forward paths are the ones that can meet backward ones.
     let gotSnake: boolean;
     if (odd) {
-      const k = forwardMeet(m, F + fmax, F + fmin, lim1, lim2 - F, b2 + F, F + bmin, F + bmax, B - F);
+      const k = s.forwardMeet(F + fmax, F + fmin, lim1, lim2 - F, b2 + F, F + bmin, F + bmax, B - F);
       if (k >= 0) {
         s.i1 = m[k] as number;
         s.i2 = (s.i1 - (k - F)) | 0;
@@ -220,7 +251,7 @@ function findSplit(s: Search, off1: number, lim1: number, off2: number, lim2: nu
       }
       gotSnake = k === SNAKE;
     } else {
-      gotSnake = forward(m, F + fmax, F + fmin, lim1, lim2 - F, b2 + F);
+      gotSnake = s.forward(F + fmax, F + fmin, lim1, lim2 - F, b2 + F) !== 0;
     }
 
     if (bmin > dmin) m[B + --bmin - 1] = LINE_MAX;
@@ -229,7 +260,7 @@ function findSplit(s: Search, off1: number, lim1: number, off2: number, lim2: nu
     else --bmax;
 
     if (!odd) {
-      const k = backwardMeet(m, B + bmax, B + bmin, off1, off2 - B, b2 + B, B + fmin, B + fmax, F - B);
+      const k = s.backwardMeet(B + bmax, B + bmin, off1, off2 - B, b2 + B, B + fmin, B + fmax, F - B);
       if (k >= 0) {
         s.i1 = m[k] as number;
         s.i2 = (s.i1 - (k - B)) | 0;
@@ -237,7 +268,7 @@ function findSplit(s: Search, off1: number, lim1: number, off2: number, lim2: nu
         return;
       }
       if (k === SNAKE) gotSnake = true;
-    } else if (backward(m, B + bmax, B + bmin, off1, off2 - B, b2 + B)) {
+    } else if (s.backward(B + bmax, B + bmin, off1, off2 - B, b2 + B) !== 0) {
       gotSnake = true;
     }
 
@@ -352,8 +383,8 @@ function findSplit(s: Search, off1: number, lim1: number, off2: number, lim2: nu
  * rather than one loop with flags: a flag tested on every diagonal is the
  * cost they are written to avoid.
  *
- * `forward` and `backward` return whether a snake was longer than
- * SNAKE_COUNT. The `Meet` variants also stop at the first diagonal in
+ * `forward` and `backward` return 1 when a snake was longer than
+ * SNAKE_COUNT, else 0. The `Meet` variants also stop at the first diagonal in
  * `[cmin, cmax]` (as indices of `m`) whose path reaches the other
  * direction's path on the same diagonal (`m[k + other]`): they return that
  * `k`, or else SNAKE or NO_SNAKE.
@@ -363,12 +394,12 @@ function findSplit(s: Search, off1: number, lim1: number, off2: number, lim2: nu
 const SNAKE = -2;
 
 /** Forward round; `l2k` is `lim2 - F`, so that `i2 < lim2` is `i1 < l2k + k`. */
-function forward(m: Int32Array, kHigh: number, kLow: number, lim1: number, l2k: number, g: number): boolean {
+function forward(m: Int32Array, kHigh: number, kLow: number, lim1: number, l2k: number, g: number): number {
   const lim = lim1 | 0;
   const l2 = l2k | 0;
   const gk = g | 0;
   const low = kLow | 0;
-  let snake = false;
+  let snake = 0;
   let hi = m[kHigh + 1] as number;
   for (let k = kHigh | 0; k >= low; k = (k - 2) | 0) {
     const lo = m[(k - 1) | 0] as number;
@@ -382,7 +413,7 @@ function forward(m: Int32Array, kHigh: number, kLow: number, lim1: number, l2k: 
       const from = i1;
       do i1 = (i1 + 1) | 0;
       while (i1 < stop && m[i1] === m[(i1 + e) | 0]);
-      if (i1 - from > 20) snake = true; // SNAKE_COUNT
+      if (i1 - from > 20) snake = 1; // SNAKE_COUNT
     }
     m[k] = i1;
   }
@@ -421,12 +452,12 @@ function forwardMeet(m: Int32Array, kHigh: number, kLow: number, lim1: number, l
 }
 
 /** Backward round; `o2k` is `off2 - B`, so that `i2 > off2` is `i1 > o2k + k`. */
-function backward(m: Int32Array, kHigh: number, kLow: number, off1: number, o2k: number, g: number): boolean {
+function backward(m: Int32Array, kHigh: number, kLow: number, off1: number, o2k: number, g: number): number {
   const off = off1 | 0;
   const o2 = o2k | 0;
   const gk = g | 0;
   const low = kLow | 0;
-  let snake = false;
+  let snake = 0;
   let hi = m[kHigh + 1] as number;
   for (let k = kHigh | 0; k >= low; k = (k - 2) | 0) {
     const lo = m[(k - 1) | 0] as number;
@@ -440,7 +471,7 @@ function backward(m: Int32Array, kHigh: number, kLow: number, off1: number, o2k:
       const from = i1;
       do i1 = (i1 - 1) | 0;
       while (i1 > stop && m[(i1 - 1) | 0] === m[(i1 + e) | 0]);
-      if (from - i1 > 20) snake = true; // SNAKE_COUNT
+      if (from - i1 > 20) snake = 1; // SNAKE_COUNT
     }
     m[k] = i1;
   }

@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ByteLines } from '../../diff/byte-lines.js';
 import { countLineChanges, diffLines } from '../../diff/line-diff.js';
+import { myersRounds, useMyersWasm } from '../../diff/myers-wasm.js';
 import { buildHunks, formatHunkHeader } from '../../server/diff/hunks.js';
 import { gitDiffPairs, prng } from './git-oracle.js';
 
@@ -84,8 +85,16 @@ function myersHeavyPairs(): [string, string][] {
 
 describe('Myers agreement with git', () => {
   const pairs = myersHeavyPairs();
-  for (const algorithm of ['myers', 'histogram'] as const) {
-    it(`matches git --diff-algorithm=${algorithm} hunk for hunk on repetitive files of up to 34,000 lines`, () => {
+  // The search rounds run as WebAssembly where it is available, else as JavaScript (a page that forbids WebAssembly): both must agree with git.
+  const runs = [
+    { algorithm: 'myers', wasm: true },
+    { algorithm: 'histogram', wasm: true },
+    { algorithm: 'myers', wasm: false },
+  ] as const;
+  for (const { algorithm, wasm } of runs) {
+    it(`matches git --diff-algorithm=${algorithm} hunk for hunk on repetitive files of up to 34,000 lines, ${wasm ? 'searching in WebAssembly' : 'searching in JavaScript'}`, () => {
+      useMyersWasm(wasm);
+      if (wasm) expect(myersRounds()).not.toBeNull();
       const git = gitDiffPairs(pairs, { algorithm });
       // One assertion over all pairs: a failure lists the pairs that differ.
       const differing: { i: number; ours: unknown; git: unknown }[] = [];
@@ -95,6 +104,7 @@ describe('Myers agreement with git', () => {
         const want = { counts: { added: theirs.added, removed: theirs.removed }, hunks: theirs.hunks };
         if (!isDeepStrictEqual(got, want)) differing.push({ i, ours: got.counts, git: want.counts });
       });
+      useMyersWasm(true);
       expect(differing).toEqual([]);
     });
   }
