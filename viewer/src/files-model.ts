@@ -72,34 +72,47 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Sorted, grouped rows of a changeset's files. */
-export function buildRows(files: readonly ChangesetFile[]): Row[] {
-  const entries = files.map((file) => {
-    const path = displayPathOf(file);
-    const { dir, name } = splitPath(path);
-    return { file, path, dir, name };
-  });
+/** A file row of `file`: its display path split, its kind and counts. */
+export function fileRow(file: ChangesetFile): FileRow {
+  const path = displayPathOf(file);
+  return {
+    type: 'file',
+    file,
+    path,
+    name: splitPath(path).name,
+    kind: kindOf(file),
+    added: file.edit.diff?.added,
+    removed: file.edit.diff?.removed,
+    meta: (file._meta ?? {}) as FileMeta,
+  };
+}
+
+/** Files in list order: by directory, then name. */
+export function sortFiles(files: readonly ChangesetFile[]): ChangesetFile[] {
+  const entries = files.map((file) => ({ file, ...splitPath(displayPathOf(file)) }));
   entries.sort((x, y) => compare(x.dir, y.dir) || compare(x.name, y.name));
+  return entries.map((e) => e.file);
+}
+
+/** Grouped rows of file rows already in list order. */
+export function groupRows(sorted: readonly FileRow[]): Row[] {
   const rows: Row[] = [];
   let header: DirRow | undefined;
-  for (const e of entries) {
-    if (!header || header.dir !== e.dir) {
-      header = { type: 'dir', dir: e.dir, count: 0 };
+  for (const row of sorted) {
+    const dir = row.path.slice(0, Math.max(0, row.path.length - row.name.length - 1));
+    if (!header || header.dir !== dir) {
+      header = { type: 'dir', dir, count: 0 };
       rows.push(header);
     }
     header.count += 1;
-    rows.push({
-      type: 'file',
-      file: e.file,
-      path: e.path,
-      name: e.name,
-      kind: kindOf(e.file),
-      added: e.file.edit.diff?.added,
-      removed: e.file.edit.diff?.removed,
-      meta: (e.file._meta ?? {}) as FileMeta,
-    });
+    rows.push(row);
   }
   return rows;
+}
+
+/** Sorted, grouped rows of a changeset's files. */
+export function buildRows(files: readonly ChangesetFile[]): Row[] {
+  return groupRows(sortFiles(files).map(fileRow));
 }
 
 /** File, addition and deletion totals of a changeset, including files the server left out of a truncated list. */

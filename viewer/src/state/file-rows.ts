@@ -6,20 +6,53 @@
  * changeset (reverted, discarded).
  */
 import type { ChangesetFile } from '../../../protocol/index.js';
-import { buildRows, type Row } from '../files-model.js';
+import { fileRow, groupRows, sortFiles, type FileRow, type Row } from '../files-model.js';
 import { NO_FILTER, passes, type FileFilter } from '../review/filter.js';
 
 /** Memoised rows, and the rows last drawn. */
 export class FileRows {
   private cache: { files: readonly ChangesetFile[]; filter: FileFilter; rows: Row[] } | undefined;
   private drawn: Row[] = [];
+  /**
+   * The last files in list order: their ids in the order given, the
+   * position of each in list order, and each one's row and lower-cased path
+   * (in list order). The same ids in the same order (a review tick, a
+   * count: new objects, same files) keep the order and every row whose file
+   * is the same object, so 50,000 files are not sorted again for one tick.
+   */
+  private order: { ids: string[]; at: number[]; rows: FileRow[]; lowered: (string | undefined)[] } | undefined;
 
   /** The rows of `files` that pass `filter`. */
   of(files: readonly ChangesetFile[], filter: FileFilter): Row[] {
     if (this.cache?.files !== files || this.cache.filter !== filter) {
-      this.cache = { files, filter, rows: buildRows(filter === NO_FILTER ? files : files.filter((f) => passes(f, filter))) };
+      const order = this.ordered(files);
+      let shown = order.rows;
+      if (filter !== NO_FILTER) {
+        const text = filter.text.toLowerCase();
+        const rest: FileFilter = { ...filter, text: '' };
+        shown = order.rows.filter((row, k) => {
+          if (text && !(order.lowered[k] ??= row.path.toLowerCase()).includes(text)) return false;
+          return passes(row.file, rest);
+        });
+      }
+      this.cache = { files, filter, rows: groupRows(shown) };
     }
     return this.cache.rows;
+  }
+
+  private ordered(files: readonly ChangesetFile[]): NonNullable<FileRows['order']> {
+    const last = this.order;
+    if (last && last.ids.length === files.length && files.every((f, i) => f.id === last.ids[i])) {
+      for (let k = 0; k < last.at.length; k++) {
+        const file = files[last.at[k]!]!;
+        if (last.rows[k]!.file !== file) last.rows[k] = fileRow(file);
+      }
+      return last;
+    }
+    const at = new Map(files.map((f, i) => [f, i]));
+    const sorted = sortFiles(files);
+    this.order = { ids: files.map((f) => f.id), at: sorted.map((f) => at.get(f)!), rows: sorted.map(fileRow), lowered: [] };
+    return this.order;
   }
 
   /** Remembers the rows last drawn, to pick a neighbour when the selected file disappears. */
