@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { ChangesetService, type ChangesetServiceOptions } from '../../server/service.js';
 import { createEndpointSecurity, endpointOfUrl } from '../../server/security/index.js';
@@ -98,20 +98,27 @@ export interface ViewerFixture {
   readonly temp: TempDirs;
 }
 
+/** What a test file can choose about the browser context its pages share. */
+export interface ViewerFixtureOptions {
+  /** The language and time zone every page of the file runs in; the browser's own when absent. */
+  clock?: { locale: string; timezoneId: string };
+}
+
 /**
  * Registers the hooks every viewer test file needs: a connection to the
- * run's browser for the file, a blank page made ready at the start of each
- * test (see {@link prepareSpare}), each test's pages closed after it, and a
- * fresh server per test (`test`) or one server for the whole file (`file`,
- * for tests that look at the same recorded turns; `none` for a file that
- * starts its own).
+ * run's browser for the file, the file's page made ready at the start of
+ * each test (see {@link prepareSpare}), what each test opened closed or put
+ * back after it, and a fresh server per test (`test`) or one server for the
+ * whole file (`file`, for tests that look at the same recorded turns; `none`
+ * for a file that starts its own).
  */
-export function useViewerFixture(serverScope: 'test' | 'file' | 'none' = 'test'): ViewerFixture {
+export function useViewerFixture(serverScope: 'test' | 'file' | 'none' = 'test', options: ViewerFixtureOptions = {}): ViewerFixture {
   const temp = new TempDirs();
   let browser: Browser | undefined;
   let server: ViewerServer | undefined;
   beforeAll(async () => {
     browser = await connectBrowser();
+    if (options.clock) pagesOf(browser).contextOptions = options.clock;
     if (serverScope === 'file') server = await startViewerServer(viewerDir());
   }, 120_000);
   afterAll(async () => {
@@ -145,39 +152,49 @@ export function useViewerFixture(serverScope: 'test' | 'file' | 'none' = 'test')
 
 /**
  * The pages of one test file on its browser connection. A test's first page
- * is in the file's browser context (a context costs the browser far more
- * than a page); each further page a test opens is in a context of its own,
- * another browser as far as the pages can tell. Pages are closed after each
- * test, and a page's origin starts with empty storage (see
- * {@link FRESH_ORIGIN}), so nothing one test's page stored reaches another.
+ * is the file's page, in the file's browser context: made once, and after
+ * each test emptied (its document left for a blank one, what the test set up
+ * on it taken off) for the next test's first page, as a new page costs the
+ * browser far more than a new document in one. Each further page a test
+ * opens is a page of its own, in a context of its own (another browser as
+ * far as the pages can tell), closed after the test; so is the file's page
+ * when a test sets it up itself ({@link ViewerOptions.fresh}). A page's first
+ * document at an origin in a test starts with empty storage (see
+ * {@link freshOrigin}), so nothing one test's page stored reaches another.
  */
 interface FilePages {
   context?: Promise<BrowserContext>;
-  /** A blank page in the file's context, made ahead for the next test's first page. */
+  /** The options of the file's context and of the contexts of further pages. */
+  contextOptions?: { locale: string; timezoneId: string };
+  /** The file's page, blank and ready for the next test's first page. */
   spare?: Promise<Page | undefined>;
   /** Pages opened since the last {@link closePages}. */
   opened: number;
+  /** The file's page while a test uses it, with what the test set up on it, to be taken off after it. */
+  lent?: { page: Page; cdp: CDPSession; scripts: string[]; keep: boolean };
+  /** Pages opened to each test's first {@link openViewer}, numbering its storage generation. */
+  generation: number;
 }
 
 const filePages = new WeakMap<Browser, FilePages>();
 
 function pagesOf(browser: Browser): FilePages {
   let pages = filePages.get(browser);
-  if (!pages) filePages.set(browser, (pages = { opened: 0 }));
+  if (!pages) filePages.set(browser, (pages = { opened: 0, generation: 0 }));
   return pages;
 }
 
 function fileContext(browser: Browser): Promise<BrowserContext> {
   const pages = pagesOf(browser);
-  pages.context ??= browser.newContext();
+  pages.context ??= browser.newContext(pages.contextOptions);
   return pages.context;
 }
 
 /**
- * Starts making a blank page for the next test's first {@link openViewer}
- * on this browser, so that its renderer starts while the test records its
- * turns instead of after. Nothing is loaded in it before `openViewer` sets
- * it up as it would a new page.
+ * Starts making the file's page for the next test's first {@link openViewer}
+ * on this browser, if there is none yet, so that its renderer starts while
+ * the test records its turns instead of after. Nothing is loaded in it
+ * before `openViewer` sets it up.
  */
 export function prepareSpare(browser: Browser): void {
   const pages = pagesOf(browser);
@@ -186,11 +203,34 @@ export function prepareSpare(browser: Browser): void {
     .catch(() => undefined);
 }
 
-/** Closes every page a test opened on this browser connection, and the contexts of its further pages. */
+/** The page events tests listen to; their listeners are taken off the file's page after each test. */
+const PAGE_EVENTS = ['pageerror', 'console', 'response', 'request', 'websocket', 'dialog', 'framenavigated', 'load'] as const;
+
+/**
+ * Closes every page a test opened on this browser connection but the file's
+ * page, which is emptied for the next test, and the contexts of its further
+ * pages.
+ */
 export async function closePages(browser: Browser): Promise<void> {
   const pages = pagesOf(browser);
   pages.opened = 0;
-  // A spare no test used stays for the next test.
+  const lent = pages.lent;
+  pages.lent = undefined;
+  if (lent && lent.keep && !lent.page.isClosed()) {
+    // Emptied: the test's scripts and listeners off, its document left for a blank one (no socket, no timer).
+    const emptied = (async () => {
+      for (const type of PAGE_EVENTS) lent.page.removeAllListeners(type);
+      for (const identifier of lent.scripts) await lent.cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier });
+      await lent.cdp.detach();
+      await lent.page.goto('about:blank');
+      return lent.page;
+    })().catch(async () => {
+      await lent.page.close().catch(() => undefined);
+      return undefined;
+    });
+    pages.spare = emptied;
+    await emptied;
+  }
   const spare = await pages.spare;
   const shared = pages.context ? await pages.context.catch(() => undefined) : undefined;
   await Promise.all(
@@ -201,20 +241,24 @@ export async function closePages(browser: Browser): Promise<void> {
 }
 
 /**
- * Run in a page before each document of it: the first document of a page
- * at an origin clears what earlier pages of the context stored there
- * (a reload, or a later document of the same page, keeps it, as a user's
- * browser would). Servers come and go on ports the system hands out, and
- * a file's tests may share one.
+ * Run in a page before each document of it: the first document at an origin
+ * in a test's page clears what earlier documents (an earlier test's, or
+ * earlier pages of the context) stored there, locally and for the tab (a
+ * reload, or a later document of the same test, keeps it, as a user's
+ * browser would). Servers come and go on ports the system hands out, and a
+ * file's tests may share one.
  */
-const FRESH_ORIGIN = `(() => {
+function freshOrigin(generation: string): string {
+  return `(() => {
   try {
-    if (sessionStorage.getItem('viewer-e2e.page') === null) {
+    if (sessionStorage.getItem('viewer-e2e.page') !== ${JSON.stringify(generation)}) {
       localStorage.clear();
-      sessionStorage.setItem('viewer-e2e.page', '1');
+      sessionStorage.clear();
+      sessionStorage.setItem('viewer-e2e.page', ${JSON.stringify(generation)});
     }
   } catch {}
 })();`;
+}
 
 /** What a test can choose about the page before it loads. */
 export interface ViewerOptions {
@@ -224,14 +268,17 @@ export interface ViewerOptions {
   colorScheme?: 'light' | 'dark';
   /** A script run in every page before the page's own (to watch what it does). */
   initScript?: string;
-  /** The language and time zone the page runs in (a context of its own); the browser's own when absent. */
-  clock?: { locale: string; timezoneId: string };
+  /**
+   * The page is closed after the test instead of emptied for the next one: for a test that sets the page up itself
+   * (its own init scripts, routes) before it loads, which no later test may inherit.
+   */
+  fresh?: boolean;
 }
 
 /**
- * Opens the viewer in a new page and collects page errors (a CSP violation
- * or an exception fails the test). A test's first page is in its file's
- * browser context, each further one in a context of its own.
+ * Opens the viewer in a page and collects page errors (a CSP violation or an
+ * exception fails the test). A test's first page is the file's page (see
+ * {@link FilePages}), each further one a new page in a context of its own.
  */
 export async function openViewer(
   browser: Browser,
@@ -241,26 +288,28 @@ export async function openViewer(
 ): Promise<{ page: Page; errors: string[] }> {
   const pages = pagesOf(browser);
   let page: Page | undefined;
-  if (options.clock) {
-    pages.opened++;
-    page = await (await browser.newContext(options.clock)).newPage();
-  } else if (pages.opened++ === 0) {
+  if (pages.opened++ === 0) {
     const spare = await pages.spare;
     pages.spare = undefined;
     page = spare && !spare.isClosed() ? spare : await (await fileContext(browser)).newPage();
+    const lent = { page, cdp: await page.context().newCDPSession(page), scripts: [] as string[], keep: options.fresh !== true };
+    pages.lent = lent;
+    // Scripts the session adds run only while it has the page domain enabled.
+    await lent.cdp.send('Page.enable');
+    const addScript = async (source: string): Promise<void> => {
+      lent.scripts.push((await lent.cdp.send('Page.addScriptToEvaluateOnNewDocument', { source })).identifier);
+    };
+    await addScript(freshOrigin(`${process.pid}.${++pages.generation}`));
+    if (options.layout) await addScript(layoutScript(options.layout));
+    if (options.initScript) await addScript(options.initScript);
   } else {
-    page = await (await browser.newContext()).newPage();
+    page = await (await browser.newContext(pages.contextOptions)).newPage();
+    await page.addInitScript(freshOrigin('further'));
+    if (options.layout) await page.addInitScript(layoutScript(options.layout));
+    if (options.initScript) await page.addInitScript(options.initScript);
   }
-  await page.addInitScript(FRESH_ORIGIN);
   await page.setViewportSize(viewport);
   await page.emulateMedia({ colorScheme: options.colorScheme ?? 'light' });
-  if (options.layout) {
-    await page.addInitScript(
-      (layout) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('changeset-server.layout', layout),
-      options.layout,
-    );
-  }
-  if (options.initScript) await page.addInitScript(options.initScript);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
@@ -270,6 +319,11 @@ export async function openViewer(
   page.setDefaultTimeout(60_000);
   await page.goto(url);
   return { page, errors };
+}
+
+/** Remembers a layout before the page's own scripts read it, in every document of the page. */
+function layoutScript(layout: 'all' | 'file'): string {
+  return `(() => { try { localStorage.setItem('changeset-server.layout', ${JSON.stringify(layout)}); } catch {} })();`;
 }
 
 /**

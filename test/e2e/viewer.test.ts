@@ -117,7 +117,7 @@ describe('web viewer', () => {
     await expect.poll(() => fx.server.client.state<ChangesetState>(uri)?.files.length, { timeout: 30_000 }).toBe(2);
     const fileA = fx.server.client.state<ChangesetState>(uri)!.files.find((f) => f.id.endsWith('/a.txt'))!.id;
 
-    const { page, errors } = await openViewer(fx.browser, 'about:blank');
+    const { page, errors } = await openViewer(fx.browser, 'about:blank', undefined, { fresh: true });
     // Keep a handle on the page's sockets so the test can drop one (the page itself exposes none).
     await page.addInitScript(() => {
       const page = globalThis as unknown as PageGlobals;
@@ -157,7 +157,7 @@ describe('web viewer', () => {
     const repo = makeRepo(fx.temp.make(), { 'a.txt': 'a\n' });
     const session = await createSession(fx.server.client, 'refuse', repo);
     await recordTurn(fx.server.client, session, 't1', 'first', () => writeFiles(repo, { 'a.txt': 'A\n' }));
-    const { page, errors } = await openViewer(fx.browser, 'about:blank');
+    const { page, errors } = await openViewer(fx.browser, 'about:blank', undefined, { fresh: true });
     // Corrupt the page's review actions on their way out, so the server answers with a rejection echo.
     await page.routeWebSocket(/.*/, (ws) => {
       const upstream = ws.connectToServer();
