@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
@@ -12,10 +12,21 @@ import { useMemoryTempDir } from '../helpers/memory-temp.js';
 useMemoryTempDir();
 
 /**
- * The package as users get it: `npm pack`, then the tarball installed in an
- * empty directory without dev dependencies, then the installed command
- * serving a repository, its viewer, a turn and a revert. (`npm test` builds
- * first; `npm run build` before running this file alone.)
+ * The package as users get it: `npm pack`, then the packed files installed
+ * in an empty project beside exactly the packages its declared dependencies
+ * need, then the installed command serving a repository, its viewer, a turn
+ * and a revert. (`npm test` builds first; `npm run build` before running
+ * this file alone.)
+ *
+ * The dependencies are not fetched and unpacked again by `npm install`
+ * (140 packages, about 5,000 files, most of this file's time): they are the
+ * ones `npm ci` installed in the checkout from the same `dependencies`,
+ * reached by walking each package's own declared dependencies from the
+ * packed `package.json`, as Node resolves them; only those are linked into
+ * the project's `node_modules`, so a module of ours that imports anything
+ * else (a dev dependency, a file left out of the package) fails to load as
+ * it would for a user. The command is linked into `node_modules/.bin` from
+ * the packed `bin`, as npm links it.
  */
 const temp = new TempDirs();
 const children: ChildProcess[] = [];
@@ -23,6 +34,59 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   temp.cleanup();
 });
+
+const ROOT = process.cwd();
+
+interface Manifest {
+  name: string;
+  version: string;
+  bin?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+}
+
+const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+
+/** The directory of package `name` as Node finds it from `dir` in the checkout (up its `node_modules` folders), if installed. */
+function installedFrom(dir: string, name: string): string | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    const candidate = join(at, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (at === ROOT || dirname(at) === at) return undefined;
+  }
+}
+
+/**
+ * The checkout's installed packages that a package with `root`'s declared
+ * dependencies needs: each dependency as found from its dependent, then its
+ * own dependencies, peers and the optional ones installed for this platform.
+ */
+function dependencyClosure(root: Manifest): Set<string> {
+  const needed = new Set<string>();
+  const visit = (from: string, pkg: Manifest): void => {
+    const optional = new Set([
+      ...Object.keys(pkg.optionalDependencies ?? {}),
+      ...Object.entries(pkg.peerDependenciesMeta ?? {})
+        .filter(([, meta]) => meta.optional === true)
+        .map(([name]) => name),
+    ]);
+    const names = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+    for (const name of names) {
+      const dir = installedFrom(from, name);
+      if (!dir) {
+        if (optional.has(name)) continue;
+        throw new Error(`${pkg.name} depends on ${name}, which the checkout has not installed (npm ci)`);
+      }
+      if (needed.has(dir)) continue;
+      needed.add(dir);
+      visit(dir, manifest(dir));
+    }
+  };
+  visit(ROOT, root);
+  return needed;
+}
 
 const npm = (args: string[], cwd: string) =>
   execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
@@ -32,10 +96,10 @@ const npm = (args: string[], cwd: string) =>
   });
 
 describe('the packed package', () => {
-  it('installs from its tarball without dev dependencies and serves, shows the viewer, records a turn and reverts it', async () => {
+  it('installs from its tarball with only its declared dependencies and serves, shows the viewer, records a turn and reverts it', async () => {
     const packDir = temp.make('pack-');
     // The build already ran; packing must not rebuild into the tree under test.
-    const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], process.cwd())) as {
+    const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], ROOT)) as {
       filename: string;
       files: { path: string }[];
     }[];
@@ -44,16 +108,38 @@ describe('the packed package', () => {
     expect(files).toContain('dist/viewer/index.html');
     expect(files.some((f) => f.startsWith('test/') || f.startsWith('bench/') || f.startsWith('server/'))).toBe(false);
 
+    // An empty project, the package unpacked into its node_modules as npm unpacks it.
     const app = temp.make('app-');
-    // An empty project to install into, written directly rather than by `npm init -y` (one npm start less).
     writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'app', version: '1.0.0', private: true }, null, 2)}\n`);
-    npm(['install', '--omit=dev', '--prefer-offline', join(packDir, packed[0]!.filename)], app);
-    const installed = readdirSync(join(app, 'node_modules'));
+    const modules = join(app, 'node_modules');
+    const installedPackage = join(modules, 'changeset-server');
+    mkdirSync(installedPackage, { recursive: true });
+    execFileSync('tar', ['-xzf', join(packDir, packed[0]!.filename), '-C', installedPackage, '--strip-components=1']);
+    const published = manifest(installedPackage);
+    expect(published.dependencies).toEqual(manifest(ROOT).dependencies);
+
+    // Its dependencies, and theirs: the packages npm puts at the top of node_modules, each at its place there.
+    const needed = dependencyClosure(published);
+    for (const dir of needed) {
+      const place = relative(join(ROOT, 'node_modules'), dir);
+      if (place.includes('node_modules')) continue;
+      mkdirSync(dirname(join(modules, place)), { recursive: true });
+      symlinkSync(dir, join(modules, place), 'dir');
+    }
+    const installed = readdirSync(modules);
+    for (const name of Object.keys(published.dependencies ?? {})) expect(installed).toContain(name.split('/')[0]);
     // Bundled into the viewer at build time, or used only by tests and benches.
     for (const devOnly of ['vitest', 'typescript', 'esbuild', 'playwright-core', 'diff', 'highlight.js']) expect(installed).not.toContain(devOnly);
-    const bin = join(app, 'node_modules', '.bin', 'changeset-server');
-    expect(existsSync(bin)).toBe(true);
-    expect(execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim()).toContain(JSON.parse(readFileSync('package.json', 'utf8')).version);
+
+    // The command, linked from the packed bin as npm links it.
+    expect(Object.keys(published.bin ?? {})).toEqual(['changeset-server']);
+    const target = join(installedPackage, published.bin!['changeset-server']!);
+    expect(readFileSync(target, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    chmodSync(target, 0o755);
+    mkdirSync(join(modules, '.bin'));
+    const bin = join(modules, '.bin', 'changeset-server');
+    symlinkSync(relative(join(modules, '.bin'), target), bin);
+    expect(execFileSync(bin, ['--version'], { encoding: 'utf8', cwd: app }).trim()).toContain(manifest(ROOT).version);
 
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const child = spawn(bin, ['serve', repo, '--json', '--port', '0', '--state-dir', temp.make('state-')], { stdio: ['ignore', 'pipe', 'inherit'], cwd: app });
