@@ -4,10 +4,21 @@ export default defineConfig(({ mode }) => {
   // `npm run screenshots` (mode "screenshots") rewrites docs/images/ and runs
   // nothing else; `npm test` never runs it, so the tests leave the checkout clean.
   const screenshots = mode === 'screenshots';
-  /** Everything but the browser tests, each file in a fresh process. */
+  /** Everything but the browser tests. */
   const server: TestProjectInlineConfiguration = {
     extends: true,
-    test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/e2e/**'] },
+    test: {
+      name: 'server',
+      include: ['test/**/*.test.ts'],
+      exclude: [...configDefaults.exclude, 'test/e2e/**'],
+      // The test files of a worker run one after another in one process and share its loaded modules: loading them
+      // afresh for every file cost about a quarter of the project's processor time. A file starts its own servers,
+      // directories and processes and stops them; what it changes in the process (environment, working directory,
+      // umask, fake timers, mocks, signal listeners) is put back after it by file-isolation.ts, which fails the file
+      // that left it changed.
+      isolate: false,
+      setupFiles: ['test/helpers/file-isolation.ts'],
+    },
   };
   /** The browser tests (test/e2e/). */
   const viewer: TestProjectInlineConfiguration = {
