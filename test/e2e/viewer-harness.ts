@@ -216,7 +216,7 @@ export async function closePages(browser: Browser): Promise<void> {
   pages.opened = 0;
   const lent = pages.lent;
   pages.lent = undefined;
-  if (lent && lent.keep && !lent.page.isClosed()) {
+  if (lent?.keep && !lent.page.isClosed()) {
     // Emptied: the test's scripts and listeners off, its document left for a blank one (no socket, no timer).
     const emptied = (async () => {
       for (const type of PAGE_EVENTS) lent.page.removeAllListeners(type);
