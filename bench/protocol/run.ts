@@ -52,11 +52,14 @@ type ToChild =
   | { type: 'dispatch'; index: number }
   | { type: 'burst'; count: number }
   | { type: 'review'; index: number }
+  | { type: 'cpu' }
   | { type: 'stop' };
 
 /** Any child → coordinator. */
 type FromChild =
   | { type: 'listening'; url: string }
+  /** The server process's processor time so far (user + system), in microseconds. */
+  | { type: 'cpu'; micros: number }
   | { type: 'connected' }
   /** Every socket of the process has the envelope with this serverSeq; `at` is when the last one got it. */
   | { type: 'arrived'; seq: number; at: number }
@@ -118,6 +121,9 @@ async function serverMain(naive: boolean): Promise<void> {
         if (i === 0) firstSeq = lastSeq;
       }
       post({ type: 'burst', firstSeq, lastSeq, at });
+    } else if (message.type === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      post({ type: 'cpu', micros: user + system });
     } else if (message.type === 'stop') {
       void server.stop().then(() => process.exit(0));
     }
@@ -274,6 +280,10 @@ interface CaseResult {
   roundTripAll: number[];
   roundTripsPerSec: number;
   load: number;
+  /** The server process's processor time per burst envelope delivered to one client, in microseconds. */
+  burstCpuMicrosPerDelivery: number;
+  /** The server process's processor time per review action (echo and fan-out), in milliseconds. */
+  reviewCpuMs: number;
 }
 
 interface Options {
@@ -349,10 +359,17 @@ async function runCase(clients: number, iterations: number, side: Side, options:
   // (a') burst throughput: the server dispatches back to back; wait for the last at every client.
   // 1,000 envelopes, fewer past 100 clients: 100,000 deliveries in all.
   const burst = Math.min(1000, Math.ceil(100_000 / clients));
+  const serverCpu = async (): Promise<number> => {
+    const reply = server.next('cpu');
+    server.send({ type: 'cpu' });
+    return (await reply).micros;
+  };
+  const burstCpu0 = await serverCpu();
   const burstDone = server.next('burst');
   server.send({ type: 'burst', count: burst });
   const b = await burstDone;
   const burstEnd = await allArrived(b.lastSeq);
+  const burstCpuMicrosPerDelivery = ((await serverCpu()) - burstCpu0) / (burst * clients);
   for (let seq = b.firstSeq; seq <= b.lastSeq; seq++) arrivals.delete(seq);
   const burstEnvelopesPerSec = (burst * clients) / ((burstEnd - b.at) / 1000);
 
@@ -360,7 +377,9 @@ async function runCase(clients: number, iterations: number, side: Side, options:
   const echo: number[] = [];
   const roundTripAll: number[] = [];
   const started = nowMs();
+  let reviewCpu0 = 0;
   for (let i = 0; i < iterations + warmup; i++) {
+    if (i === warmup) reviewCpu0 = await serverCpu();
     const echoed = sender.next('echo');
     sender.send({ type: 'review', index: i });
     const e = await echoed;
@@ -372,10 +391,11 @@ async function runCase(clients: number, iterations: number, side: Side, options:
     }
   }
   const roundTripsPerSec = (iterations + warmup) / ((nowMs() - started) / 1000);
+  const reviewCpuMs = ((await serverCpu()) - reviewCpu0) / 1000 / iterations;
 
   await Promise.all([sender.stop(), ...clientGroups.map((c) => c.stop())]);
   await server.stop();
-  return { fanOut, burstEnvelopesPerSec, echo, roundTripAll, roundTripsPerSec, load };
+  return { fanOut, burstEnvelopesPerSec, echo, roundTripAll, roundTripsPerSec, load, burstCpuMicrosPerDelivery, reviewCpuMs };
 }
 
 interface Stats {
@@ -477,6 +497,15 @@ async function main(): Promise<void> {
     console.log(
       `  burst throughput, envelopes/s delivered: ${sides.map((side) => `${side} ${Math.round(summary.get(side)!.burstEnvelopesPerSec).toLocaleString('en-US')}`).join(', ')}; ` +
         `review round trips/s: ${sides.map((side) => `${side} ${Math.round(summary.get(side)!.roundTripsPerSec)}`).join(', ')}`,
+    );
+    // Processor time is what the server's work costs whatever else the machine runs: medians of the rounds, with their range.
+    const cpu = (side: Side, pick: (r: CaseResult) => number, digits: number): string => {
+      const values = results.get(side)!.map(pick);
+      return `${side} ${stats(values).p50.toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
+    };
+    console.log(`  server processor time per review (echo and fan-out), ms: ${sides.map((side) => cpu(side, (r) => r.reviewCpuMs, 2)).join(', ')}`);
+    console.log(
+      `  server processor time per burst envelope per client, µs: ${sides.map((side) => cpu(side, (r) => r.burstCpuMicrosPerDelivery, 1)).join(', ')}`,
     );
   }
 }
