@@ -12,6 +12,7 @@ import { parseServeArgs, SERVE_USAGE, type ServeArgs } from './serve-args.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { UsageError } from '../client/errors.js';
 import type { RecordingSession } from '../session/recording-session.js';
+import { deferWatchersUntil } from '../watch/directory-watcher.js';
 
 export { DEFAULT_AUTO_TURNS_MS, parseServeArgs, SERVE_USAGE, type ServeArgs } from './serve-args.js';
 
@@ -71,6 +72,10 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const token = args.token ?? (args.noAuth ? undefined : envToken || remembered?.token);
   const progress = progressLine(process.stderr);
   let showProgress = true;
+  // The working directory is read (the watcher set up, then the first snapshot) once the ready line is out, not while
+  // the server gets there: that work would otherwise hold up every step of the start between its turns on the CPU.
+  let answered: () => void = () => undefined;
+  deferWatchersUntil(new Promise<void>((resolveAnswered) => (answered = resolveAnswered)));
   // Everything the server runs with is built and connected by the service (security, viewer, mirror, automatic turns).
   const makeService = (port: number) =>
     new ChangesetService({
@@ -147,6 +152,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     } catch (err) {
       progress.done();
       process.stderr.write(`changeset-server serve: cannot record ${args.directories.join(', ')}: ${(err as Error).message}\n`);
+      answered();
       await service.stop({ mirrorGraceMs: 0 });
       return 1;
     }
@@ -195,6 +201,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   }
 
   process.stdout.write(args.json ? `${JSON.stringify(ready)}\n` : banner(ready, args));
+  answered();
 
   const idleWatch = args.idleTimeoutMs !== undefined ? watchIdle(service, args.idleTimeoutMs, () => process.kill(process.pid, 'SIGTERM')) : undefined;
   const failed = await Promise.race([stopRequested.then(() => undefined), startFailed]);

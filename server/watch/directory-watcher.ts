@@ -47,6 +47,29 @@ function useInotifyTree(): boolean {
   return forced === 'inotify' || process.platform === 'linux';
 }
 
+/** While set, watchers wait for it before they set themselves up (see {@link deferWatchersUntil}). */
+let startGate: Promise<unknown> | undefined;
+
+/**
+ * Watchers started from now on begin setting themselves up (listing and
+ * watching every directory) only once `released` settles: `serve` answers
+ * first, then reads the working directory. Snapshots wait for their
+ * watcher, so nothing is missed meanwhile: the first walk comes after.
+ */
+export function deferWatchersUntil(released: Promise<unknown>): void {
+  const gate = released.then(
+    () => undefined,
+    () => undefined,
+  );
+  startGate = gate;
+  void gate.then(() => {
+    if (startGate === gate) startGate = undefined;
+  });
+}
+
+/** What an abandoned set-up resolves with. */
+const NO_SUBSCRIPTION: Subscription = { unsubscribe: async () => undefined };
+
 let parcel: ParcelWatcher | undefined | null;
 function loadParcel(): ParcelWatcher | undefined {
   if (parcel === undefined) {
@@ -77,6 +100,10 @@ export class DirectoryWatcher {
   private retryTimer: NodeJS.Timeout | undefined;
   private retries = 0;
   private starting: Promise<void> | undefined;
+  /** Identifies the latest set-up: an older one stops where it is. */
+  private attempt: object | undefined;
+  /** The latest set-up waits for the start gate (see {@link deferWatchersUntil}). */
+  private gated = false;
   private muted = false;
   /** A synchronisation marker has arrived at least once: the watcher reports the root's own changes. */
   private markerSeen = false;
@@ -219,8 +246,9 @@ export class DirectoryWatcher {
     this.generation++;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.syncWaiter?.(false);
-    // A subscription still being set up unsubscribes itself once it is (state is closed).
-    await this.starting;
+    // A subscription still being set up unsubscribes itself once it is (state is closed); one waiting for
+    // the start gate never begins.
+    if (!this.gated) await this.starting;
     const sub = this.subscription;
     this.subscription = undefined;
     await sub?.unsubscribe().catch(() => undefined);
@@ -230,17 +258,29 @@ export class DirectoryWatcher {
     this.state = 'starting';
     this.generation++;
     const onEvents: EventCallback = (error, events) => this.deliver(error, events);
-    let subscribing: Promise<Subscription>;
+    // This set-up is abandoned as soon as the watcher is closed or started afresh: a release does not wait for it to finish.
+    const attempt = {};
+    this.attempt = attempt;
+    const abandoned = (): boolean => this.state === 'closed' || this.attempt !== attempt;
+    let subscribe: () => Promise<Subscription>;
     if (useInotifyTree()) {
-      subscribing = subscribeInotifyTree(this.dir, onEvents, this.ignore);
+      subscribe = () => subscribeInotifyTree(this.dir, onEvents, this.ignore, abandoned);
     } else {
       const watcher = loadParcel();
       if (!watcher) {
         this.fail(new Error('@parcel/watcher is not available on this platform'), false);
         return;
       }
-      subscribing = watcher.subscribe(this.dir, onEvents, this.ignore.length ? { ignore: [...this.ignore] } : {});
+      subscribe = () => watcher.subscribe(this.dir, onEvents, this.ignore.length ? { ignore: [...this.ignore] } : {});
     }
+    const gate = startGate;
+    this.gated = gate !== undefined;
+    const subscribing = gate
+      ? gate.then(() => {
+          if (this.attempt === attempt) this.gated = false;
+          return abandoned() ? NO_SUBSCRIPTION : subscribe();
+        })
+      : subscribe();
     const started = subscribing.then(
       async (sub) => {
         if (this.state === 'closed' || this.starting !== starting) {

@@ -45,6 +45,7 @@ class InotifyTree {
     private readonly root: string,
     private readonly ignore: readonly string[],
     private readonly emit: Emit,
+    private readonly abandoned: () => boolean = () => false,
   ) {
     this.rootName = basename(root);
   }
@@ -53,7 +54,7 @@ class InotifyTree {
   async start(): Promise<void> {
     const queue = [this.root];
     let last = performance.now();
-    for (let i = 0; i < queue.length && !this.closed; i++) {
+    for (let i = 0; i < queue.length && !this.closed && !this.abandoned(); i++) {
       this.watchDir(queue[i]!, queue, false, true);
       if (performance.now() - last > YIELD_EVERY_MS) {
         await new Promise<void>((r) => setImmediate(r));
@@ -209,9 +210,9 @@ class InotifyTree {
   }
 }
 
-/** Subscribes to every change below `dir` through an {@link InotifyTree}; resolves once all directories are watched. */
-export async function subscribeInotifyTree(dir: string, emit: Emit, ignore: readonly string[]): Promise<InotifySubscription> {
-  const tree = new InotifyTree(dir, ignore, emit);
+/** Subscribes to every change below `dir` through an {@link InotifyTree}; resolves once all directories are watched, or once `abandoned()` says to stop. */
+export async function subscribeInotifyTree(dir: string, emit: Emit, ignore: readonly string[], abandoned?: () => boolean): Promise<InotifySubscription> {
+  const tree = new InotifyTree(dir, ignore, emit, abandoned);
   try {
     await tree.start();
   } catch (error) {
