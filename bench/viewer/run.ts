@@ -411,6 +411,28 @@ async function main(): Promise<void> {
   await ours.client.request('changesetFiles', { channel: turnUri('codemod') });
   listing.compactBytes = ours.largest.bytes;
 
+  const ms = (x: number) => `${x.toFixed(0).padStart(5)} ms`;
+  const spread = (xs: number[]) => `min ${ms(Math.min(...xs))}  max ${ms(Math.max(...xs))}`;
+  const paints = (name: string) => results.get(name)!.map((l) => l.paint);
+  const row = (name: string, xs: number[], target?: number): string =>
+    `  ${name.padEnd(46)} median ${ms(median(xs))}  ${spread(xs)}` +
+    (target === undefined ? '' : `   target ≤ ${target} ms ${median(xs) <= target ? 'met' : 'MISSED'}`);
+  const ratio = (a: number[], b: number[]) => {
+    const pairs = a.map((x, i) => (x / b[i]!).toFixed(2)).join(' ');
+    return `  ratio ours/anchor ${(median(a) / median(b)).toFixed(2)}x  (per round: ${pairs})`;
+  };
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+  console.log(`\nturn end → turn changeset ready at a subscribed client (load ${loadTurns}):`);
+  console.log(
+    `  ${FILES} added files: ours ${ms(readyFiles.get(ours)!)}, anchor ${ms(readyFiles.get(anchor)!)}, ratio ${(readyFiles.get(ours)! / readyFiles.get(anchor)!).toFixed(2)}x`,
+  );
+  console.log(
+    `  ${WIDE}-file codemod: ours ${ms(readyWide.get(ours)!)}, anchor ${ms(readyWide.get(anchor)!)}, ratio ${(readyWide.get(ours)! / readyWide.get(anchor)!).toFixed(2)}x`,
+  );
+  console.log(`\nlisting all ${WIDE} files with changesetFiles (3 rounds alternated):`);
+  console.log(`  compact: median ${ms(median(listing.compact))} in ${listing.compactPages} pages (first page ${kb(listing.compactBytes)})`);
+  console.log(`  full:    median ${ms(median(listing.full))} in ${listing.fullPages} pages`);
+  console.log(`  ratio compact/full ${(median(listing.compact) / median(listing.full)).toFixed(2)}x`);
   const base = (side: Side) => side.base;
   // The observed tab runs in a browser of its own: the Network domain on in one tab slows the others' sockets too.
   const browsers = [await launchBrowser(join(work, 'chromium'))];
@@ -427,6 +449,39 @@ async function main(): Promise<void> {
   const results = new Map<string, Load[]>(cases.map((c) => [c.name, []]));
   const loads: string[] = [];
   const observedTimes: number[] = [];
+  const printRounds = (): void => {
+    console.log(`\nviewer: time to first diff paint (navigation → first frame with changed lines), ${loads.length} rounds, anchor = ${ANCHOR_REV}`);
+    console.log(`load average per round (before → after): ${loads.join(' | ')}`);
+    console.log(`${FILES}-file turn (added files):`);
+    console.log(row('ours', paints('files-ours'), TARGETS.files));
+    console.log(row('anchor (previous viewer and state)', paints('files-anchor')));
+    console.log(ratio(paints('files-ours'), paints('files-anchor')));
+    console.log(
+      row(
+        'ours: every file listed',
+        results.get('files-ours')!.map((l) => l.listed!),
+      ),
+    );
+    console.log(`${WIDE}-file codemod turn (one line in each file):`);
+    console.log(row('ours', paints('wide-ours'), TARGETS.wide));
+    console.log(row('anchor (previous viewer and state)', paints('wide-anchor')));
+    console.log(ratio(paints('wide-ours'), paints('wide-anchor')));
+    console.log(
+      row(
+        `ours: all ${WIDE} files listed`,
+        results.get('wide-ours')!.map((l) => l.listed!),
+      ),
+    );
+    console.log(`  the anchor lists the first 5,000 of ${WIDE} files`);
+    console.log(`${LINES}-line file:`);
+    console.log(row('ours', paints('lines-ours'), TARGETS.lines));
+    if (observedTimes.length > 0) console.log(row(`${FILES} files, Network domain on (ours)`, observedTimes));
+    const largestPage = (name: string) => Math.max(...results.get(name)!.map((l) => l.frame));
+    console.log('\nlargest frame received (bytes of JSON):');
+    console.log(`  page, ${FILES}-file turn: ours ${kb(largestPage('files-ours'))}, anchor ${kb(largestPage('files-anchor'))}`);
+    console.log(`  page, ${WIDE}-file turn: ours ${kb(largestPage('wide-ours'))}, anchor ${kb(largestPage('wide-anchor'))}`);
+    console.log(`  scripted client over the turns (states, snapshots, envelopes): ours ${kb(frames.ours)}, anchor ${kb(frames.anchor)}`);
+  };
   try {
     console.log('warming up…');
     for (const c of cases) await tab.open(c.url, c.settle, c.listed);
@@ -438,6 +493,7 @@ async function main(): Promise<void> {
       if (observedTab) observedTimes.push((await observedTab.open(`${base(ours)}&turn=files`)).paint);
       loads.push(`${before} → ${load()}`);
       console.log(`round ${round + 1}/${ROUNDS} done (load ${loads.at(-1)})`);
+      printRounds();
     }
   } finally {
     for (const browser of browsers) await browser.close();
@@ -447,60 +503,6 @@ async function main(): Promise<void> {
     }
     rmSync(work, { recursive: true, force: true });
   }
-
-  const ms = (x: number) => `${x.toFixed(0).padStart(5)} ms`;
-  const spread = (xs: number[]) => `min ${ms(Math.min(...xs))}  max ${ms(Math.max(...xs))}`;
-  const paints = (name: string) => results.get(name)!.map((l) => l.paint);
-  const row = (name: string, xs: number[], target?: number): string =>
-    `  ${name.padEnd(46)} median ${ms(median(xs))}  ${spread(xs)}` +
-    (target === undefined ? '' : `   target ≤ ${target} ms ${median(xs) <= target ? 'met' : 'MISSED'}`);
-  const ratio = (a: number[], b: number[]) => {
-    const pairs = a.map((x, i) => (x / b[i]!).toFixed(2)).join(' ');
-    return `  ratio ours/anchor ${(median(a) / median(b)).toFixed(2)}x  (per round: ${pairs})`;
-  };
-  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
-  console.log(`\nviewer: time to first diff paint (navigation → first frame with changed lines), ${ROUNDS} rounds, anchor = ${ANCHOR_REV}`);
-  console.log(`load average per round (before → after): ${loads.join(' | ')}`);
-  console.log(`${FILES}-file turn (added files):`);
-  console.log(row('ours', paints('files-ours'), TARGETS.files));
-  console.log(row('anchor (previous viewer and state)', paints('files-anchor')));
-  console.log(ratio(paints('files-ours'), paints('files-anchor')));
-  console.log(
-    row(
-      'ours: every file listed',
-      results.get('files-ours')!.map((l) => l.listed!),
-    ),
-  );
-  console.log(`${WIDE}-file codemod turn (one line in each file):`);
-  console.log(row('ours', paints('wide-ours'), TARGETS.wide));
-  console.log(row('anchor (previous viewer and state)', paints('wide-anchor')));
-  console.log(ratio(paints('wide-ours'), paints('wide-anchor')));
-  console.log(
-    row(
-      `ours: all ${WIDE} files listed`,
-      results.get('wide-ours')!.map((l) => l.listed!),
-    ),
-  );
-  console.log(`  the anchor lists the first 5,000 of ${WIDE} files`);
-  console.log(`${LINES}-line file:`);
-  console.log(row('ours', paints('lines-ours'), TARGETS.lines));
-  if (observedTimes.length > 0) console.log(row(`${FILES} files, Network domain on (ours)`, observedTimes));
-  const largestPage = (name: string) => Math.max(...results.get(name)!.map((l) => l.frame));
-  console.log('\nlargest frame received (bytes of JSON):');
-  console.log(`  page, ${FILES}-file turn: ours ${kb(largestPage('files-ours'))}, anchor ${kb(largestPage('files-anchor'))}`);
-  console.log(`  page, ${WIDE}-file turn: ours ${kb(largestPage('wide-ours'))}, anchor ${kb(largestPage('wide-anchor'))}`);
-  console.log(`  scripted client over the turns (states, snapshots, envelopes): ours ${kb(frames.ours)}, anchor ${kb(frames.anchor)}`);
-  console.log(`\nturn end → turn changeset ready at a subscribed client (load ${loadTurns}):`);
-  console.log(
-    `  ${FILES} added files: ours ${ms(readyFiles.get(ours)!)}, anchor ${ms(readyFiles.get(anchor)!)}, ratio ${(readyFiles.get(ours)! / readyFiles.get(anchor)!).toFixed(2)}x`,
-  );
-  console.log(
-    `  ${WIDE}-file codemod: ours ${ms(readyWide.get(ours)!)}, anchor ${ms(readyWide.get(anchor)!)}, ratio ${(readyWide.get(ours)! / readyWide.get(anchor)!).toFixed(2)}x`,
-  );
-  console.log(`\nlisting all ${WIDE} files with changesetFiles (3 rounds alternated):`);
-  console.log(`  compact: median ${ms(median(listing.compact))} in ${listing.compactPages} pages (first page ${kb(listing.compactBytes)})`);
-  console.log(`  full:    median ${ms(median(listing.full))} in ${listing.fullPages} pages`);
-  console.log(`  ratio compact/full ${(median(listing.compact) / median(listing.full)).toFixed(2)}x`);
 }
 
 await main();
