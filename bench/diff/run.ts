@@ -1,5 +1,5 @@
 // Diff benchmark: ours (full hunks) against native git and jsdiff on a seeded
-// corpus. Usage: npm run bench -- diff [--runs N] [--jsdiff-timeout MS] [--case TEXT]
+// corpus, elapsed and processor time. Usage: npm run bench -- diff [--runs N] [--jsdiff-timeout MS] [--case TEXT]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +43,12 @@ function time(fn: () => void): number {
   return performance.now() - t;
 }
 
+/** Processor time (user + system) of this process, in ms. */
+function cpuNow(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 /**
  * Median time of each function; they alternate run by run so machine load
  * hits all alike. The heap is collected once per case, not before every run:
@@ -50,16 +56,23 @@ function time(fn: () => void): number {
  * a server diffing file after file never does (garbage our runs create is
  * still collected, and paid for, inside the timings).
  */
-function measureInterleaved(runs: number, fns: (() => void)[]): number[] {
+function measureInterleaved(runs: number, fns: (() => number | undefined)[]): { wall: number[]; cpu: number[] } {
   gc();
   for (const fn of fns) fn(); // warm-up: JIT for ours, page cache for git
   const xs = fns.map((): number[] => []);
+  const cs = fns.map((): number[] => []);
   for (let r = 0; r < runs; r++) {
     fns.forEach((fn, k) => {
-      xs[k]!.push(time(fn));
+      let cpu: number | undefined;
+      xs[k]!.push(
+        time(() => {
+          cpu = fn();
+        }),
+      );
+      if (cpu !== undefined) cs[k]!.push(cpu);
     });
   }
-  return xs.map(median);
+  return { wall: xs.map(median), cpu: cs.map((c) => (c.length > 0 ? median(c) : Number.NaN)) };
 }
 
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C' };
@@ -69,6 +82,23 @@ function git(args: string[], cwd: string): string {
   if (r.error) throw r.error;
   if ((r.status ?? 2) > 1) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
   return r.stdout;
+}
+
+/**
+ * git's processor time (user + system, in ms) for one run, as bash's `times`
+ * reports it for its child: on a loaded machine elapsed times swing with the
+ * load, processor times much less.
+ */
+function gitCpu(args: string[], cwd: string): number {
+  const r = spawnSync('bash', ['-c', 'git "$@"; times >&2', 'bash', ...args], { cwd, env: gitEnv, maxBuffer: 1 << 30, encoding: 'utf8' });
+  if (r.error) throw r.error;
+  const lines = r.stderr.trim().split('\n');
+  const seconds = (lines[lines.length - 1] ?? '').match(/(\d+)m([\d.]+)s/g) ?? [];
+  if (seconds.length !== 2) throw new Error(`could not read git's processor time from: ${r.stderr}`);
+  return seconds.reduce((sum, t) => {
+    const [, m, sec] = /(\d+)m([\d.]+)s/.exec(t) as RegExpExecArray;
+    return sum + (Number(m) * 60 + Number(sec)) * 1000;
+  }, 0);
 }
 
 const fmt = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
@@ -81,9 +111,28 @@ function main(): void {
     if (corpus.length === 0) throw new Error(`no case name contains ${args.only}`);
     const spawnTimes: number[] = [];
     console.log(`diff benchmark: ${corpus.length} cases, median of ${args.runs} runs; ${git(['--version'], dir).trim()}`);
-    const header = ['case', 'lines', 'KiB', '+/-', 'ours', 'git', 'git-spawn', 'git hist', 'jsdiff', 'ours/git', 'ours/(git-spawn)', 'numstat = git'];
+    const header = [
+      'case',
+      'lines',
+      'KiB',
+      '+/-',
+      'ours',
+      'git',
+      'git-spawn',
+      'git hist',
+      'jsdiff',
+      'ours/git',
+      'ours/(git-spawn)',
+      'ours cpu',
+      'git cpu',
+      'cpu ratio',
+      'numstat = git',
+    ];
     const rows: string[][] = [];
-    const totals = { main: { ours: 0, git: 0, net: 0, log: 0, n: 0 }, all: { ours: 0, git: 0, net: 0, log: 0, n: 0 } };
+    const totals = {
+      main: { ours: 0, git: 0, net: 0, log: 0, n: 0, oursCpu: 0, gitCpu: 0 },
+      all: { ours: 0, git: 0, net: 0, log: 0, n: 0, oursCpu: 0, gitCpu: 0 },
+    };
     let anyCoarse = false;
     corpus.forEach((c, k) => {
       const fa = join(dir, `a${k}`);
@@ -91,14 +140,30 @@ function main(): void {
       writeFileSync(fa, c.before);
       writeFileSync(fb, c.after);
       let result = diffFile(readFileSync(fa), readFileSync(fb));
-      const [ours, gitMs, gitHist, spawn] = measureInterleaved(args.runs, [
+      const gitArgs = ['diff', '--no-index', '--no-color', '-U3', fa, fb];
+      const measured = measureInterleaved(args.runs, [
         () => {
+          const t = cpuNow();
           result = diffFile(readFileSync(fa), readFileSync(fb));
+          return cpuNow() - t;
         },
-        () => git(['diff', '--no-index', '--no-color', '-U3', fa, fb], dir),
-        () => git(['diff', '--no-index', '--no-color', '--histogram', '-U3', fa, fb], dir),
-        () => git(['--version'], dir),
-      ]) as [number, number, number, number];
+        () => {
+          git(gitArgs, dir);
+          return undefined;
+        },
+        () => {
+          git(['diff', '--no-index', '--no-color', '--histogram', '-U3', fa, fb], dir);
+          return undefined;
+        },
+        () => {
+          git(['--version'], dir);
+          return undefined;
+        },
+        () => gitCpu(gitArgs, dir),
+      ]);
+      const [ours, gitMs, gitHist, spawn] = measured.wall as [number, number, number, number];
+      const oursCpu = measured.cpu[0] as number;
+      const gitCpuMs = measured.cpu[4] as number;
       spawnTimes.push(spawn);
       if (result.kind !== 'text') throw new Error(`${c.name}: expected a text diff, got ${result.kind}`);
       anyCoarse ||= result.coarse;
@@ -133,6 +198,8 @@ function main(): void {
         t.net += net;
         t.log += Math.log(ours / gitMs);
         t.n++;
+        t.oursCpu += oursCpu;
+        t.gitCpu += gitCpuMs;
       }
       rows.push([
         c.name,
@@ -146,6 +213,9 @@ function main(): void {
         js,
         (ours / gitMs).toFixed(2),
         (ours / net).toFixed(2),
+        fmt(oursCpu),
+        fmt(gitCpuMs),
+        (oursCpu / gitCpuMs).toFixed(2),
         `${agreement}${result.coarse ? ' COARSE' : ''}`,
       ]);
       console.log(`  measured: ${c.name}`);
@@ -164,7 +234,8 @@ function main(): void {
       console.log(
         `${label} (${t.n} cases): ours ${fmt(t.ours)} ms, git ${fmt(t.git)} ms, git minus spawn ${fmt(t.net)} ms; ` +
           `ours/git ${ratio.toFixed(2)} (total), ${Math.exp(t.log / t.n).toFixed(2)} (geometric mean), ` +
-          `ours/(git minus spawn) ${(t.ours / t.net).toFixed(2)}; target <= 2: ${ratio <= 2 ? 'met' : 'NOT met'}`,
+          `ours/(git minus spawn) ${(t.ours / t.net).toFixed(2)}; processor time ours ${fmt(t.oursCpu)} ms, git ${fmt(t.gitCpu)} ms, ` +
+          `ours/git ${(t.oursCpu / t.gitCpu).toFixed(2)}; target <= 2: ${ratio <= 2 ? 'met' : 'NOT met'}`,
       );
     }
     console.log(`coarse results: ${anyCoarse ? 'YES' : 'none'}`);
