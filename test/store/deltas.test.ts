@@ -1,8 +1,10 @@
 import { readdirSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyDelta } from '../../server/store/delta.js';
 import { createDelta } from '../../server/store/delta-encoder.js';
+import { writePack } from '../../server/store/pack-writer.js';
 import { MAX_DELTA_DEPTH } from '../../server/store/repack.js';
 import { useMemoryTempDir } from '../helpers/memory-temp.js';
 import { editLine, recordTurns, sourceFile } from './delta-history.js';
@@ -151,5 +153,29 @@ describe('compaction with deltas', () => {
     expect(packEntries(store.layout.shadowDir).filter((e) => e.base !== undefined).length).toBeGreaterThanOrEqual(deltas);
     for (const [oid, text] of versions) expect(Buffer.from((await store.readObject(oid)).content).toString()).toBe(text);
     git(fx.root, ['--git-dir', store.layout.shadowDir, 'fsck', '--full', '--strict', '--no-dangling']);
+  });
+});
+
+describe('a crafted pack in the store', () => {
+  const fx = useStoreFixture();
+
+  it('with two ref-deltas naming each other as base fails with a precise error instead of recursing for ever', async () => {
+    const store = await fx.open({ compactAfterIdleMs: Number.POSITIVE_INFINITY });
+    const packDir = join(store.layout.shadowDir, 'objects', 'pack');
+    await store.close();
+    const a = 'a'.repeat(40);
+    const b = 'b'.repeat(40);
+    const delta = Buffer.from([5, 5, 0x90, 5]); // base 5 bytes, result 5 bytes, copy 5 from 0
+    const refDelta = (base: string): Buffer => Buffer.concat([Buffer.from([0x70 | delta.byteLength]), Buffer.from(base, 'hex'), deflateSync(delta)]);
+    await writePack(
+      packDir,
+      [
+        { kind: 'raw', oid: a, entry: refDelta(b) },
+        { kind: 'raw', oid: b, entry: refDelta(a) },
+      ],
+      2,
+    );
+    const reopened = await fx.open({ compactAfterIdleMs: Number.POSITIVE_INFINITY });
+    await expect(reopened.readObject(a)).rejects.toThrow(/delta chain too deep/);
   });
 });
