@@ -19,7 +19,7 @@
  * `--compare <bin>` runs another build's `bin/changeset-server.js` in the
  * same rounds (before and after a change, alternated with git).
  *
- *   npm run build && npm run bench -- serve-start [--files 100000] [--rounds 7] [--compare /path/to/bin/changeset-server.js]
+ *   npm run build && npm run bench -- serve-start [--files 100000] [--rounds 7] [--compare /path/to/bin/changeset-server.js] [--repo <generated before>]
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
@@ -38,6 +38,8 @@ const option = (name: string, fallback: string | undefined): string | undefined 
 const FILES = Number(option('files', '100000'));
 const ROUNDS = Number(option('rounds', '7'));
 const COMPARE = option('compare', undefined);
+/** A repository generated before (by this benchmark's generator, with as many files), to skip generating it again. */
+const REPO = option('repo', undefined);
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const BIN = join(root, 'bin', 'changeset-server.js');
@@ -138,10 +140,12 @@ interface Side {
 async function main(): Promise<void> {
   console.log(`serve-start bench: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`);
   const work = realpathSync(mkdtempSync(join(tmpdir(), 'bench-serve-start-')));
-  const workspace = join(work, 'repo');
-  mkdirSync(workspace);
+  const workspace = REPO ?? join(work, 'repo');
   try {
-    generateRepository(workspace, FILES);
+    if (!REPO) {
+      mkdirSync(workspace);
+      generateRepository(workspace, FILES);
+    }
     const sides: Side[] = [{ name: 'ours', bin: BIN, ready: [], turn: [] }];
     if (COMPARE) sides.push({ name: 'compared', bin: COMPARE, ready: [], turn: [] });
     const gitTimes: Times[] = [];

@@ -93,6 +93,8 @@ describe.concurrent('serve', { timeout: 120_000 }, () => {
     const session = await client.subscribe(serve.ready.sessions[0]!);
     const chat = (session.snapshot!.state as SessionState).defaultChat!;
     await client.subscribe(chat);
+    // serve reads the starting state after its ready line: an edit before it is recorded belongs to that state, not to a turn.
+    if ((session.snapshot!.state as SessionState).lifecycle !== 'ready') await client.waitForEnvelope((e) => e.action.type === 'session/ready', 20_000);
     writeFileSync(join(workspace, 'a.txt'), 'a\nb\n');
     const ended = await client.waitForEnvelope((e) => e.action.type === 'chat/turnComplete', 20_000);
     expect(summaryOf(ended)?.files.map((f) => f.path)).toEqual(['a.txt']);

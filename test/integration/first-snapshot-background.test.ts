@@ -73,7 +73,11 @@ describe('the first snapshot in the background', () => {
     const session = await service.service.openWorkspace([repo], { startInBackground: true });
     expect(session.preparing).toBeDefined();
     // Asked for at once: it waits for the first snapshot, which the files change under.
-    const turnStarted = client.request<{ turnId: string }>('harness/turnStarted', { channel: session.uri, turnId: 'turn-1', progressToken: 'first-turn' });
+    const turnStarted = client.request<{ turnId: string }>(
+      'harness/turnStarted',
+      { channel: session.uri, turnId: 'turn-1', progressToken: 'first-turn' },
+      { timeoutMs: 100_000 },
+    );
     changeEverywhere(repo, 0);
     const listed = await client.request<{ items: { resource: string }[] }>('listSessions', { channel: 'ahp-root://' });
     expect(listed.items.map((s) => s.resource)).toContain(session.uri);
@@ -99,7 +103,7 @@ describe('the first snapshot in the background', () => {
     rmSync(join(repo, fileAt(9)));
     writeFileSync(join(repo, 'pkg0/brand-new/deep/c.ts'), 'c\nc\n');
     const after = gitTree(repo);
-    const { summary } = await client.request<{ summary: TurnSummary }>('harness/turnEnded', { channel: session.uri, turnId: 'turn-1' });
+    const { summary } = await client.request<{ summary: TurnSummary }>('harness/turnEnded', { channel: session.uri, turnId: 'turn-1' }, { timeoutMs: 100_000 });
     const numstat = git(repo, ['diff', '--numstat', '--no-renames', before, after])
       .split('\n')
       .map((line) => line.split('\t'))
