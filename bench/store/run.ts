@@ -18,7 +18,7 @@
  *   before and after compaction (fresh store each round), against
  *   `git cat-file --batch` of the same blobs on git's pack.
  *
- *   npm run bench -- store [--files 300] [--turns 60] [--edits 20] [--rounds 7] [--depth 20]
+ *   npm run bench -- store [--files 300] [--turns 60] [--edits 20] [--rounds 7] [--depth 50]
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ const FILES = Number(option('files', '300'));
 const TURNS = Number(option('turns', '60'));
 const EDITS = Number(option('edits', '20'));
 const ROUNDS = Number(option('rounds', '7'));
-const DEPTH = Number(option('depth', '20'));
+const DEPTH = Number(option('depth', '50'));
 process.env['CHANGESET_SERVER_VERIFY_IDLE_MS'] ??= '600000';
 
 let seed = 12345;
