@@ -110,5 +110,5 @@ describe('the first snapshot in the background', () => {
       .map(([added, deleted, path]) => [path, Number(added), Number(deleted)]);
     expect(summary.files.map((f) => [f.path, f.added, f.deleted]).sort()).toEqual(numstat.sort());
     expect(summary.total).toBe(4);
-  }, 120_000);
+  }, 240_000);
 });
