@@ -11,7 +11,8 @@
  * plan): deltas whose base goes into the same pack are copied as they are,
  * any other delta is stored whole, so a pack never names a base it lacks.
  */
-import { deflateSync, constants as zlibConstants } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflate as deflateCallback, deflateSync, constants as zlibConstants } from 'node:zlib';
 import { parseCommit } from './commit.js';
 import { createDelta } from './delta-encoder.js';
 import { CorruptObjectError } from './errors.js';
@@ -86,8 +87,16 @@ function ofsBytes(distance: number): Buffer {
   return Buffer.from(bytes);
 }
 
-function deflate(content: Uint8Array, level: number): Buffer {
-  return deflateSync(content, { level, chunkSize: Math.max(64, Math.min(content.byteLength + 64, 1024 * 1024)) });
+const deflateAsync = promisify(deflateCallback);
+
+/** Objects at least this big are compressed on the thread pool, so the event loop keeps running. */
+const ASYNC_DEFLATE_BYTES = 64 * 1024;
+/** The rewrite gives the event loop a turn after this much work. */
+const YIELD_AFTER_MS = 5;
+
+async function deflate(content: Uint8Array, level: number): Promise<Buffer> {
+  const options = { level, chunkSize: Math.max(64, Math.min(content.byteLength + 64, 1024 * 1024)) };
+  return content.byteLength >= ASYNC_DEFLATE_BYTES ? deflateAsync(content, options) : deflateSync(content, options);
 }
 
 /**
@@ -100,7 +109,14 @@ export async function writeRepack(packDir: string, objects: ReadonlyMap<string, 
   const level = options.level ?? zlibConstants.Z_BEST_COMPRESSION;
   // Each object's stored base (when it is a delta) and the base it gets in the new pack.
   const stored = new Map<string, string | undefined>();
-  for (const [oid, at] of objects) stored.set(oid, await at.pack.deltaBaseAt(at.position));
+  let started = performance.now();
+  for (const [oid, at] of objects) {
+    stored.set(oid, await at.pack.deltaBaseAt(at.position));
+    if (performance.now() - started > YIELD_AFTER_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      started = performance.now();
+    }
+  }
   const chosen = new Map<string, string>();
   for (const [oid, current] of stored) {
     const wanted = options.bases?.get(oid);
@@ -137,7 +153,13 @@ export async function writeRepack(packDir: string, objects: ReadonlyMap<string, 
   const offsets = new Map<string, number>();
   const sources = async function* (): AsyncGenerator<PackSource> {
     let position = 12;
+    let slice = performance.now();
     for (const oid of order) {
+      // Compaction runs beside the server's work: a request that comes in waits at most a few milliseconds for it.
+      if (performance.now() - slice > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
       const at = objects.get(oid)!;
       const entry = await encodeEntry(oid, at, chosen.get(oid), stored.get(oid), offsets, position);
       offsets.set(oid, position);
@@ -168,17 +190,17 @@ export async function writeRepack(packDir: string, objects: ReadonlyMap<string, 
         const delta = createDelta(baseObject.content, target.content, Math.floor(target.content.byteLength * MAX_DELTA_SHARE));
         if (delta) {
           deltasMade++;
-          return asDelta(delta.byteLength, deflate(delta, level));
+          return asDelta(delta.byteLength, await deflate(delta, level));
         }
       }
       chosen.delete(oid);
-      return Buffer.concat([entryHeader(PACK_TYPE_CODE[target.type as AnyObjectType], target.content.byteLength), deflate(target.content, level)]);
+      return Buffer.concat([entryHeader(PACK_TYPE_CODE[target.type as AnyObjectType], target.content.byteLength), await deflate(target.content, level)]);
     }
     // A compaction also compresses entries a flush stored uncompressed (a first deflate block of type 00), whichever pack holds them.
     const stored = options.recompress !== undefined && ((info.raw[info.dataStart + 2] ?? 0) & 0x06) === 0;
     if (!isDelta && !options.recompress?.has(at.pack) && !stored) return info.raw;
     const whole = await options.readObject(oid);
-    return Buffer.concat([entryHeader(PACK_TYPE_CODE[whole.type as AnyObjectType], whole.content.byteLength), deflate(whole.content, level)]);
+    return Buffer.concat([entryHeader(PACK_TYPE_CODE[whole.type as AnyObjectType], whole.content.byteLength), await deflate(whole.content, level)]);
   };
   const written = await writePack(packDir, sources(), order.length);
   return { ...written, deltas, deltasMade };
@@ -266,7 +288,12 @@ export async function planDeltaBases(source: DeltaPlanSource, maxDepth = MAX_DEL
       }
     }
   };
+  let slice = performance.now();
   for (const commit of chronological) {
+    if (performance.now() - slice > YIELD_AFTER_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
     // Checkpoint commits differ from the previous one in their ids, times and trailer: a delta against the next is small.
     add('commit:', commit.oid);
     await walk(commit.tree, '');
