@@ -5,9 +5,9 @@
  * array (`m`, an `Int32Array` view of the module's memory): in WebAssembly a
  * load is one machine instruction, where V8's JavaScript re-checks the array
  * and the bounds of each access, and these loops are where a Myers diff
- * spends its time. Where WebAssembly is missing or may not be compiled (a
- * page whose Content-Security-Policy forbids it), `myers.ts` runs its
- * JavaScript loops, which give the same results.
+ * spends its time. Only Node compiles it (the viewer's page forbids
+ * WebAssembly in its Content-Security-Policy); elsewhere, or where it fails
+ * to compile, `myers.ts` runs its JavaScript loops, with the same results.
  */
 
 /** The little of the WebAssembly API used here (the code also runs in browsers, so no Node or DOM types). */
@@ -16,6 +16,7 @@ interface WasmMemory {
   grow(pages: number): number;
 }
 declare const WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object) => { exports: unknown } } | undefined;
+declare const process: { versions?: { node?: string } } | undefined;
 
 /** The compiled rounds and the memory they work on. */
 export interface MyersRounds {
@@ -182,12 +183,17 @@ function moduleBytes(): Uint8Array {
 
 let compiled: MyersRounds | null | undefined;
 
-/** The compiled rounds, or null where WebAssembly is not available; compiled once. */
+/**
+ * The compiled rounds, or null where WebAssembly is not available; compiled
+ * once. Only under Node: the viewer's page forbids compiling WebAssembly
+ * (its Content-Security-Policy), and a browser logs each refusal as an error.
+ */
 export function myersRounds(): MyersRounds | null {
   if (compiled !== undefined) return compiled;
   compiled = null;
   try {
-    if (typeof WebAssembly === 'object' && WebAssembly !== undefined) {
+    const node = typeof process === 'object' && process !== undefined && typeof process.versions?.node === 'string';
+    if (node && typeof WebAssembly === 'object' && WebAssembly !== undefined) {
       const instance = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes()));
       compiled = instance.exports as unknown as MyersRounds;
     }
