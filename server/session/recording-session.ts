@@ -20,7 +20,7 @@ import { TurnRecorder, type EndTurnOptions, type StartTurnOptions, type TurnHand
 import type { TurnSummary } from './turn-summary.js';
 
 export type { SessionSource } from './session-files.js';
-export type { RecordingSessionOptions, StartProgress } from './session-options.js';
+export type { RecordingSessionOptions } from './session-options.js';
 export type { EndTurnOptions, StartTurnOptions, TurnHandle } from './turn-recorder.js';
 
 /**

@@ -11,7 +11,7 @@ export {
   type SnapshotOptions,
   type SnapshotResult,
 } from './workspace-snapshotter.js';
-export type { DirListing, ListingSource } from './given-listings.js';
+export type { ListingSource } from './given-listings.js';
 export type { SnapshotHooks, SnapshotWarning, UnreadFile, UnreadReason } from './walker.js';
 export { findGitRepository, readHeadCommit, resolveDotGit, resolveRef, type GitRepositoryLocation } from './git-repository.js';
 export { BUILTIN_EXCLUDES, DEFAULT_NON_REPO_MAX_FILE_BYTES } from './builtin-excludes.js';

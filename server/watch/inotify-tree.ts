@@ -21,7 +21,7 @@ const YIELD_EVERY_MS = 10;
 const KEEP_LISTINGS_MS = 60_000;
 
 /** A recursive watch; `takeListing` hands a snapshot the listings read as it was set up (see `DirectoryWatcher.takeListing`). */
-export interface InotifySubscription {
+interface InotifySubscription {
   unsubscribe(): Promise<void>;
   takeListing(dir: string, notBefore: number): DirListing | undefined;
   dropListings(): void;
