@@ -46,7 +46,7 @@ export interface WritePackOptions {
 }
 
 /** The variable-length type-and-size header that starts every pack entry. */
-function encodeEntryHeader(typeCode: number, size: number): Buffer {
+export function encodeEntryHeader(typeCode: number, size: number): Buffer {
   const bytes: number[] = [];
   let byte = (typeCode << 4) | (size & 0x0f);
   let rest = Math.floor(size / 16);

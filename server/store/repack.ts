@@ -18,7 +18,7 @@ import { createDelta } from './delta-encoder.js';
 import { CorruptObjectError } from './errors.js';
 import type { PackedLocation } from './object-directory.js';
 import { PACK_OFS_DELTA, PACK_REF_DELTA, PACK_TYPE_CODE, type AnyObjectType } from './object-format.js';
-import { writePack, type PackSource, type WrittenPack } from './pack-writer.js';
+import { encodeEntryHeader, writePack, type PackSource, type WrittenPack } from './pack-writer.js';
 import { listRefs } from './refs.js';
 import { GITLINK_MODE, parseTree } from './tree.js';
 import type { StoredObject } from './types.js';
@@ -59,20 +59,6 @@ export interface RepackResult extends WrittenPack {
   deltas: number;
   /** Deltas computed by this rewrite (the rest were copied). */
   deltasMade: number;
-}
-
-/** The variable-length type-and-size header that starts every pack entry. */
-function entryHeader(typeCode: number, size: number): Buffer {
-  const bytes: number[] = [];
-  let byte = (typeCode << 4) | (size & 0x0f);
-  let rest = Math.floor(size / 16);
-  while (rest > 0) {
-    bytes.push(byte | 0x80);
-    byte = rest & 0x7f;
-    rest = Math.floor(rest / 128);
-  }
-  bytes.push(byte);
-  return Buffer.from(bytes);
 }
 
 /** The negative offset of an ofs-delta, in git's encoding. */
@@ -178,7 +164,7 @@ export async function writeRepack(packDir: string, objects: ReadonlyMap<string, 
     const info = await at.pack.readEntryInfo(at.position);
     const asDelta = (size: number, compressed: Uint8Array): Buffer => {
       deltas++;
-      return Buffer.concat([entryHeader(PACK_OFS_DELTA, size), ofsBytes(position - written.get(base!)!), compressed]);
+      return Buffer.concat([encodeEntryHeader(PACK_OFS_DELTA, size), ofsBytes(position - written.get(base!)!), compressed]);
     };
     if (base !== undefined && base === current) return asDelta(info.size, info.raw.subarray(info.dataStart));
     const isDelta = info.typeCode === PACK_OFS_DELTA || info.typeCode === PACK_REF_DELTA;
@@ -194,13 +180,13 @@ export async function writeRepack(packDir: string, objects: ReadonlyMap<string, 
         }
       }
       chosen.delete(oid);
-      return Buffer.concat([entryHeader(PACK_TYPE_CODE[target.type as AnyObjectType], target.content.byteLength), await deflate(target.content, level)]);
+      return Buffer.concat([encodeEntryHeader(PACK_TYPE_CODE[target.type as AnyObjectType], target.content.byteLength), await deflate(target.content, level)]);
     }
     // A compaction also compresses entries a flush stored uncompressed (a first deflate block of type 00), whichever pack holds them.
     const stored = options.recompress !== undefined && ((info.raw[info.dataStart + 2] ?? 0) & 0x06) === 0;
     if (!isDelta && !options.recompress?.has(at.pack) && !stored) return info.raw;
     const whole = await options.readObject(oid);
-    return Buffer.concat([entryHeader(PACK_TYPE_CODE[whole.type as AnyObjectType], whole.content.byteLength), await deflate(whole.content, level)]);
+    return Buffer.concat([encodeEntryHeader(PACK_TYPE_CODE[whole.type as AnyObjectType], whole.content.byteLength), await deflate(whole.content, level)]);
   };
   const written = await writePack(packDir, sources(), order.length);
   return { ...written, deltas, deltasMade };
