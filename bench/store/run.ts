@@ -24,7 +24,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import WebSocket from 'ws';
+import { Harness } from '../common/harness.js';
 import { ChangesetService } from '../../server/service.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
 import { git, gitEnv, median } from '../common/workspace.js';
@@ -92,38 +92,6 @@ function sourceFile(lines: number): string {
 }
 
 const pathOf = (i: number): string => `src/pkg${i % 12}/mod${Math.floor(i / 12) % 5}/file${i}.ts`;
-
-/** A harness: JSON-RPC requests over one WebSocket. */
-class Harness {
-  private id = 0;
-  private readonly pending = new Map<number, (m: { result?: unknown; error?: { message: string } }) => void>();
-  private constructor(private readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const m = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
-      if (typeof m.id === 'number') this.pending.get(m.id)?.(m);
-    });
-  }
-  static async connect(url: string): Promise<Harness> {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    const h = new Harness(ws);
-    await h.request('initialize', { channel: 'ahp-root://', protocolVersions: ['0.6.0'], clientId: 'bench-store', initialSubscriptions: [] });
-    return h;
-  }
-  async request(method: string, params: unknown): Promise<unknown> {
-    const id = ++this.id;
-    const reply = await new Promise<{ result?: unknown; error?: { message: string } }>((resolve) => {
-      this.pending.set(id, resolve);
-      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    });
-    this.pending.delete(id);
-    if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
-    return reply.result;
-  }
-  close(): void {
-    this.ws.close();
-  }
-}
 
 /** Bytes of the `.pack` files (indexes left out on both sides: they only map ids to offsets). */
 function packBytes(objectsDir: string): number {
@@ -236,7 +204,7 @@ async function main(): Promise<void> {
     const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir, log: () => undefined });
     const { url } = await service.start();
     const session = await service.openWorkspace([repo], { resume: false });
-    const harness = await Harness.connect(url);
+    const harness = await Harness.connect(url, 'bench-store');
     const paths = [...lines.keys()];
     const turnEnd: number[] = [];
     const half = Math.floor(TURNS / 2);

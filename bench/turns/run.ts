@@ -19,7 +19,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import WebSocket from 'ws';
+import { Harness } from '../common/harness.js';
 import { ChangesetService } from '../../server/service.js';
 import { WorkspaceSnapshotter } from '../../server/snapshot/index.js';
 import { openWorkspaceStore } from '../../server/store/index.js';
@@ -58,42 +58,6 @@ function edit(root: string, files: number, count: number): void {
   editFiles(root, files, count, ++editRound);
 }
 
-/** A harness: JSON-RPC requests over one WebSocket. */
-class Harness {
-  private id = 0;
-  private readonly pending = new Map<number, (m: { result?: unknown; error?: { message: string } }) => void>();
-
-  private constructor(private readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const m = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
-      if (typeof m.id === 'number') this.pending.get(m.id)?.(m);
-    });
-  }
-
-  static async connect(url: string): Promise<Harness> {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    const h = new Harness(ws);
-    await h.request('initialize', { channel: 'ahp-root://', protocolVersions: ['0.6.0'], clientId: 'bench-turns', initialSubscriptions: [] });
-    return h;
-  }
-
-  async request(method: string, params: unknown): Promise<unknown> {
-    const id = ++this.id;
-    const reply = await new Promise<{ result?: unknown; error?: { message: string } }>((resolve) => {
-      this.pending.set(id, resolve);
-      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    });
-    this.pending.delete(id);
-    if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
-    return reply.result;
-  }
-
-  close(): void {
-    this.ws.close();
-  }
-}
-
 interface Row {
   files: number;
   changed: number;
@@ -116,7 +80,7 @@ async function turns(work: string, repo: string, gitRepo: string, files: number)
   const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir: join(work, `state-${files}`), log: () => undefined });
   const { url } = await service.start();
   const session = await service.openWorkspace([repo], { resume: false });
-  const harness = await Harness.connect(url);
+  const harness = await Harness.connect(url, 'bench-turns');
   const index = join(work, `git-index-${files}`);
   copyFileSync(join(gitRepo, '.git', 'index'), index);
   const env = { ...gitEnv, GIT_INDEX_FILE: index };
