@@ -379,11 +379,7 @@ export class Walker {
   /** A given listing's entries, as {@link readListing} makes them. */
   private adoptListing(fsPath: string, given: DirListing, prev: DirState | undefined): { entries: CachedEntry[]; hasDotGit: boolean } {
     this.counters.dirsGiven++;
-    let byName: Map<string, CachedEntry> | undefined;
-    if (prev && prev.entries.length > 0) {
-      byName = new Map();
-      for (const e of prev.entries) byName.set(e.raw ? 'raw:' + e.raw.toString('hex') : e.name, e);
-    }
+    const byName = previousByName(prev);
     const entries: CachedEntry[] = [];
     let hasDotGit = false;
     const { names, kinds } = given;
@@ -419,11 +415,7 @@ export class Walker {
       }
     }
     if (raw) dirents = readdirSync(fsPath as string, { withFileTypes: true, encoding: 'buffer' });
-    let byName: Map<string, CachedEntry> | undefined;
-    if (prev && prev.entries.length > 0) {
-      byName = new Map();
-      for (const e of prev.entries) byName.set(e.raw ? 'raw:' + e.raw.toString('hex') : e.name, e);
-    }
+    const byName = previousByName(prev);
     const entries: CachedEntry[] = [];
     let hasDotGit = false;
     for (const d of dirents) {
@@ -1028,4 +1020,12 @@ export class Walker {
     if (oid !== inRepository) this.queueWrite('tree', content, oid);
     return oid;
   }
+}
+
+/** The directory's previous entries by name (raw names by their bytes), for reusing what is unchanged; undefined when there were none. */
+function previousByName(prev: DirState | undefined): Map<string, CachedEntry> | undefined {
+  if (!prev || prev.entries.length === 0) return undefined;
+  const byName = new Map<string, CachedEntry>();
+  for (const e of prev.entries) byName.set(e.raw ? 'raw:' + e.raw.toString('hex') : e.name, e);
+  return byName;
 }
