@@ -67,6 +67,8 @@ export type * from './extensions/harness.js';
 export type * from './extensions/mirror.js';
 export type * from './extensions/operations.js';
 export type * from './extensions/sessions.js';
+export type * from './extensions/comments.js';
+export { MAX_COMMENT_BYTES } from './extensions/comments.js';
 
 // Every method served, with its params and result.
 export type { Method, MethodMap, NotificationMethod, ParamsOf, RequestMethod, ResultOf } from './methods.js';

@@ -41,6 +41,7 @@ import type {
 import type { MirrorStatus, MirrorStatusParams } from './extensions/mirror.js';
 import type { InvokeOperationParams, InvokeOperationResult } from './extensions/operations.js';
 import type { ForgetSessionParams, ForgetSessionResult } from './extensions/sessions.js';
+import type { AddCommentParams, CommentRefParams, ListCommentsParams, ListCommentsResult, ResolveCommentParams, ReviewComment } from './extensions/comments.js';
 
 /**
  * Method name → `{ params; result }` for a request (answered), `{ params }`
@@ -92,6 +93,16 @@ export interface MethodMap {
   forgetSession: { params: ForgetSessionParams; result: ForgetSessionResult };
   /** What is still to be pushed to the mirror remote (only while mirroring). */
   'mirror/status': { params: MirrorStatusParams; result: MirrorStatus };
+  /** Leaves a review comment on lines of a file in a changeset, or on a whole turn. */
+  'comments/add': { params: AddCommentParams; result: ReviewComment };
+  /** A session's review comments, oldest first; `follow` sends `comments/changed` from then on. */
+  'comments/list': { params: ListCommentsParams; result: ListCommentsResult };
+  /** Marks a comment resolved, by the reviewer or by the agent that addressed it. */
+  'comments/resolve': { params: ResolveCommentParams; result: ReviewComment };
+  /** Opens a resolved comment again. */
+  'comments/reopen': { params: CommentRefParams; result: ReviewComment };
+  /** Deletes a comment. */
+  'comments/delete': { params: CommentRefParams; result: null };
 }
 
 /** Any method a client may send. */
