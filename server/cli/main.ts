@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   restore: async () => operation('restore'),
   discard: async () => operation('discard'),
   undo: async () => operation('undo'),
+  redo: async () => operation('redo'),
   sessions: async () => (await import('./server-commands.js')).sessionsCommand,
   forget: async () => (await import('./server-commands.js')).forgetCommand,
   open: async () => (await import('./server-commands.js')).openCommand,
@@ -32,7 +33,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 /** Commands whose failures this entry point reports itself (serve and hook report their own). */
 const SELF_REPORTING: ReadonlySet<string> = new Set(['serve', 'hook']);
 
-async function operation(kind: 'revert' | 'restore' | 'discard' | 'undo'): Promise<Command> {
+async function operation(kind: 'revert' | 'restore' | 'discard' | 'undo' | 'redo'): Promise<Command> {
   const { operationCommand } = await import('./operation-command.js');
   return (argv) => operationCommand(kind, argv);
 }
@@ -107,6 +108,7 @@ function usage(): string {
     '  restore            put every file back as it was when a turn started',
     '  discard            discard uncommitted changes',
     '  undo               undo the last revert, restore or discard',
+    '  redo               take back the last undo',
     '',
     'Housekeeping:',
     '  forget SESSION     remove a session and its history for good',

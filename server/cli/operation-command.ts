@@ -61,6 +61,17 @@ export const OPERATION_USAGE: Record<OperationCommand, string> = {
     DRY_RUN_HELP,
     OUTSIDE_LINKS_HELP,
   ].join('\n'),
+  redo: [
+    'Usage: changeset-server redo [--dry-run] [options]',
+    '',
+    'Takes back the last undo: the files it put back get the content the undone',
+    'revert, restore or discard had written. Only right after an undo: a new revert,',
+    'restore or discard leaves nothing to redo. A file edited since the undo is a',
+    'conflict, and then nothing is written.',
+    '',
+    DRY_RUN_HELP,
+    OUTSIDE_LINKS_HELP,
+  ].join('\n'),
 };
 
 const OWN_OPTIONS: Record<OperationCommand, (keyof ClientValues & string)[]> = {
@@ -68,9 +79,10 @@ const OWN_OPTIONS: Record<OperationCommand, (keyof ClientValues & string)[]> = {
   restore: ['turn', 'step', 'and-turns', 'dry-run', 'allow-outside-symlinks'],
   discard: ['file', 'dry-run'],
   undo: ['dry-run', 'allow-outside-symlinks'],
+  redo: ['dry-run', 'allow-outside-symlinks'],
 };
 
-/** Runs `revert`, `restore`, `discard` or `undo`. */
+/** Runs `revert`, `restore`, `discard`, `undo` or `redo`. */
 export async function operationCommand(command: OperationCommand, argv: readonly string[]): Promise<number> {
   const { values } = parseClientArgs(argv, OWN_OPTIONS[command] as never[]);
   if (values.help) {

@@ -12,7 +12,7 @@ import { resolveTurn, turnLabel } from './turn-ref.js';
 import { CommandError } from './errors.js';
 
 /** The client commands that change files through `invokeChangesetOperation`. */
-export type OperationCommand = 'revert' | 'restore' | 'discard' | 'undo';
+export type OperationCommand = 'revert' | 'restore' | 'discard' | 'undo' | 'redo';
 
 /** What a user (or an agent) asks an operation to do, in their own terms. */
 export interface OperationRequest {
@@ -59,6 +59,12 @@ export interface OperationReport {
   userEdits: { path: string; reason: string }[];
 }
 
+/** What a person reads when undo or redo has nothing to do. */
+const DISABLED: Partial<Record<OperationCommand, string>> = {
+  undo: 'Nothing to undo.',
+  redo: 'Nothing to redo: redo takes back the last undo, and there is none since the last revert, restore or discard.',
+};
+
 /** Carries out an operation request against one session of a connected server. */
 export async function runOperation(client: RpcClient, session: SessionStatusInfo, request: OperationRequest): Promise<OperationReport> {
   const { command } = request;
@@ -80,15 +86,16 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
       operationId = 'discard';
       break;
     case 'undo':
+    case 'redo':
       channel = formatChangesetUri({ sessionId, kind: 'session' });
-      operationId = 'undo';
+      operationId = command;
       break;
   }
   const state = await readyChangeset(client, channel, 60_000);
   if (state.status === 'error') throw new CommandError(`cannot read ${turn ? turnLabel(turn) : 'the changes'}: ${state.error?.message ?? 'unknown error'}`);
   const op = state.operations?.find((o) => o.id === operationId);
   if (!op) throw new CommandError(`the server offers no ${command} here`);
-  if (op.status === 'disabled') throw new CommandError(command === 'undo' ? 'Nothing to undo.' : `${command} is not available here`);
+  if (op.status === 'disabled') throw new CommandError(DISABLED[command] ?? `${command} is not available here`);
 
   let target: ChangesetOperationTarget | undefined;
   if (request.file !== undefined) {

@@ -199,6 +199,19 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
     destructive: true,
     run: (args, context) => operate({ command: 'undo' }, args, context),
   },
+  {
+    name: 'redo',
+    title: 'Redo what the last undo took back',
+    description:
+      "Takes back the last undo: the files it put back get again what the undone revert, restore or discard wrote. Only right after an undo ('Nothing to redo' otherwise); refuses (writing nothing) when one of those files was edited since the undo. Writes files.",
+    inputSchema: {
+      type: 'object',
+      properties: { dry_run: DRY_RUN_ARG, allow_outside_symlinks: OUTSIDE_LINKS_ARG, session: SESSION_ARG },
+      additionalProperties: false,
+    },
+    destructive: true,
+    run: (args, context) => operate({ command: 'redo' }, args, context),
+  },
 ];
 
 /** Checks a call's arguments against the tool's schema; returns the problem, or undefined. */

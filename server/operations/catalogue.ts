@@ -7,6 +7,7 @@ export const OperationId = {
   RestoreCheckpoint: 'restore-checkpoint',
   RestoreCheckpointAndTurns: 'restore-checkpoint-and-turns',
   Undo: 'undo',
+  Redo: 'redo',
 } as const;
 export type OperationId = (typeof OperationId)[keyof typeof OperationId];
 
@@ -92,6 +93,16 @@ const UNDO: Definition = {
   confirmation: 'Put back the files as they were before the last revert, discard or restore?',
 };
 
+const REDO: Definition = {
+  id: OperationId.Redo,
+  label: 'Redo',
+  description: 'Do again what the last undo took back. Only right after an undo: a new revert, discard or restore leaves nothing to redo.',
+  scopes: ['changeset'],
+  icon: 'redo',
+  group: 'undo',
+  confirmation: 'Put the files back as they were before the last undo?',
+};
+
 const DISCARD: Definition = {
   id: OperationId.Discard,
   label: 'Discard',
@@ -108,7 +119,7 @@ function definitionsFor(parsed: ParsedChangesetUri): Definition[] {
     case 'turn':
       return [REVERT_TURN, RESTORE, RESTORE_AND_TURNS];
     case 'session':
-      return parsed.dir === undefined ? [REVERT_SESSION, UNDO] : [REVERT_SESSION];
+      return parsed.dir === undefined ? [REVERT_SESSION, UNDO, REDO] : [REVERT_SESSION];
     case 'uncommitted':
       return [DISCARD];
     case 'step':

@@ -1,6 +1,8 @@
 import {
   AhpErrorCodes,
   formatChangesetUri,
+  isChangesetUriError,
+  parseChangesetUri,
   type ChangesetOperation,
   type ChangesetState,
   type InvokeChangesetOperationParams,
@@ -47,7 +49,8 @@ type InvocationMeta = OperationInvocationMeta;
 export class ChangesetOperations {
   private readonly status = new Map<string, OperationStatusInfo>();
   private readonly inFlight = new Map<string, Promise<InvokeChangesetOperationResult>>();
-  private readonly undoable = new Map<string, boolean>();
+  /** Whether undo and redo are possible, per session, as last published (`"true false"`). */
+  private readonly undoable = new Map<string, string>();
 
   constructor(
     private readonly sessions: SessionManager,
@@ -87,10 +90,10 @@ export class ChangesetOperations {
     const state = this.changesets.stateOf(params.channel) as ChangesetState;
     const op = state.operations?.find((o) => o.id === params.operationId);
     if (!op) throw invalidParams(`operationId: "${params.operationId}" is not an operation of ${params.channel}`);
-    // Undo's published status may lag the journal (a restart, an operation just ended): the journal decides.
-    const undoable = op.id === OperationId.Undo && (await this.lastUndoable(session)) !== undefined;
-    if (op.status === 'disabled' && !undoable)
-      throw invalidParams(`operationId: "${op.id}" is disabled${op.id === OperationId.Undo ? ': there is nothing to undo' : ''}`);
+    // Undo's and redo's published status may lag the journal (a restart, an operation just ended): the journal decides.
+    const history = op.id === OperationId.Undo || op.id === OperationId.Redo ? historyOf(await session.safety.list()) : undefined;
+    const possible = op.id === OperationId.Undo ? history?.undoable !== undefined : op.id === OperationId.Redo && history?.redoable !== undefined;
+    if (op.status === 'disabled' && !possible) throw invalidParams(`operationId: "${op.id}" is disabled${disabledWhy(op.id)}`);
     if (step !== undefined) {
       if (op.id !== OperationId.RestoreCheckpoint || channel.parsed.kind !== 'turn') {
         throw invalidParams('params._meta.step: only restore-checkpoint on a turn changeset takes a step');
@@ -146,7 +149,7 @@ export class ChangesetOperations {
         const message = describe(plan);
         if (dryRun) return { message: `Dry run: ${message}`, _meta: dryRunMeta(plan) } as InvokeChangesetOperationResult;
         const files = plan.writes.map((w) => w.display);
-        const undid = undoes !== undefined ? (await session.safety.list()).find((r) => r.index === undoes)?.details.action : undefined;
+        const undid = undoes !== undefined ? undoneAction(await session.safety.list(), undoes, opId === OperationId.Redo) : undefined;
         const step = (params as { _meta?: InvocationMeta })._meta?.step;
         const parsed = step !== undefined ? { ...channel.parsed, step } : channel.parsed;
         const action = userActionText(session, { operation: opId, parsed, target: params.target, files, ...(undid ? { undid } : {}) });
@@ -249,6 +252,16 @@ export class ChangesetOperations {
         const plan = await planUndo(session, record, guard);
         return { plan, undoes: record.index, describe: (p) => summary(`Undid ${record.details.operation}: put back ${plural(p.writes.length, 'file')}`, p) };
       }
+      case OperationId.Redo: {
+        // Redo undoes the last undo, from that undo's own safety checkpoint: a file edited since the undo is a conflict.
+        const records = await session.safety.list();
+        const record = historyOf(records).redoable;
+        if (!record) throw invalidParams(`operationId: "redo" is disabled${disabledWhy(OperationId.Redo)}`);
+        const plan = await planUndo(session, record, guard);
+        const original = records.find((r) => r.index === record.details.undoes);
+        const what = original ? operationNoun(session, original) : 'the last operation';
+        return { plan, undoes: record.index, describe: (p) => summary(`Redid ${what}: put back ${plural(p.writes.length, 'file')}`, p) };
+      }
       default:
         throw invalidParams(`operationId: unknown operation "${opId}"`);
     }
@@ -321,12 +334,13 @@ export class ChangesetOperations {
   }
 
   private async lastUndoable(session: RecordingSession): Promise<SafetyRecord | undefined> {
-    return lastUndoableOf(await session.safety.list());
+    return historyOf(await session.safety.list()).undoable;
   }
 
-  /** Publishes whether `undo` is possible on a session's changesets (for every session added; `service.ts` connects them). */
+  /** Publishes whether `undo` and `redo` are possible on a session's changesets (for every session added; `service.ts` connects them). */
   async refreshUndo(session: RecordingSession): Promise<void> {
-    const available = (await this.lastUndoable(session).catch(() => undefined)) !== undefined;
+    const history = await session.safety.list().then(historyOf, () => ({ undoable: undefined, redoable: undefined }));
+    const available = `${history.undoable !== undefined} ${history.redoable !== undefined}`;
     if (this.undoable.get(session.uri) === available) return;
     this.undoable.set(session.uri, available);
     this.changesets.of(session)?.refreshOperations();
@@ -335,14 +349,19 @@ export class ChangesetOperations {
   private statusOf(session: RecordingSession, parsed: ParsedChangesetUri, id: string): OperationStatusInfo {
     const tracked = this.status.get(`${formatChangesetUri(parsed)} ${id}`);
     if (tracked && tracked.status !== 'idle') return tracked;
-    if (id === OperationId.Undo && !this.undoAvailable(session)) return { status: 'disabled' };
+    if ((id === OperationId.Undo || id === OperationId.Redo) && !this.available(session, id)) return { status: 'disabled' };
     return { status: 'idle' };
   }
 
   /** From the journal's records when it has read them (a restarted session's first answers are then right), else as last refreshed. */
-  private undoAvailable(session: RecordingSession): boolean {
+  private available(session: RecordingSession, id: typeof OperationId.Undo | typeof OperationId.Redo): boolean {
     const known = session.safety.known();
-    return known ? lastUndoableOf(known) !== undefined : this.undoable.get(session.uri) === true;
+    if (known) {
+      const history = historyOf(known);
+      return (id === OperationId.Undo ? history.undoable : history.redoable) !== undefined;
+    }
+    const [undo, redo] = (this.undoable.get(session.uri) ?? 'false false').split(' ');
+    return (id === OperationId.Undo ? undo : redo) === 'true';
   }
 
   private setStatus(owner: SessionChangesets, channel: ChangesetChannel, opId: string, info: OperationStatusInfo): void {
@@ -352,16 +371,76 @@ export class ChangesetOperations {
 }
 
 /**
- * The newest operation `undo` can put back: not itself an undo or a
- * rollback, and not cancelled by one. An undo that was stopped and put
- * back (a rollback cancels it) cancels nothing, so the operation it was
- * undoing can be undone again.
+ * What `undo` and `redo` would take, replaying the journal's safety
+ * records in order. Every operation that wrote files goes on the undo
+ * stack; an undo takes its operation off and goes on the redo stack; a
+ * redo takes its undo off the redo stack and goes on the undo stack itself
+ * (undoing a redo puts back what the undo left); any other operation
+ * empties the redo stack, so redo only ever follows an undo. A stopped
+ * operation that put everything back (a `rollback` cancels it) counts as
+ * never having run, so an undo that was stopped can be done again.
  */
-function lastUndoableOf(records: readonly SafetyRecord[]): SafetyRecord | undefined {
-  const cancels = (r: SafetyRecord) => r.details.undoes !== undefined;
+function historyOf(records: readonly SafetyRecord[]): { undoable?: SafetyRecord; redoable?: SafetyRecord } {
   const rolledBack = new Set(records.filter((r) => r.details.operation === 'rollback').map((r) => r.details.undoes));
-  const undone = new Set(records.filter((r) => cancels(r) && !rolledBack.has(r.index)).map((r) => r.details.undoes));
-  return [...records].reverse().find((r) => !cancels(r) && !undone.has(r.index) && r.details.paths.length > 0);
+  let done: SafetyRecord[] = [];
+  let redo: SafetyRecord[] = [];
+  for (const r of records) {
+    if (r.details.operation === 'rollback' || rolledBack.has(r.index)) continue;
+    if (r.details.operation === OperationId.Undo) {
+      done = done.filter((d) => d.index !== r.details.undoes);
+      redo.push(r);
+      continue;
+    }
+    if (r.details.operation === OperationId.Redo) redo = redo.filter((d) => d.index !== r.details.undoes);
+    else redo = [];
+    if (r.details.paths.length > 0) done.push(r);
+  }
+  return { ...(done.length > 0 ? { undoable: done.at(-1)! } : {}), ...(redo.length > 0 ? { redoable: redo.at(-1)! } : {}) };
+}
+
+/** Why undo or redo is disabled, in the words a person reads. */
+function disabledWhy(id: string): string {
+  if (id === OperationId.Undo) return ': there is nothing to undo';
+  if (id === OperationId.Redo) return ': there is nothing to redo (redo only follows an undo, and a new revert, discard or restore since leaves nothing to redo)';
+  return '';
+}
+
+/** The timeline line of what an undo (or, for a redo, the undo it takes back) had undone. */
+function undoneAction(records: readonly SafetyRecord[], undoes: number, redo: boolean): string | undefined {
+  const undone = records.find((r) => r.index === undoes);
+  if (!redo || undone?.details.undoes === undefined) return undone?.details.action;
+  return records.find((r) => r.index === undone.details.undoes)?.details.action;
+}
+
+/** An operation named as a person would: "the revert of turn 3", "the restore to the start of turn 2". */
+function operationNoun(session: RecordingSession, record: SafetyRecord): string {
+  const nouns: Record<string, string> = {
+    revert: 'the revert',
+    discard: 'the discard',
+    'restore-checkpoint': 'the restore',
+    'restore-checkpoint-and-turns': 'the restore',
+    redo: 'the redo',
+  };
+  const noun = nouns[record.details.operation] ?? 'the last operation';
+  const parsed = parseChangesetUri(record.details.changeset);
+  if (isChangesetUriError(parsed)) return noun;
+  const index = parsed.turnId !== undefined ? session.turns.findIndex((t) => t.id === parsed.turnId) : -1;
+  const turn = index >= 0 ? `turn ${index + 1}` : 'a turn';
+  const restore = record.details.operation.startsWith('restore');
+  switch (parsed.kind) {
+    case 'turn':
+      return restore ? `${noun} to the start of ${turn}` : `${noun} of ${turn}`;
+    case 'step':
+      return restore ? `${noun} to before step ${parsed.step} of ${turn}` : `${noun} of step ${parsed.step} of ${turn}`;
+    case 'since':
+      return `${noun} of the changes since ${turn}`;
+    case 'session':
+      return `${noun} of the session's changes`;
+    case 'uncommitted':
+      return `${noun} of uncommitted changes`;
+    default:
+      return noun;
+  }
 }
 
 function plural(n: number, word: string): string {

@@ -10,7 +10,7 @@ export interface FinishedOperation {
   target: ChangesetOperationTarget | undefined;
   /** Display paths it wrote. */
   files: readonly string[];
-  /** For undo: the timeline line of the action it undid. */
+  /** For undo: the timeline line of the action it undid; for redo, of the action it did again. */
   undid?: string;
 }
 
@@ -43,6 +43,8 @@ export function userActionText(session: RecordingSession, op: FinishedOperation)
       return `Restored the start of ${where.slice(2, -1) || 'the turn'} and removed it and the turns after it${filesSuffix(op.files)}`;
     case 'undo':
       return op.undid ? `Undid: ${op.undid}` : `Undid the last operation${filesSuffix(op.files)}`;
+    case 'redo':
+      return op.undid ? `Redid: ${op.undid}` : `Redid the last undo${filesSuffix(op.files)}`;
     default:
       return `${op.operation}${filesSuffix(op.files)}`;
   }
