@@ -24,6 +24,7 @@ import { themeControl } from './comfort/theme.js';
 import { installNoticeClearing } from './operation-preview.js';
 import { filterBar } from './review/filter.js';
 import { ReviewPage } from './review/review-page.js';
+import { installSearch } from './search/search-bar.js';
 
 const TOKEN_KEY = 'changeset-server.token';
 
@@ -117,6 +118,7 @@ async function main(): Promise<void> {
   installKeyboard(app);
   installPressHold();
   installShortcuts(app, review);
+  installSearch(app, review);
   installNoticeClearing(app);
   document.querySelector('.top')!.append(installPanes(app), themeControl());
   // Plain buttons rather than a method="dialog" form: the page's CSP has form-action 'none'.

@@ -16,6 +16,8 @@ const KEYS: [string, string][] = [
   ['v', 'toggle "Viewed" on the selected file'],
   ['u / s', 'unified / side-by-side diff'],
   ['/', 'filter the files'],
+  ['f', 'search in the diffs (Enter / Shift+Enter: next / previous match)'],
+  ['. / ,', 'next / previous search match'],
   ['?', 'this list'],
 ];
 

@@ -243,6 +243,20 @@ export class ReviewPage implements SectionHost {
     return true;
   }
 
+  /** Brings a line of a file into view without a history entry (a search match): a collapsed file opens, the file is selected. */
+  revealLine(fileId: string, link: string): void {
+    const row = this.layout.files.find((f) => f.file.id === fileId);
+    if (!row) return;
+    if (this.isCollapsed(row.file)) this.chooseCollapsed(fileId, false);
+    this.app.selectFile(fileId, 'scroll');
+    this.layout = this.computeLayout();
+    this.sizeCanvas();
+    // Until the file's diff is drawn its rows are not known: the page goes to the file, and to the line once they are.
+    this.pendingLine = link;
+    this.scrollToFile(fileId, link);
+    this.draw();
+  }
+
   private isCollapsed(file: ChangesetFile): boolean {
     return this.collapsedChoice.get(file.id) ?? file.reviewed === true;
   }
