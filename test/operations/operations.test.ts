@@ -99,7 +99,7 @@ describe('changeset operations', () => {
 
     const session = client.state<ChangesetState>(SESSION_CS)!;
     await waitFor(() => client.state<ChangesetState>(SESSION_CS)!.operations!.find((o) => o.id === 'undo')!.status === 'idle');
-    expect(session.operations!.map((o) => o.id)).toEqual(['revert', 'undo']);
+    expect(session.operations!.map((o) => o.id)).toEqual(['revert', 'undo', 'redo']);
     expect((await invoke(SESSION_CS, 'undo')).message).toBe('Undid revert: put back 4 files');
     expect({ a: read('a.txt'), b: read('b.txt'), n: read('new.txt') }).toEqual(beforeRevert);
     expect(existsSync(join(repo, 'c.sh'))).toBe(false);
