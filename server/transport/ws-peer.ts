@@ -6,6 +6,7 @@ import { flushQueue, type Flushable } from './flush-queue.js';
 import { errorResponseFrame, readFrame, type WireId } from './frames.js';
 import { CloseCode, type TransportLimits } from './limits.js';
 import { wireFrame } from './wire-frames.js';
+import { writeObserver } from './write-trace.js';
 import { WsMessageReader, WsMessageWriter } from './ws-adapters.js';
 
 /** `WebSocket.OPEN`. */
@@ -121,6 +122,7 @@ export class WsPeer implements Flushable {
     this.outbox = [];
     this.outboxBytes = 0;
     if (this.closedInfo || this.socket.readyState !== OPEN) return;
+    writeObserver()?.(this, frames);
     const raw = this.raw;
     if (raw) {
       if (frames.length === 1) raw.write(wireFrame(frames[0]!));
