@@ -45,18 +45,20 @@ export interface ClientValues {
   'and-turns'?: boolean;
   step?: string;
   'allow-outside-symlinks'?: boolean;
+  yes?: boolean;
 }
 
 type ExtraOption = Exclude<keyof ClientValues, keyof typeof TARGET_OPTIONS>;
-const BOOLEAN_OPTIONS: ReadonlySet<string> = new Set(['dry-run', 'and-turns', 'allow-outside-symlinks']);
+const BOOLEAN_OPTIONS: ReadonlySet<string> = new Set(['dry-run', 'and-turns', 'allow-outside-symlinks', 'yes']);
 
 /** Parses a client command's arguments (the target options plus `extra` options); throws {@link UsageError}. */
 export function parseClientArgs(
   argv: readonly string[],
   extra: readonly ExtraOption[],
-  opts: { positionals?: number } = {},
+  opts: { positionals?: number; without?: readonly (keyof typeof TARGET_OPTIONS)[] } = {},
 ): { values: ClientValues; positionals: string[] } {
   const options: OptionSpec = { ...TARGET_OPTIONS };
+  for (const name of opts.without ?? []) delete options[name];
   for (const name of extra) options[name] = { type: BOOLEAN_OPTIONS.has(name) ? 'boolean' : 'string' };
   try {
     // `--turn -1` names the last turn; parseArgs would take `-1` for an option.

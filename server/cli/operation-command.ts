@@ -99,10 +99,11 @@ export async function operationCommand(command: OperationCommand, argv: readonly
   const dryRun = values['dry-run'] === true;
   const out = new Output(values.json === true);
   const target = { ...targetOf(values), startForHistory: true };
-  const { client } = await connect(target);
+  const { client, started } = await connect(target);
   try {
     const picked = await pickSession(client, target);
     const report: Record<string, unknown> = { session: picked.session.channel };
+    out.note(started, report);
     out.note(sessionNote(picked), report);
     const done = await runOperation(client, picked.session, {
       command,

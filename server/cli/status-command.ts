@@ -27,12 +27,16 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
   const turns = values.turns === undefined ? 5 : Number(values.turns);
   if (!Number.isInteger(turns) || turns < 0 || turns > 1000) throw new UsageError(`--turns must be an integer from 0 to 1000, got "${values.turns}"`);
   const target = { ...targetOf(values), startForHistory: true };
-  const { client, viewer } = await connect(target);
+  const { client, viewer, started } = await connect(target);
   try {
+    const out = new Output(values.json === true);
+    const report: Record<string, unknown> = {};
+    out.note(started, report);
     const wanted = target.session === undefined ? undefined : target.session.startsWith('ahp-session:') ? target.session : `ahp-session:/${target.session}`;
     const status = await client.request('harness/status', { turns, ...(wanted !== undefined ? { channel: wanted } : {}) });
     const mirror = await requestMirrorStatus(client);
-    new Output(values.json === true).result(`${formatStatus(status, viewer)}${mirror ? formatMirrorStatus(mirror) : ''}`, {
+    out.result(`${formatStatus(status, viewer)}${mirror ? formatMirrorStatus(mirror) : ''}`, {
+      ...report,
       ...status,
       ...(viewer ? { viewer } : {}),
       ...(mirror ? { mirror } : {}),
@@ -50,7 +54,7 @@ export function formatStatus(status: StatusResult, viewer?: string): string {
   if (status.sessions.length === 0) lines.push('no sessions');
   for (const s of status.sessions) {
     lines.push(`${s.title}${s.endedAt ? '  (ended: kept for review)' : ''}`);
-    lines.push(`  session:     ${s.channel}`);
+    lines.push(`  session id:  ${s.channel.replace(/^ahp-session:\/+/, '')}`);
     lines.push(`  directories: ${s.workingDirectories.join(', ')}`);
     for (const store of s.stores ?? []) {
       lines.push(`  store:       ${formatBytes(store.bytes)} of ${formatBytes(store.budgetBytes)} (${store.dir})`);
@@ -65,7 +69,7 @@ export function formatStatus(status: StatusResult, viewer?: string): string {
     if (!s.endedAt)
       lines.push(
         s.activeTurn
-          ? `  recording:   turn ${s.activeTurn.index} (${s.activeTurn.turnId})${quote(s.activeTurn.message)} since ${s.activeTurn.startedAt}`
+          ? `  recording:   turn ${s.activeTurn.index}${quote(s.activeTurn.message)} since ${s.activeTurn.startedAt}`
           : '  recording:   no active turn',
       );
     const ended = s.turns.filter((t) => t.state !== undefined);
@@ -77,16 +81,17 @@ export function formatStatus(status: StatusResult, viewer?: string): string {
 }
 
 function formatTracking(t: SnapshotTrackingStatus): string {
-  const parts = [`${t.incremental} followed the watcher`, `${t.reused} unchanged`, `${t.fullWalks} full walk${t.fullWalks === 1 ? '' : 's'}`];
-  const missed = `${t.verifications} verification${t.verifications === 1 ? '' : 's'}, ${t.missed} change${t.missed === 1 ? '' : 's'} missed by the watcher`;
-  return `${parts.join(', ')}; ${missed}${t.missed > 0 ? ` (latest: ${t.lastMissed.slice(0, 3).join(', ')})` : ''}`;
+  const taken = t.incremental + t.reused + t.fullWalks;
+  const parts = [`${t.incremental} read only the files seen changing`, `${t.reused} found nothing changed`, `${t.fullWalks} read every file`];
+  const checks = `${plural(t.verifications, 'check')} in quiet time found ${plural(t.missed, 'change')} the file watcher missed`;
+  return `${plural(taken, 'snapshot')}: ${parts.join(', ')}; ${checks}${t.missed > 0 ? ` (latest: ${t.lastMissed.slice(0, 3).join(', ')})` : ''}`;
 }
 
 function formatRetention(r: RetentionStatus): string {
-  const dropped = `${r.sessionsDropped} ended session${r.sessionsDropped === 1 ? '' : 's'} dropped`;
+  const dropped = `${plural(r.sessionsDropped, 'ended session')} dropped`;
   const kept = r.sessionsKept > 0 ? `, ${r.sessionsKept} kept (nothing of theirs removable yet)` : '';
   const over = r.overBudget ? '; still over budget' : '';
-  return `${r.at}: ${formatBytes(r.bytesBefore)} → ${formatBytes(r.bytesAfter)}, ${dropped}${kept}, ${r.objectsRemoved} objects removed, ${r.packsBefore} → ${r.packsAfter} packs${over}`;
+  return `${r.at}: ${formatBytes(r.bytesBefore)} → ${formatBytes(r.bytesAfter)}, ${dropped}${kept}, ${plural(r.objectsRemoved, 'stored object')} removed, ${r.packsBefore} → ${plural(r.packsAfter, 'pack file')}${over}`;
 }
 
 function formatBytes(n: number): string {
@@ -100,8 +105,12 @@ function formatBytes(n: number): string {
 }
 
 function formatTurn(t: TurnStatus): string {
-  const changes = t.changes ? `${t.changes.files} file${t.changes.files === 1 ? '' : 's'} +${t.changes.added} -${t.changes.deleted}` : '';
-  return `#${t.index} ${t.turnId} ${t.state}  ${changes}${quote(t.automatic ? t.title : t.message)}`;
+  const changes = t.changes ? `${plural(t.changes.files, 'file')} +${t.changes.added} -${t.changes.deleted}` : '';
+  return `#${t.index} ${t.state}  ${changes}${quote(t.automatic ? t.title : t.message)}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function quote(message: string | undefined): string {

@@ -64,12 +64,15 @@ export async function turnCommand(argv: readonly string[]): Promise<number> {
           progress.dispose();
           waiting.done();
         });
+      const index = session.turnCount + 1;
       if (active) {
-        const said = `Turn ${active.index} (${active.turnId}) was still being recorded: it ended as cancelled, with its changes so far, before turn ${result.turnId} started.`;
+        const said = `Turn ${active.index} was still being recorded: it ended as cancelled, with its changes so far, before turn ${index} started.`;
         out.note(said, report);
         report['cancelled'] = active.turnId;
       }
-      out.result(result.turnId, { ...report, ...result });
+      // The id on stdout is for scripts (TURN=$(changeset-server turn start)); the person reads the number.
+      if (!out.json) process.stderr.write(`Started turn ${index}.\n`);
+      out.result(result.turnId, { ...report, ...result, index });
       return 0;
     }
     const turnId = values.id ?? session.activeTurn?.turnId;
@@ -80,7 +83,8 @@ export async function turnCommand(argv: readonly string[]): Promise<number> {
       ...(state !== undefined ? { state } : {}),
     });
     const files = summary.total === 1 ? '1 file' : `${summary.total} files`;
-    const lines = [`turn ${turnId}: ${files} changed, +${summary.added} -${summary.deleted}`];
+    const index = session.turns.find((t) => t.turnId === turnId)?.index ?? session.activeTurn?.index;
+    const lines = [`turn ${index ?? `"${turnId}"`}: ${files} changed, +${summary.added} -${summary.deleted}`];
     for (const f of summary.files) lines.push(`  ${f.display}  ${f.binary ? 'binary' : f.oversized ? 'oversized' : `+${f.added} -${f.deleted}`}`);
     if (summary.total > summary.files.length) lines.push(`  … and ${summary.total - summary.files.length} more`);
     out.result(lines.join('\n'), { ...report, summary });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, watch, type FSWatcher } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { findServerFor, registryDir, type ServerEntry } from '../registry/server-registry.js';
 import { logDir } from './hook-log.js';
 
@@ -35,7 +35,9 @@ const STALE_LOCK_MS = 30_000;
  * `deadline`) through the registry. A lock keeps concurrent hooks from
  * starting two servers for the same directory.
  */
-export async function ensureServer(options: EnsureServerOptions): Promise<ServerEntry> {
+export async function ensureServer(given: EnsureServerOptions): Promise<ServerEntry> {
+  // The server starts in `cwd`: a relative state directory would name another one there.
+  const options = { ...given, stateDir: resolve(given.stateDir) };
   const found = await findServerFor(options.stateDir, options.cwd);
   if (found) return found;
   if (!options.command) throw new Error('cannot find the changeset-server command to start a server');

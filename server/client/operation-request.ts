@@ -10,6 +10,7 @@ import type { RpcClient } from './rpc-client.js';
 
 import { resolveTurn, turnLabel } from './turn-ref.js';
 import { CommandError } from './errors.js';
+import { CLI_HINTS, type Hints } from './hints.js';
 
 /** The client commands that change files through `invokeChangesetOperation`. */
 export type OperationCommand = 'revert' | 'restore' | 'discard' | 'undo' | 'redo';
@@ -35,6 +36,8 @@ export interface OperationRequest {
   allowOutsideSymlinks?: boolean;
   /** Where relative paths start (the current directory by default). */
   cwd?: string;
+  /** Where errors send the reader next (the command line's by default). */
+  hints?: Hints;
 }
 
 /** What an operation did, or would do on a dry run. */
@@ -76,8 +79,8 @@ export async function runOperation(client: RpcClient, session: SessionStatusInfo
   switch (command) {
     case 'revert':
     case 'restore':
-      turn = resolveTurn(session, request.turn);
-      if (turn.state === undefined) throw new CommandError(`${turnLabel(turn)} is still being recorded; end it first ("changeset-server turn end")`);
+      turn = resolveTurn(session, request.turn, request.hints);
+      if (turn.state === undefined) throw new CommandError(`${turnLabel(turn)} is still being recorded; ${(request.hints ?? CLI_HINTS).endTurn}`);
       channel = formatChangesetUri({ sessionId, kind: 'turn', turnId: turn.turnId });
       operationId = command === 'revert' ? 'revert' : request.andTurns ? 'restore-checkpoint-and-turns' : 'restore-checkpoint';
       break;

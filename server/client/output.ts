@@ -1,6 +1,7 @@
 import { AhpErrorCodes } from '../../protocol/common/errors.js';
 import { RemoteError } from './remote-error.js';
 import { UsageError } from './errors.js';
+import { CLI_HINTS, type Hints } from './hints.js';
 
 /** An error as `--json` prints it: `{"error": {"code", "message", "data"?}}`. */
 export interface ErrorOutput {
@@ -28,7 +29,7 @@ export class Output {
 }
 
 /** The words a person reads for an error: no method names, no codes. */
-export function describeError(error: unknown): ErrorOutput {
+export function describeError(error: unknown, hints: Hints = CLI_HINTS): ErrorOutput {
   if (error instanceof UsageError) return { code: 'usage', message: error.message };
   if (error instanceof RemoteError) {
     const data = error.data;
@@ -48,7 +49,10 @@ export function describeError(error: unknown): ErrorOutput {
       case AhpErrorCodes.TurnInProgress:
         return {
           code: error.code,
-          message: `${error.message.replace(/; operations wait until it ends$/, '')}: try again once it ends ("changeset-server turn end" ends it)`,
+          message:
+            hints === CLI_HINTS
+              ? `${error.message.replace(/; operations wait until it ends$/, '')}: try again once it ends ("changeset-server turn end" ends it)`
+              : `${error.message.replace(/; operations wait until it ends$/, '')}: try again once it has ended`,
         };
       case AhpErrorCodes.PermissionDenied:
         return { code: error.code, message: `refused: ${error.message}` };

@@ -7,6 +7,7 @@ import { TOKEN_ENV } from '../security/token.js';
 import { defaultStateDir, workspaceLayout } from '../store/state-dir.js';
 import { RpcClient } from './rpc-client.js';
 import { CommandError } from './errors.js';
+import { CLI_HINTS, type Hints } from './hints.js';
 
 /** How a client command finds its server and session. */
 export interface TargetOptions {
@@ -30,6 +31,8 @@ export interface TargetOptions {
   startForHistory?: boolean;
   /** When no server runs for the directory, start one over it in the background (as the hook does; it stops when idle). */
   startServer?: boolean;
+  /** Where errors send the reader next (the command line's by default). */
+  hints?: Hints;
 }
 
 /** A connection to the server, with what the registry says about it. */
@@ -39,6 +42,8 @@ export interface Connected {
   viewer?: string;
   /** The registry entry, when the server was found there. */
   entry?: ServerEntry;
+  /** Set when no server ran and one was started in the background for this command: what to tell the person. */
+  started?: string;
 }
 
 /** Connects to the server for the options (`--url`, or the registry entry for the directory), also telling the viewer URL and registry entry. */
@@ -47,8 +52,9 @@ export async function connect(options: TargetOptions, env: NodeJS.ProcessEnv = p
   let url = options.url;
   let token = options.token ?? (env[TOKEN_ENV] || undefined);
   let entry: ServerEntry | undefined;
+  let started: string | undefined;
   if (url === undefined) {
-    const stateDir = options.stateDir ?? defaultStateDir(env);
+    const stateDir = resolve(options.stateDir ?? defaultStateDir(env));
     entry = await findServerFor(stateDir, cwd);
     if (!entry && (options.startForHistory || options.startServer)) {
       const recorded = recordedRoot(stateDir, cwd) ?? (options.startServer ? cwd : undefined);
@@ -62,12 +68,15 @@ export async function connect(options: TargetOptions, env: NodeJS.ProcessEnv = p
           deadline: Date.now() + 20_000,
           command,
           idleTimeoutMs: DEFAULT_HOOK_IDLE_MS,
-          log: () => undefined,
+          log: (line) => {
+            if (line.startsWith('started '))
+              started = `Started a server for ${recorded} in the background; it stops after 10 minutes with nothing to do ("changeset-server stop" stops it now).`;
+          },
         });
       }
     }
     if (!entry) {
-      throw new CommandError(`no running changeset-server records ${cwd}; start one with "changeset-server serve" (or "npm start") in the project folder`);
+      throw new CommandError(`no running changeset-server records ${cwd}; start one with "changeset-server serve" in the project folder`);
     }
     url = entry.url;
     token = options.token ?? entry.token;
@@ -77,7 +86,7 @@ export async function connect(options: TargetOptions, env: NodeJS.ProcessEnv = p
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
   const viewer = entry?.viewer ?? viewerUrlOf(url, token);
-  return { client, viewer, ...(entry ? { entry } : {}) };
+  return { client, viewer, ...(entry ? { entry } : {}), ...(started ? { started } : {}) };
 }
 
 /** The session a command acts on, and the other sessions that record the same folder. */
@@ -97,7 +106,7 @@ export async function pickSession(client: RpcClient, options: TargetOptions): Pr
   if (options.session !== undefined) {
     const wanted = options.session;
     const session = status.sessions.find((s) => s.channel === wanted || s.channel === `ahp-session:/${wanted}`);
-    if (!session) throw new CommandError(`the server has no session "${wanted}" (see "changeset-server sessions")`);
+    if (!session) throw new CommandError(`the server has no session "${wanted}" (see ${(options.hints ?? CLI_HINTS).sessions})`);
     return { session, others: [] };
   }
   const cwd = realDir(options.cwd);
@@ -114,7 +123,8 @@ export async function pickSession(client: RpcClient, options: TargetOptions): Pr
   if (candidates.length === 0) {
     if (status.sessions.length === 1) return { session: status.sessions[0]!, others: [] };
     if (status.sessions.length === 0) throw new CommandError('the server has no sessions yet');
-    throw new CommandError(`${status.sessions.length} sessions and none records ${cwd}; pick one with --session (see "changeset-server sessions")`);
+    const hints = options.hints ?? CLI_HINTS;
+    throw new CommandError(`${status.sessions.length} sessions and none records ${cwd}; ${hints.pickSession} (see ${hints.sessions})`);
   }
   const rank = (s: SessionStatusInfo) => (s.activeTurn ? 2 : s.endedAt === undefined ? 1 : 0);
   candidates.sort((a, b) => rank(b) - rank(a) || b.createdAt.localeCompare(a.createdAt));
@@ -140,7 +150,7 @@ export function realDir(dir: string | undefined): string {
 }
 
 /** The directory, or the closest parent, that has a store in the state directory (something was recorded there). */
-function recordedRoot(stateDir: string, dir: string): string | undefined {
+export function recordedRoot(stateDir: string, dir: string): string | undefined {
   for (let d = dir; ; d = dirname(d)) {
     if (existsSync(workspaceLayout(stateDir, d).root)) return d;
     if (dirname(d) === d) return undefined;

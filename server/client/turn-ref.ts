@@ -1,5 +1,6 @@
 import type { SessionStatusInfo, TurnStatus } from '../../protocol/index.js';
 import { CommandError } from './errors.js';
+import { CLI_HINTS, type Hints } from './hints.js';
 
 /**
  * The turn a `--turn` value names, the way people name turns: the number
@@ -7,7 +8,7 @@ import { CommandError } from './errors.js';
  * is the last turn, `-2` the one before), or a turn id. Without a value,
  * the last ended turn. `turns` must list every turn of the session.
  */
-export function resolveTurn(session: SessionStatusInfo, ref: string | undefined): TurnStatus {
+export function resolveTurn(session: SessionStatusInfo, ref: string | undefined, hints: Hints = CLI_HINTS): TurnStatus {
   const ended = session.turns.filter((t) => t.state !== undefined);
   const name = session.title;
   if (ref === undefined || ref === 'last') {
@@ -20,7 +21,7 @@ export function resolveTurn(session: SessionStatusInfo, ref: string | undefined)
   const number = /^#?(\d+)$/.exec(ref);
   if (number) {
     const turn = session.turns.find((t) => t.index === Number(number[1]));
-    if (!turn) throw new CommandError(`"${name}" has no turn ${number[1]} (it has ${plural(session.turnCount, 'turn')}; see "changeset-server status")`);
+    if (!turn) throw new CommandError(`"${name}" has no turn ${number[1]} (it has ${plural(session.turnCount, 'turn')}; see ${hints.turns})`);
     return turn;
   }
   const offset = /^-(\d+)$/.exec(ref);
@@ -29,7 +30,7 @@ export function resolveTurn(session: SessionStatusInfo, ref: string | undefined)
     if (!turn || Number(offset[1]) === 0) throw new CommandError(`"${name}" has only ${plural(ended.length, 'ended turn')}, so there is no turn ${ref}`);
     return turn;
   }
-  throw new CommandError(`"${name}" has no turn "${ref}"; name a turn by the number "changeset-server status" shows, "last", "-1", or its id`);
+  throw new CommandError(`"${name}" has no turn "${ref}"; name a turn by the number ${hints.turns} shows, "last", "-1", or its id`);
 }
 
 /** "turn 3" (with its title when it has one). */

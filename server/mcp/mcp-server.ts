@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_HINTS } from '../client/hints.js';
 import { describeError } from '../client/output.js';
 import { packageVersion } from '../client/package-root.js';
 import { connect, type TargetOptions } from '../client/target.js';
@@ -52,7 +53,7 @@ function createMcpServer(target: TargetOptions & { cwd: string }): Server {
         await client.close();
       }
     } catch (error) {
-      const described = describeError(error);
+      const described = describeError(error, MCP_HINTS);
       return failure(described.message, typeof described.code === 'number' ? described.code : undefined);
     }
   });

@@ -7,6 +7,7 @@ import { resolveTurn } from '../client/turn-ref.js';
 import type { WorkspaceFileDiff } from '../diff/file-diff.js';
 import type { SessionStatusInfo, TurnStatus } from '../../protocol/index.js';
 import { CommandError } from '../client/errors.js';
+import { MCP_HINTS } from '../client/hints.js';
 
 /** A JSON Schema for a tool's arguments (MCP sends them as a plain object). */
 export interface ArgumentSchema {
@@ -239,6 +240,7 @@ async function operate(request: Omit<OperationRequest, 'cwd'>, args: ToolArgumen
     dryRun: args['dry_run'] === true,
     ...(args['allow_outside_symlinks'] === true ? { allowOutsideSymlinks: true } : {}),
     cwd: context.cwd,
+    hints: MCP_HINTS,
   });
 }
 
@@ -256,14 +258,14 @@ function fileRequest(args: ToolArguments): Partial<OperationRequest> {
 }
 
 function sessionFor(args: ToolArguments, context: ToolContext): Promise<Picked> {
-  return pickSession(context.client, { cwd: context.cwd, ...(args['session'] !== undefined ? { session: String(args['session']) } : {}) });
+  return pickSession(context.client, { cwd: context.cwd, hints: MCP_HINTS, ...(args['session'] !== undefined ? { session: String(args['session']) } : {}) });
 }
 
 function changesetOf(session: SessionStatusInfo, ref: ToolArguments[string]): { channel: string; turn?: TurnStatus } {
   const sessionId = parseChannel(session.channel)?.id;
   if (!sessionId) throw new CommandError(`not a session URI: ${session.channel}`);
   if (ref === 'session') return { channel: formatChangesetUri({ sessionId, kind: 'session' }) };
-  const turn = resolveTurn(session, ref === undefined ? undefined : String(ref));
+  const turn = resolveTurn(session, ref === undefined ? undefined : String(ref), MCP_HINTS);
   return { channel: formatChangesetUri({ sessionId, kind: 'turn', turnId: turn.turnId }), turn };
 }
 
