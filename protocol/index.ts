@@ -67,6 +67,7 @@ export type * from './extensions/harness.js';
 export type * from './extensions/mirror.js';
 export type * from './extensions/operations.js';
 export type * from './extensions/sessions.js';
+export type * from './extensions/file-history.js';
 export type * from './extensions/comments.js';
 export { MAX_COMMENT_BYTES } from './extensions/comments.js';
 

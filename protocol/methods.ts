@@ -41,6 +41,7 @@ import type {
 import type { MirrorStatus, MirrorStatusParams } from './extensions/mirror.js';
 import type { InvokeOperationParams, InvokeOperationResult } from './extensions/operations.js';
 import type { ForgetSessionParams, ForgetSessionResult } from './extensions/sessions.js';
+import type { FileHistoryParams, FileHistoryResult } from './extensions/file-history.js';
 import type { AddCommentParams, CommentRefParams, ListCommentsParams, ListCommentsResult, ResolveCommentParams, ReviewComment } from './extensions/comments.js';
 
 /**
@@ -89,6 +90,8 @@ export interface MethodMap {
   changesetFileDiff: { params: ChangesetFileDiffParams; result: WorkspaceFileDiff };
   /** Every file of a changeset in pages (past the state's cap too), filtered, compact or in full. */
   changesetFiles: { params: ChangesetFilesParams; result: ChangesetFilesResult };
+  /** Every turn and step that changed one file, oldest first, with its versions. */
+  fileHistory: { params: FileHistoryParams; result: FileHistoryResult };
   /** Removes a session and its history from the stores for good. */
   forgetSession: { params: ForgetSessionParams; result: ForgetSessionResult };
   /** What is still to be pushed to the mirror remote (only while mirroring). */

@@ -27,6 +27,7 @@ import { LiveWatcher } from './live-watcher.js';
 import { SessionChangesets, type ChangesetChannel, type OperationsFor } from './session-changesets.js';
 import { markRevertedHunks } from './reverted-hunks.js';
 import { checkFilesParams, filePage } from './file-pages.js';
+import { checkFileHistoryParams, fileHistory } from './file-history.js';
 
 /** Options of {@link Changesets}. */
 export interface ChangesetsOptions {
@@ -67,11 +68,12 @@ export class Changesets {
     });
   }
 
-  /** `changesetFileDiff` and `changesetFiles`. */
+  /** `changesetFileDiff`, `changesetFiles` and `fileHistory`. */
   methods(): MethodTable {
     return {
       changesetFileDiff: { request: (params) => this.fileDiff(params), check: checkFileDiffParams },
       changesetFiles: { request: async (params) => filePage((await this.channel(params.channel)).channel, params), check: checkFilesParams },
+      fileHistory: { request: (params) => fileHistory(this.sessions, params), check: checkFileHistoryParams },
     };
   }
 

@@ -27,6 +27,7 @@ const METHODS: Record<Method, 'request' | 'notification'> = {
   'harness/status': 'request',
   changesetFileDiff: 'request',
   changesetFiles: 'request',
+  fileHistory: 'request',
   forgetSession: 'request',
   'mirror/status': 'request',
 };
