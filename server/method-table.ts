@@ -23,6 +23,8 @@ export interface Caller {
   readonly clientId: string | undefined;
   /** Sends a notification to this client only, such as the progress of its request. */
   notify<N extends keyof ServerNotificationMap>(method: N, params: ServerNotificationMap[N]): void;
+  /** Runs `listener` once when this client disconnects (at once when it already has), so what was kept for it can go. */
+  onClose(listener: () => void): void;
 }
 
 /** Checks a method's params; returns a message naming the offending field, or undefined when they are valid. */

@@ -1,6 +1,7 @@
 import { ChangesetServer, type ChangesetServerOptions } from './app.js';
 import { type AutoTurns, startAutoTurns } from './auto-turns/index.js';
 import { Changesets } from './changesets/changesets.js';
+import { Comments } from './comments/comments.js';
 import { harnessMethods } from './harness/methods.js';
 import { presentedContent } from './harness/present-files.js';
 import { ChangesetOperations } from './operations/operations.js';
@@ -52,6 +53,8 @@ export class ChangesetService {
   readonly sessions: SessionManager;
   readonly changesets: Changesets;
   readonly operations: ChangesetOperations;
+  /** Review comments of every session. */
+  readonly comments: Comments;
   readonly stateDir: string;
   /** The token, origin checks and viewer files, when the service was given {@link ChangesetServiceOptions.security}. */
   readonly security: EndpointSecurity | undefined;
@@ -89,12 +92,14 @@ export class ChangesetService {
       ...(options.changesetMaxStateBytes !== undefined ? { maxStateBytes: options.changesetMaxStateBytes } : {}),
     });
     this.operations = new ChangesetOperations(this.sessions, this.changesets);
+    this.comments = new Comments(this.sessions, this.changesets);
     // A provider, not an event: the changesets ask which operations each of them offers, and their status.
     this.changesets.setOperations((session, parsed) => this.operations.offeredOn(session, parsed));
     // Each session added is followed by its changesets, then told whether undo is possible (which reads them).
     this.wiring.add(
       this.sessions.onSessionAdded((session) => {
         this.changesets.attach(session);
+        this.comments.attach(session);
         void this.operations.refreshUndo(session);
       }),
     );
@@ -103,6 +108,7 @@ export class ChangesetService {
     this.server.register(this.operations.methods());
     this.server.register(harnessMethods(this.sessions, (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId)));
     this.server.register(sessionMethods(this.sessions));
+    this.server.register(this.comments.methods());
     this.server.registerContentProviders(this.changesets.contentProviders());
     this.server.registerContentProviders(presentedContent(this.sessions, { serveOutsideFiles: options.serveOutsideFiles === true }));
   }
@@ -163,6 +169,7 @@ export class ChangesetService {
     // operations' last steps (their record, the session's totals).
     await this.changesets.stopWatching();
     await this.operations.settled();
+    await this.comments.settled();
     await this.sessions.closeAll();
     await this.changesets.close();
     await this.server.stop();

@@ -45,7 +45,13 @@ export class ClientConnection implements ChannelSubscriber {
     private readonly peer: WsPeer,
     private readonly deps: ConnectionDeps,
   ) {
-    this.ctx = { connection: this, store: deps.store, clientId: undefined, notify: (method, params) => this.notify(method, params) };
+    this.ctx = {
+      connection: this,
+      store: deps.store,
+      clientId: undefined,
+      notify: (method, params) => this.notify(method, params),
+      onClose: (listener) => this.onClose(() => listener()),
+    };
     this.rpc = createMessageConnection(peer.reader, peer.writer, NullLogger);
     this.rpc.onRequest((method, params) => this.handleRequest(method, params));
     this.rpc.onNotification((method, params) => this.handleNotification(method, params));

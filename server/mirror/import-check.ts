@@ -19,6 +19,7 @@ import { quotedName, refusedPath } from '../git-path.js';
 import { isInsideDir } from '../paths.js';
 import { SESSION_START_REASON } from '../session/session-journal.js';
 import { refusedImport, type ImportError } from './import-limits.js';
+import { storedCommentsProblem } from '../comments/stored.js';
 import type { PackContents } from './pack-intake.js';
 
 /** Where the checked objects are read and what is known of them. */
@@ -55,7 +56,7 @@ export interface CheckedDirs {
 
 const SESSION_PREFIX = /^refs\/changeset-server\/sessions\/[A-Za-z0-9_%-]+\/$/;
 const COMPONENT = '[A-Za-z0-9_%-]+';
-const LEAF = new RegExp(`^(?:head|ended|imported|turns/\\d{6}-${COMPONENT}/(?:start|end|entries)|safety/\\d{6}|steps/\\d{6}-${COMPONENT}/\\d{6})$`);
+const LEAF = new RegExp(`^(?:head|ended|imported|comments|turns/\\d{6}-${COMPONENT}/(?:start|end|entries)|safety/\\d{6}|steps/\\d{6}-${COMPONENT}/\\d{6})$`);
 
 /** Checks the sessions of `groups` (ref prefix → refs) that `isPresent` does not already report; throws {@link ImportError} at the first problem. */
 export async function checkMirroredSessions(
@@ -112,7 +113,8 @@ class MirrorChecker {
         endedAt = (await this.endedTime(oid, label)) ?? endedAt;
         continue;
       }
-      if (leaf.endsWith('/entries')) await this.entriesBlob(oid, `${label}, the change list of ${leaf.split('/')[1]}`);
+      if (leaf === 'comments') await this.commentsBlob(oid, `${label}, its review comments`, sessionId);
+      else if (leaf.endsWith('/entries')) await this.entriesBlob(oid, `${label}, the change list of ${leaf.split('/')[1]}`);
       else leftOut ??= await this.chain(oid, sessionId, label);
       copied.set(name, oid);
     }
@@ -195,6 +197,13 @@ class MirrorChecker {
       throw refused(where, 'has a change list that is not JSON');
     }
     if (Array.isArray(journal?.captures)) for (const c of journal.captures as unknown[]) this.recordedPath(c, where);
+  }
+
+  /** The session's review comments: a JSON blob of exactly the shape a store writes (sizes capped, every string checked). */
+  private async commentsBlob(oid: string, where: string, sessionId: string): Promise<void> {
+    this.expect(oid, 'blob', where, 'its review comments');
+    const problem = storedCommentsProblem((await this.objects.read(oid)).content, sessionId);
+    if (problem) throw refused(where, `the list ${problem}`);
   }
 
   private async endedTime(oid: string, where: string): Promise<string | undefined> {

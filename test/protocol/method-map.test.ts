@@ -30,6 +30,11 @@ const METHODS: Record<Method, 'request' | 'notification'> = {
   fileHistory: 'request',
   forgetSession: 'request',
   'mirror/status': 'request',
+  'comments/add': 'request',
+  'comments/list': 'request',
+  'comments/resolve': 'request',
+  'comments/reopen': 'request',
+  'comments/delete': 'request',
 };
 
 /** Served only while mirroring (`serve --mirror`); test/mirror covers it. */
