@@ -47,7 +47,11 @@ export interface CommentPosition {
 
 /** One review comment. */
 export interface ReviewComment {
-  /** The comment's id, unique in its session. */
+  /**
+   * The comment's id, unique in its session: its number there ("3"; people
+   * write "#3", which the methods taking an id accept too). Never given twice,
+   * even after a delete.
+   */
   id: string;
   /** The session URI (`ahp-session:/<id>`). */
   channel: string;
@@ -97,7 +101,8 @@ export interface ListCommentsParams {
   path?: string;
   /**
    * When true, this connection is sent `comments/changed` for this session
-   * from now on, until it disconnects or unsubscribes from the session.
+   * from now on, until it disconnects or lists again with `follow: false`
+   * (whether it is subscribed to the session's channel does not matter).
    */
   follow?: boolean;
 }
