@@ -114,10 +114,10 @@ function requireStep(_session: RecordingSession, turn: TurnRecord, index: number
   return step;
 }
 
-/** "turn "t1" has no step 5 (it has 3)". */
+/** "turn 2 has no step 5 (it has 3 steps)", by the turn's number as people see it. */
 export function missingStepMessage(turn: TurnRecord, index: number): string {
   const count = turn.steps?.length ?? 0;
-  return `turn ${JSON.stringify(turn.id)} has no step ${index} (it has ${count === 0 ? 'none' : count})`;
+  return `turn ${turn.index} has no step ${index} (${count === 0 ? 'it recorded no steps' : `it has ${count} step${count === 1 ? '' : 's'}`})`;
 }
 
 function ended(session: RecordingSession, turnId: string) {

@@ -45,11 +45,13 @@ export const OPERATION_USAGE: Record<OperationCommand, string> = {
     OUTSIDE_LINKS_HELP,
   ].join('\n'),
   discard: [
-    'Usage: changeset-server discard [--file PATH] [--dry-run] [options]',
+    'Usage: changeset-server discard --file PATH [--lines A-B] [--dry-run] [options]',
     '',
-    'Discards uncommitted changes (against git HEAD), of every file or of one.',
+    "Discards a file's uncommitted changes: it goes back to its content in the last",
+    'commit (git HEAD). "undo" puts them back.',
     '',
-    '  --file PATH          only this file',
+    '  --file PATH          the file',
+    '  --lines A-B          only the changes touching lines A to B of it, as your editor numbers them',
     DRY_RUN_HELP,
   ].join('\n'),
   undo: [
@@ -77,7 +79,7 @@ export const OPERATION_USAGE: Record<OperationCommand, string> = {
 const OWN_OPTIONS: Record<OperationCommand, (keyof ClientValues & string)[]> = {
   revert: ['turn', 'file', 'lines', 'side', 'dry-run', 'allow-outside-symlinks'],
   restore: ['turn', 'step', 'and-turns', 'dry-run', 'allow-outside-symlinks'],
-  discard: ['file', 'dry-run'],
+  discard: ['file', 'lines', 'dry-run'],
   undo: ['dry-run', 'allow-outside-symlinks'],
   redo: ['dry-run', 'allow-outside-symlinks'],
 };
@@ -90,6 +92,7 @@ export async function operationCommand(command: OperationCommand, argv: readonly
     return 0;
   }
   if (values.lines !== undefined && values.file === undefined) throw new UsageError('--lines needs --file');
+  if (command === 'discard' && values.file === undefined) throw new UsageError('discard needs --file: it discards the uncommitted changes of one file');
   if (command === 'restore' && values.turn === undefined) throw new UsageError('restore needs --turn (the number "changeset-server status" shows, or "last")');
   const side = values.side ?? 'after';
   if (side !== 'after' && side !== 'before') throw new UsageError(`--side must be after or before, got "${side}"`);

@@ -27,19 +27,18 @@ const REVERT_TURN: Definition = {
   scopes: ['changeset', 'resource', 'range'],
   icon: 'discard',
   group: 'revert',
-  confirmation: "Revert this turn's changes? Edits made since are kept where they do not overlap. `undo` on the session changeset brings the files back.",
+  confirmation: "Revert this turn's changes? Edits made since are kept where they do not overlap. Undo brings the files back.",
 };
 
 const RESTORE: Definition = {
   id: OperationId.RestoreCheckpoint,
   label: 'Restore checkpoint',
   description:
-    "Bring every file of the workspace back to its state at the start of this turn, or with `_meta.step: n` to its state just before the turn's n-th tool call.",
+    'Bring every file of the workspace back to its state at the start of this turn (or, from one of its steps, to its state just before that tool call).',
   scopes: ['changeset'],
   icon: 'history',
   group: 'checkpoint',
-  confirmation:
-    'Restore all files to the start of this turn? Edits made since, by the agent or by you, are overwritten; `undo` on the session changeset brings them back.',
+  confirmation: 'Restore all files to the start of this turn? Edits made since, by the agent or by you, are overwritten; Undo brings them back.',
 };
 
 const RESTORE_AND_TURNS: Definition = {
@@ -50,7 +49,7 @@ const RESTORE_AND_TURNS: Definition = {
   icon: 'history',
   group: 'checkpoint',
   confirmation:
-    'Restore all files to the start of this turn and remove this turn and all later turns from the chat? `undo` brings the files back; the turns stay removed.',
+    'Restore all files to the start of this turn and remove this turn and all later turns from the chat? Undo brings the files back; the turns stay removed.',
 };
 
 const REVERT_SESSION: Definition = {
@@ -60,27 +59,27 @@ const REVERT_SESSION: Definition = {
   scopes: ['changeset', 'resource', 'range'],
   icon: 'discard',
   group: 'revert',
-  confirmation: 'Revert to the content the files had when the session began? `undo` brings them back.',
+  confirmation: 'Revert to the content the files had when the session began? Undo brings them back.',
 };
 
 const REVERT_STEP: Definition = {
   ...REVERT_TURN,
   description:
     "Undo this tool call's changes in the working tree. Later edits to other lines are kept; a file edited since on the same lines is a conflict and nothing is written.",
-  confirmation: "Revert this tool call's changes? Edits made since are kept where they do not overlap. `undo` on the session changeset brings the files back.",
+  confirmation: "Revert this tool call's changes? Edits made since are kept where they do not overlap. Undo brings the files back.",
 };
 
 const RESTORE_STEP: Definition = {
   ...RESTORE,
   description: 'Bring every file of the workspace back to its state just before this tool call.',
   confirmation:
-    'Restore all files to their state just before this tool call? Edits made since, by the agent or by you, are overwritten; `undo` on the session changeset brings them back.',
+    'Restore all files to their state just before this tool call? Edits made since, by the agent or by you, are overwritten; Undo brings them back.',
 };
 
 const REVERT_SINCE: Definition = {
   ...REVERT_SESSION,
   description: 'Put the files back to their content at this checkpoint. Later edits to other lines are kept where possible.',
-  confirmation: 'Revert to the content the files had at this checkpoint? `undo` on the session changeset brings them back.',
+  confirmation: 'Revert to the content the files had at this checkpoint? Undo brings them back.',
 };
 
 const UNDO: Definition = {
@@ -106,11 +105,11 @@ const REDO: Definition = {
 const DISCARD: Definition = {
   id: OperationId.Discard,
   label: 'Discard',
-  description: 'Bring the file back to its content at HEAD. The index is not touched.',
+  description: 'Bring the file back to its content in the last commit (git HEAD). What is staged for the next commit is not touched.',
   scopes: ['resource', 'range'],
   icon: 'discard',
   group: 'revert',
-  confirmation: 'Discard these uncommitted changes (back to HEAD)? `undo` on the session changeset brings them back.',
+  confirmation: 'Discard these uncommitted changes (back to the last commit)? Undo brings them back.',
 };
 
 /** The definitions a changeset kind offers. */

@@ -99,7 +99,7 @@ export class ChangesetOperations {
         throw invalidParams('params._meta.step: only restore-checkpoint on a turn changeset takes a step');
       }
       const turn = session.turn(channel.parsed.turnId!);
-      if (turn && !stepOf(turn, step)) throw invalidParams(`params._meta.step: ${missingStepMessage(turn, step)}`);
+      if (turn && !stepOf(turn, step)) throw invalidParams(missingStepMessage(turn, step));
     }
     const scope = params.target?.kind ?? 'changeset';
     if (!op.scopes.includes(scope)) throw invalidParams(`target.kind: "${op.id}" takes ${op.scopes.join(', ')}, not ${scope}`);
@@ -113,7 +113,7 @@ export class ChangesetOperations {
       }
     }
     if (session.activeTurnId !== undefined) {
-      throw new DomainError(AhpErrorCodes.TurnInProgress, `turn "${session.activeTurnId}" is being recorded; operations wait until it ends`);
+      throw new DomainError(AhpErrorCodes.TurnInProgress, `${turnName(session, session.activeTurnId)} is being recorded; operations wait until it ends`);
     }
 
     const key = JSON.stringify([params.channel, params.operationId, params.target ?? null, dryRun, step ?? null, meta?.allowOutsideSymlinks === true]);
@@ -137,7 +137,7 @@ export class ChangesetOperations {
     try {
       const result = await session.exclusive(async () => {
         if (session.activeTurnId !== undefined) {
-          throw new DomainError(AhpErrorCodes.TurnInProgress, `turn "${session.activeTurnId}" is being recorded; operations wait until it ends`);
+          throw new DomainError(AhpErrorCodes.TurnInProgress, `${turnName(session, session.activeTurnId)} is being recorded; operations wait until it ends`);
         }
         const { plan, undoes, truncateAfter, describe } = await this.plan(session, channel.parsed, opId, params, selected);
         if (plan.conflicts.length > 0) {
@@ -221,13 +221,13 @@ export class ChangesetOperations {
       case OperationId.RestoreCheckpoint:
       case OperationId.RestoreCheckpointAndTurns: {
         const turn = session.turn(parsed.turnId!);
-        if (!turn?.after) throw invalidParams(`turn "${parsed.turnId}" has no recorded end state`);
+        if (!turn?.after) throw invalidParams(`${turnName(session, parsed.turnId!)} has not ended yet: there is no end to restore from`);
         const stepIndex = parsed.kind === 'step' ? parsed.step : (params as { _meta?: InvocationMeta })._meta?.step;
         const step = stepIndex !== undefined ? stepOf(turn, stepIndex) : undefined;
-        if (stepIndex !== undefined && !step) throw invalidParams(`params._meta.step: ${missingStepMessage(turn, stepIndex)}`);
+        if (stepIndex !== undefined && !step) throw invalidParams(missingStepMessage(turn, stepIndex));
         if (step) {
           const plan = await planRestore(session, step.trees, turn, step.index, guard);
-          const label = `before step ${step.index}${step.tool ? ` (${step.tool})` : ''} of turn "${turn.id}"`;
+          const label = `before step ${step.index}${step.tool ? ` (${step.tool})` : ''} of turn ${turn.index}`;
           return { plan, describe: (p) => restoredText(p, label) };
         }
         const plan = await planRestore(session, turn.before, turn, undefined, guard);
@@ -237,7 +237,7 @@ export class ChangesetOperations {
           plan,
           ...(truncateAfter !== undefined ? { truncateAfter } : {}),
           describe: (p) => {
-            let text = summary(`Restored ${plural(p.writes.length, 'file')} to the start of turn "${turn.id}"`, p);
+            let text = summary(`Restored ${plural(p.writes.length, 'file')} to the start of turn ${turn.index}`, p);
             if (truncateAfter !== undefined) text += `; removed ${plural(session.turns.length - index, 'turn')} from the chat`;
             if (p.userEdited.length > 0) {
               text += `; ${plural(p.userEdited.length, 'file')} had edits no turn made: ${p.userEdited.join(', ')} (undo brings them back)`;
@@ -250,7 +250,11 @@ export class ChangesetOperations {
         const record = await this.lastUndoable(session);
         if (!record) throw invalidParams('operationId: "undo" is disabled: there is nothing to undo');
         const plan = await planUndo(session, record, guard);
-        return { plan, undoes: record.index, describe: (p) => summary(`Undid ${record.details.operation}: put back ${plural(p.writes.length, 'file')}`, p) };
+        return {
+          plan,
+          undoes: record.index,
+          describe: (p) => summary(`Undid ${operationNoun(session, record)}: put back ${plural(p.writes.length, 'file')}`, p),
+        };
       }
       case OperationId.Redo: {
         // Redo undoes the last undo, from that undo's own safety checkpoint: a file edited since the undo is a conflict.
@@ -401,7 +405,8 @@ function historyOf(records: readonly SafetyRecord[]): { undoable?: SafetyRecord;
 /** Why undo or redo is disabled, in the words a person reads. */
 function disabledWhy(id: string): string {
   if (id === OperationId.Undo) return ': there is nothing to undo';
-  if (id === OperationId.Redo) return ': there is nothing to redo (redo only follows an undo, and a new revert, discard or restore since leaves nothing to redo)';
+  if (id === OperationId.Redo)
+    return ': there is nothing to redo (redo only follows an undo, and a new revert, discard or restore since leaves nothing to redo)';
   return '';
 }
 
@@ -441,6 +446,12 @@ function operationNoun(session: RecordingSession, record: SafetyRecord): string 
     default:
       return noun;
   }
+}
+
+/** "turn 3", by the number people see; the id only for a turn the session no longer lists. */
+function turnName(session: RecordingSession, turnId: string): string {
+  const turn = session.turn(turnId);
+  return turn ? `turn ${turn.index}` : `turn "${turnId}"`;
 }
 
 function plural(n: number, word: string): string {

@@ -145,7 +145,7 @@ describe('fault tolerance', () => {
       { channel: sessionCs, operationId: 'undo' },
       { timeoutMs: 30_000 },
     );
-    expect(undo.message).toMatch(/^Undid restore-checkpoint: put back \d+ files?/);
+    expect(undo.message).toMatch(/^Undid the restore to the start of turn \d+: put back \d+ files?/);
     expect(names.map((n) => readFileSync(join(repo, n), 'utf8'))).toEqual(preOperation);
   }, 120_000);
 

@@ -65,7 +65,7 @@ describe('an undo killed part-way', () => {
     // The undo is done; undo now reaches the older revert, of a.txt, at once.
     const first = await undoAtOnce(r, ws);
     expect(first.shown).toBe('idle');
-    expect(first.message).toMatch(/^Undid revert: put back 1 file\b/);
+    expect(first.message).toMatch(/^Undid the revert [^:]*: put back 1 file\b/);
     expect(versionOf(ws.repo, 'a.txt')).toBe('v2');
     expect(count(versions(ws), 'v2')).toBe(FILES);
     const none = await r.client.requestError('invokeChangesetOperation', { channel: ws.sessionChangeset, operationId: 'undo' }, { timeoutMs: 30_000 });
@@ -95,7 +95,7 @@ describe('an undo killed part-way', () => {
         const r = await restart(ws);
         expect(strayTemporaryFiles(ws.repo)).toEqual([]);
         expect(count(versions(ws), 'v2')).toBe(FILES);
-        expect((await undoAtOnce(r, ws)).message).toMatch(/^Undid revert: put back 1 file\b/);
+        expect((await undoAtOnce(r, ws)).message).toMatch(/^Undid the revert [^:]*: put back 1 file\b/);
         expect(versionOf(ws.repo, 'a.txt')).toBe('v2');
         await kill(running.pop()!);
       }
@@ -122,7 +122,7 @@ describe('an operation invoked right after a restart', () => {
     expect(count(versions(ws), 'v1')).toBe(FILES);
     const first = await undoAtOnce(r, ws);
     expect(first.shown).toBe('idle');
-    expect(first.message).toMatch(new RegExp(`^Undid revert: put back ${FILES} files\\b`));
+    expect(first.message).toMatch(new RegExp(`^Undid the revert [^:]*: put back ${FILES} files\\b`));
     expect(count(versions(ws), 'v2')).toBe(FILES);
   }, 120_000);
 });

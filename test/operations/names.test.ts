@@ -87,7 +87,7 @@ describe('operations on names that are not UTF-8', () => {
     expect(names()).toEqual(hex(CAFE, OLD, 'keep.txt'));
     expectNoReencodedName();
 
-    expect(await undo()).toBe('Undid revert: put back 3 files');
+    expect(await undo()).toBe('Undid the revert of turn 1: put back 3 files');
     expect(read(CAFE)).toBe('one\nTWO\nthree\n');
     expect(read(NEW)).toBe('created\n');
     expect(existsSync(at(OLD))).toBe(false);

@@ -100,7 +100,7 @@ describe('changeset operations', () => {
     const session = client.state<ChangesetState>(SESSION_CS)!;
     await waitFor(() => client.state<ChangesetState>(SESSION_CS)!.operations!.find((o) => o.id === 'undo')!.status === 'idle');
     expect(session.operations!.map((o) => o.id)).toEqual(['revert', 'undo', 'redo']);
-    expect((await invoke(SESSION_CS, 'undo')).message).toBe('Undid revert: put back 4 files');
+    expect((await invoke(SESSION_CS, 'undo')).message).toBe('Undid the revert of turn 1: put back 4 files');
     expect({ a: read('a.txt'), b: read('b.txt'), n: read('new.txt') }).toEqual(beforeRevert);
     expect(existsSync(join(repo, 'c.sh'))).toBe(false);
   });
@@ -156,7 +156,7 @@ describe('changeset operations', () => {
     expect(read('b.txt')).toBe('B by t2\n');
 
     const result = await invoke(turnUri('t2'), 'restore-checkpoint');
-    expect(result.message).toBe('Restored 3 files to the start of turn "t2"; 1 file had edits no turn made: keep.txt (undo brings them back)');
+    expect(result.message).toBe('Restored 3 files to the start of turn 2; 1 file had edits no turn made: keep.txt (undo brings them back)');
     expect([read('a.txt'), read('b.txt'), read('keep.txt'), existsSync(join(repo, 'made.txt'))]).toEqual([lines(20, { 0: 't1' }), 'b\n', 'untouched\n', false]);
     await ready(SESSION_CS);
     await waitFor(() => client.state<ChangesetState>(SESSION_CS)!.operations!.find((o) => o.id === 'undo')!.status === 'idle');

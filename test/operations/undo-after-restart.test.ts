@@ -43,7 +43,7 @@ describe('undo right after a restart', () => {
     expect(initial.operations?.find((o) => o.id === 'undo')?.status).toBe('idle');
     const result: InvokeChangesetOperationResult = await second.service.operations.invoke({ channel: SESSION_CHANGESET, operationId: 'undo' });
     await opening;
-    expect(result.message).toMatch(/^Undid revert: put back 2 files\b/);
+    expect(result.message).toMatch(/^Undid the revert [^:]*: put back 2 files\b/);
     expect([readFileSync(join(dir, 'a.txt'), 'utf8'), readFileSync(join(dir, 'b.txt'), 'utf8')]).toEqual(['two\n', 'two\n']);
   });
 
@@ -81,7 +81,7 @@ describe('undo right after a restart', () => {
       { channel: SESSION_CHANGESET, operationId: 'undo' },
       { timeoutMs: 30_000 },
     );
-    expect(result.message).toMatch(/^Undid revert: put back 2 files\b/);
+    expect(result.message).toMatch(/^Undid the revert [^:]*: put back 2 files\b/);
     expect([readFileSync(join(dir, 'a.txt'), 'utf8'), readFileSync(join(dir, 'b.txt'), 'utf8')]).toEqual(['two\n', 'two\n']);
   });
 });

@@ -67,7 +67,7 @@ describe('operations write safely', () => {
     expect(read('secret.txt')).toBe('secret\n');
     expect(existsSync(join(repo, 'made.txt'))).toBe(false);
     // Undo recreates the deleted file with the permissions it had, not the umask's.
-    expect(await invoke(SESSION_CS, 'undo')).toMatch(/^Undid revert/);
+    expect(await invoke(SESSION_CS, 'undo')).toMatch(/^Undid the revert of turn 1/);
     expectModes();
     expect(perm('made.txt')).toBe(0o600);
     expect(await invoke(turnUri('t1'), 'restore-checkpoint')).toMatch(/^Restored 4 files/);
@@ -81,7 +81,7 @@ describe('operations write safely', () => {
     await recordTurn('t1', () => writeFiles(repo, { [long]: 'new\n', 'a.txt': 'A\n' }));
     expect(await invoke(turnUri('t1'), 'revert')).toBe('Reverted 2 files');
     expect(read(long)).toBe('old\n');
-    expect(await invoke(SESSION_CS, 'undo')).toMatch(/^Undid revert: put back 2 files/);
+    expect(await invoke(SESSION_CS, 'undo')).toMatch(/^Undid the revert of turn 1: put back 2 files/);
     expect([read(long), read('a.txt')]).toEqual(['new\n', 'A\n']);
   });
 
@@ -186,11 +186,11 @@ describe('operations write safely', () => {
     await recordTurn('t2', () => writeFiles(repo, Object.fromEntries(names.map((n) => [n, `${n} turn 2\n`]))));
     await invoke(turnUri('t2'), 'revert');
     const restored = await invoke(turnUri('t1'), 'restore-checkpoint');
-    expect(restored).toBe('Restored 20 files to the start of turn "t1"');
+    expect(restored).toBe('Restored 20 files to the start of turn 1');
     await recordTurn('t3', () => writeFiles(repo, { 'f1.txt': 'f1.txt turn 3\n' }));
     writeFileSync(join(repo, 'f3.txt'), 'by hand\n');
     expect(await invoke(turnUri('t1'), 'restore-checkpoint')).toBe(
-      'Restored 2 files to the start of turn "t1"; 1 file had edits no turn made: f3.txt (undo brings them back)',
+      'Restored 2 files to the start of turn 1; 1 file had edits no turn made: f3.txt (undo brings them back)',
     );
   });
 });

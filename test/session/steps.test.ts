@@ -99,7 +99,7 @@ describe('step checkpoints', () => {
       { channel: uriOf('turn', { turnId: 't1' }), operationId: 'restore-checkpoint', _meta: { step: 2 } },
       { timeoutMs: 30_000 },
     );
-    expect(result.message).toBe('Restored 3 files to before step 2 (MultiEdit) of turn "t1"');
+    expect(result.message).toBe('Restored 3 files to before step 2 (MultiEdit) of turn 1');
     // Before the second tool call: the first one's edit is there, nothing after it.
     expect([read(dir, 'a.txt'), read(dir, 'b.txt'), read(dir, 'c.txt'), read(dir, 'keep.txt')]).toEqual(['a1\n', 'b0\n', undefined, 'keep\n']);
 
@@ -148,7 +148,7 @@ describe('step checkpoints', () => {
     expect(await code('subscribe', { channel: `ahp-changeset:/${SID}/step/t1/start` })).toBe(-32602);
     expect(await code('subscribe', { channel: `ahp-changeset:/${SID}/since/t1/x` })).toBe(-32602);
     const missing = await client.requestError('subscribe', { channel: uriOf('step', { turnId: 't1', step: '4' }) });
-    expect(missing).toMatchObject({ code: -32008, message: 'turn "t1" has no step 4 (it has 3)' });
+    expect(missing).toMatchObject({ code: -32008, message: 'turn 1 has no step 4 (it has 3 steps)' });
     expect(await code('subscribe', { channel: uriOf('since', { turnId: 'nope', step: 'start' }) })).toBe(-32008);
 
     const turnUri = uriOf('turn', { turnId: 't1' });
@@ -158,7 +158,7 @@ describe('step checkpoints', () => {
       message: 'params._meta.step must be a step number (an integer from 1)',
     });
     expect(await invoke('restore-checkpoint', { step: '2' })).toMatchObject({ code: -32602 });
-    expect(await invoke('restore-checkpoint', { step: 9 })).toMatchObject({ code: -32602, message: 'params._meta.step: turn "t1" has no step 9 (it has 3)' });
+    expect(await invoke('restore-checkpoint', { step: 9 })).toMatchObject({ code: -32602, message: 'turn 1 has no step 9 (it has 3 steps)' });
     expect(await invoke('revert', { step: 2 })).toMatchObject({
       code: -32602,
       message: 'params._meta.step: only restore-checkpoint on a turn changeset takes a step',

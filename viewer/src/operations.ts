@@ -55,7 +55,7 @@ export async function invokeOperation(
     const subject = what ?? (op.id === 'undo' ? 'the last revert, discard or restore' : openSubject(app));
     const preview = await dryRun(app, channel, op, target, meta);
     // The server's confirmation speaks of the whole changeset; a file or a hunk gets its own words.
-    const text = target ? '`undo` on the session changeset brings it back.' : plainText(op.confirmation);
+    const text = target ? 'Undo brings it back.' : plainText(op.confirmation);
     const body = h('div', {}, previewNodes(preview), h('p', { class: 'confirm-text' }, inlineText(text)));
     if (!(await confirmDialog(`${op.label} ${subject}?`, body, op.label, canProceed(preview)))) return;
   }
