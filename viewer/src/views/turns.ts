@@ -8,6 +8,7 @@ import { firstLine, timelineOf, turnCountsOf } from '../state/timeline.js';
 import type { TurnStats } from '../../../protocol/extensions/timeline.js';
 import { byId, type Child, formatDuration, formatTime, h, replaceChildren } from '../dom.js';
 import type { Counts } from '../files-model.js';
+import { actionRows } from './timeline-groups.js';
 
 function countsLabel(counts: Counts | undefined): HTMLElement | null {
   if (!counts) return null;
@@ -75,7 +76,9 @@ export function renderTurns(app: App): void {
     );
   const turns = [...chat.turns].reverse();
   turns.forEach((turn, i) => {
-    while (actions.length > 0 && (turn.startedAt === undefined || actions[0]!.at > turn.startedAt)) items.push(actionItem(actions.shift()!));
+    const run: typeof actions = [];
+    while (actions.length > 0 && (turn.startedAt === undefined || actions[0]!.at > turn.startedAt)) run.push(actions.shift()!);
+    items.push(...actionRows(app, run, actionItem));
     const number = chat.turns.length - i;
     const stats = timeline.turns?.[turn.id];
     const label = (stats?.automatic ? stats.title : firstLine(turn.message.text)) || `Turn ${number}`;
@@ -121,7 +124,7 @@ export function renderTurns(app: App): void {
       ),
     );
   });
-  for (const a of actions) items.push(actionItem(a));
+  items.push(...actionRows(app, actions, actionItem));
   if (items.length === 0) items.push(h('li', { class: 'empty' }, 'No turns recorded yet.'));
   replaceChildren(list, items);
 }
