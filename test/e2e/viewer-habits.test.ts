@@ -122,4 +122,183 @@ describe('the habits of a review tool', () => {
     expect(await marks(page)).toEqual([]);
     expect(errors).toEqual([]);
   }, 180_000);
+
+  it('folds twelve actions of the user in a row into one row that opens to list them, and the turns stay in view', async () => {
+    const repo = makeRepo(fx.temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const session = await createSession(fx.server.client, 'tl', repo);
+    await recordTurn(fx.server.client, session, 't1', 'Edit a', () => writeFiles(repo, { 'a.txt': 'a by turn 1\n' }));
+    // Twelve of the user's own actions: the turn reverted and the revert undone, six times over.
+    for (let i = 0; i < 6; i++) {
+      await fx.server.client.request('invokeChangesetOperation', { channel: 'ahp-changeset:/tl/turn/t1', operationId: 'revert' }, { timeoutMs: 60_000 });
+      await fx.server.client.request('invokeChangesetOperation', { channel: 'ahp-changeset:/tl/session', operationId: 'undo' }, { timeoutMs: 60_000 });
+    }
+    await recordTurn(fx.server.client, session, 't2', 'Edit b', () => writeFiles(repo, { 'b.txt': 'b by turn 2\n' }));
+
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=tl`);
+    const group = page.locator('#turns li.user-action-group');
+    await group.waitFor();
+    expect(await group.locator('.turn-message').textContent()).toMatch(/You: 12 actions$/);
+    expect(await group.locator('.meta').textContent()).toMatch(/^you \S.*–\S/);
+    expect(await page.locator('#turns li.user-action').count()).toBe(0);
+    // Newest first: turn 2, what the user did, turn 1, all on screen.
+    expect(await page.locator('#turns > li').evaluateAll((items) => items.map((li) => li.getAttribute('class')))).toEqual([
+      'turn',
+      'user-action-group',
+      'turn',
+    ]);
+    const height = page.viewportSize()!.height;
+    for (const turn of ['t1', 't2']) {
+      const box = (await page.locator(`[data-turn="${turn}"]`).boundingBox())!;
+      expect(box.y + box.height).toBeLessThanOrEqual(height);
+    }
+    // Opened, it lists the twelve; closed again, one row.
+    await group.locator('.user-action-toggle').click();
+    await expect.poll(() => page.locator('#turns li.user-action').count()).toBe(12);
+    expect(await group.locator('.user-action-toggle').getAttribute('aria-expanded')).toBe('true');
+    expect(await page.locator('#turns li.user-action').first().getAttribute('data-user-action')).toMatch(/^Undid/);
+    await group.locator('.user-action-toggle').click();
+    await expect.poll(() => page.locator('#turns li.user-action').count()).toBe(0);
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('marks a linked added, removed or context line with a bar, an outline and a tint, and scrolls it into view, in both layouts and themes', async () => {
+    const before = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`);
+    const after = [...before];
+    after.splice(8, 1); // line 9 removed
+    after.splice(6, 0, 'new six', 'new seven'); // added as lines 6 and 7
+    after.splice(2, 1); // line 3 removed
+    const big = Array.from({ length: 150 }, (_, i) => `big ${i}`).join('\n');
+    const repo = makeRepo(fx.temp.make(), { 'src/a.txt': `${before.join('\n')}\n` });
+    const session = await createSession(fx.server.client, 'links', repo);
+    await recordTurn(fx.server.client, session, 't1', 'Lines', () => writeFiles(repo, { 'src/a.txt': `${after.join('\n')}\n`, 'big.txt': `${big}\n` }));
+    const base = `${fx.server.viewerUrl}&session=links&turn=t1&file=src/a.txt`;
+    const { page, errors } = await openViewer(fx.browser, `${base}&line=R5`);
+
+    /** The linked line's cells against an unmarked line's of the same kind, and whether the linked row is on screen. */
+    const compare = (link: string, other: string) =>
+      inPage<{ kind: string; differs: string[]; inView: boolean }>(
+        page,
+        `([link, other]) => {
+          const rowOf = (l) => document.querySelector('.num[data-line="' + l + '"]').closest('.rl, tr');
+          const row = rowOf(link);
+          const plain = rowOf(other);
+          if (!row.classList.contains('linked') || plain.classList.contains('linked')) return { kind: 'not linked', differs: [], inView: false };
+          const side = link[0] === 'L' ? 0 : 1;
+          const codes = (r) => [...r.children].filter((c) => c.classList.contains('code'));
+          const code = (r) => (r.classList.contains('pair') || r.parentElement.closest('table.split') ? codes(r)[side] : codes(r)[0]);
+          const differs = [];
+          for (const [name, a, b] of [
+            ['row', row, plain],
+            ['code', code(row), code(plain)],
+            ['number', row.firstElementChild, plain.firstElementChild],
+          ]) {
+            const sa = getComputedStyle(a);
+            const sb = getComputedStyle(b);
+            for (const p of ['backgroundImage', 'boxShadow', 'outlineStyle']) if (sa[p] !== sb[p]) differs.push(name + ' ' + p);
+          }
+          const kind = ['add', 'del', 'context'].find((k) => code(row).classList.contains(k));
+          const pane = (document.getElementById('review') ?? document.getElementById('diff')).getBoundingClientRect();
+          const box = row.getBoundingClientRect();
+          return { kind, differs, inView: box.top >= pane.top && box.bottom <= pane.bottom };
+        }`,
+        [link, other],
+      );
+    const check = async (link: string, other: string, kind: string): Promise<void> => {
+      await expect.poll(async () => (await compare(link, other)).kind).toBe(kind);
+      const shown = await compare(link, other);
+      expect(shown.inView).toBe(true);
+      expect(shown.differs).toEqual(expect.arrayContaining(['code backgroundImage', 'number boxShadow']));
+    };
+    // A context line, then an added and a removed one, in the review page's unified layout (the file is below a long one).
+    await check('R5', 'R4', 'context');
+    await page.goto(`${base}&line=R6`);
+    await check('R6', 'R7', 'add');
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/link-add.png` });
+    await page.goto(`${base}&line=L3`);
+    await check('L3', 'L9', 'del');
+    // Side by side, dark.
+    await page.locator('#theme').selectOption('dark');
+    await page.locator('.view-switch button', { hasText: 'Side by side' }).click();
+    await page.locator('.rl.pair').first().waitFor();
+    await page.goto(`${base}&line=R6`);
+    await check('R6', 'R7', 'add');
+    await page.goto(`${base}&line=L3`);
+    await check('L3', 'L9', 'del');
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/link-del-dark-split.png` });
+    // One file at a time.
+    await page.locator('[data-layout="file"]').click();
+    await page.goto(`${base}&line=L3`);
+    await page.locator('table.diff.split').waitFor();
+    await check('L3', 'L9', 'del');
+    await page.locator('.view-switch button', { hasText: 'Unified' }).click();
+    await page.locator('table.diff.unified').waitFor();
+    await page.goto(`${base}&line=R6`);
+    await check('R6', 'R7', 'add');
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/link-add-dark-file.png` });
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it("gives a file's path the room in its header: the name stays whole, labels do not overlap, at 1280 and 800 pixels, in both layouts", async () => {
+    const path = 'src/utils/engine-config.ts';
+    const repo = makeRepo(fx.temp.make(), { [path]: 'export const a = 1;\n', 'b.txt': 'b\n' });
+    const session = await createSession(fx.server.client, 'hdr', repo);
+    await recordTurn(fx.server.client, session, 't1', 'Edit', () => writeFiles(repo, { [path]: 'export const a = 2;\n', 'b.txt': 'B\n' }));
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=hdr&view=session&file=${path}`, { width: 1280, height: 800 });
+    // Viewed here and not in Uncommitted Changes: the header says so and offers to untick.
+    const file = page.locator(`.rv-file[data-path="${path}"]`);
+    await file.locator('.rv-viewed').check();
+    await file.locator('.viewed-elsewhere').waitFor();
+    expect(await file.locator('.viewed-elsewhere .badge').getAttribute('title')).toMatch(/^Not viewed in Uncommitted Changes\. /);
+
+    /** Boxes of a header's parts: those that overlap, those past its edge, and whether the file name shows whole. */
+    const MEASURE = `(selector) => {
+      const header = document.querySelector(selector);
+      const outer = header.getBoundingClientRect();
+      const parts = [...header.children].filter((el) => el.getBoundingClientRect().width > 0);
+      const name = (el) => el.className || el.tagName;
+      const overlaps = [];
+      const outside = [];
+      parts.forEach((a, i) => {
+        const ra = a.getBoundingClientRect();
+        if (ra.right > outer.right + 0.5 || ra.left < outer.left - 0.5) outside.push(name(a));
+        parts.slice(i + 1).forEach((b) => {
+          const rb = b.getBoundingClientRect();
+          if (ra.left < rb.right - 0.5 && rb.left < ra.right - 0.5 && ra.top < rb.bottom - 0.5 && rb.top < ra.bottom - 0.5) overlaps.push(name(a) + ' / ' + name(b));
+        });
+        // No part's own content runs past its box (a label written over its neighbour).
+        if (a.scrollWidth > a.clientWidth + 1 && getComputedStyle(a).overflow === 'visible') overlaps.push(name(a) + ' spills');
+      });
+      const label = header.querySelector('.path-name, .path');
+      const holder = label.closest('.rv-path, h3').getBoundingClientRect();
+      const box = label.getBoundingClientRect();
+      const whole = box.left >= holder.left - 0.5 && box.right <= holder.right + 0.5 && box.right <= outer.right + 0.5 && label.scrollWidth <= label.clientWidth + 1;
+      return { overlaps, outside, whole, text: label.textContent };
+    }`;
+    const measure = (selector: string) => inPage<{ overlaps: string[]; outside: string[]; whole: boolean; text: string }>(page, MEASURE, selector);
+    const fits = async (selector: string, text: string): Promise<void> => {
+      await expect.poll(async () => (await measure(selector)).whole).toBe(true);
+      expect(await measure(selector)).toEqual({ overlaps: [], outside: [], whole: true, text });
+    };
+    const header = `.rv-file[data-path="${path}"] .rv-header`;
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/header-1280.png` });
+    if (SHOTS) console.log(JSON.stringify(await measure(header)));
+    await fits(header, 'engine-config.ts');
+    // At 800 pixels, with the sessions put away to make room for the diff.
+    await page.setViewportSize({ width: 800, height: 800 });
+    await page.locator('.pane-toggles button', { hasText: 'Sessions' }).click();
+    if (SHOTS) console.log(JSON.stringify(await measure(header)));
+    await fits(header, 'engine-config.ts');
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/header-800.png` });
+    // The whole path is the tooltip.
+    expect(await file.locator('.rv-path').getAttribute('title')).toBe(path);
+
+    await page.locator('[data-layout="file"]').click();
+    await page.locator(`.row.file[data-path="${path}"] .file-open`).click();
+    await page.locator('.diff-header .viewed-elsewhere').waitFor();
+    await fits('.diff-header', path);
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/header-file-800.png` });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await fits('.diff-header', path);
+    expect(errors).toEqual([]);
+  }, 180_000);
 });

@@ -49,10 +49,16 @@ export function viewedElsewhere(app: App, file: ChangesetFile): HTMLElement | nu
   return h(
     'span',
     { class: 'viewed-elsewhere', title: WHY },
-    h('span', { class: 'badge' }, text),
+    h('span', { class: 'badge', title: `${text}. ${WHY}` }, text),
     h(
       'button',
-      { type: 'button', class: 'op-compact', 'data-focus-key': `match:${file.id}`, onclick: () => app.setViewed(file.id, first.reviewed) },
+      {
+        type: 'button',
+        class: 'op-compact',
+        title: `${first.reviewed ? 'Tick here too' : 'Untick here too'}, as in ${first.name}`,
+        'data-focus-key': `match:${file.id}`,
+        onclick: () => app.setViewed(file.id, first.reviewed),
+      },
       first.reviewed ? 'Tick here too' : 'Untick here too',
     ),
   );

@@ -14,6 +14,7 @@ import { fileOperations, lineCounts, renamedFrom, resourceOf, revertedBadge } fr
 import { displayPathOf, kindOf, type FileMeta, type FileRow } from '../files-model.js';
 import { tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
+import { pathLabel } from '../path-label.js';
 import { viewedElsewhere } from '../viewed.js';
 import type { FileDiffEntry } from './diff-store.js';
 import type { BodyRow, RowPart } from './review-rows.js';
@@ -64,7 +65,7 @@ export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collap
         onclick: () => app.selectFile(file.id),
       },
       renamedFrom(meta, row.path),
-      row.path,
+      pathLabel(row.path),
     ),
     lineCounts(file, meta),
     viewedElsewhere(app, file),
@@ -72,7 +73,7 @@ export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collap
     app.open?.reviewable
       ? h(
           'label',
-          { class: 'viewed-toggle' },
+          { class: 'viewed-toggle', title: 'Viewed' },
           h('input', {
             type: 'checkbox',
             class: 'rv-viewed',
