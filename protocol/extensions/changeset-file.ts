@@ -55,4 +55,11 @@ export interface ChangesetFileMeta {
    * docs/snapshot.md.
    */
   filterNotRun?: string;
+  /**
+   * The file was ticked "Viewed" in this changeset at another content than
+   * it has now (a later turn or an edit changed it): the tick is gone, and
+   * `changesetFileDiff` with `sinceViewed: true` gives the diff between the
+   * version viewed and now. Gone once the file is ticked again or unticked.
+   */
+  changedSinceViewed?: true;
 }

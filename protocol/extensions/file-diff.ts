@@ -12,6 +12,12 @@ export interface ChangesetFileDiffParams {
   fileId: string;
   /** Lines of context around each change; 3 when omitted. */
   context?: number;
+  /**
+   * The diff from the version of the file that was ticked "Viewed" to its
+   * content now, instead of the changeset's own diff: for a file whose
+   * `_meta.changedSinceViewed` is set (-32602 otherwise).
+   */
+  sinceViewed?: boolean;
 }
 
 /** How line bytes become strings: UTF-8 when the file is valid UTF-8, else one char per byte. */

@@ -28,6 +28,8 @@ import { SessionChangesets, type ChangesetChannel, type OperationsFor } from './
 import { markRevertedHunks } from './reverted-hunks.js';
 import { checkFilesParams, filePage } from './file-pages.js';
 import { checkFileHistoryParams, fileHistory } from './file-history.js';
+import { metaOf } from './changeset-files.js';
+import type { FileChange, GitMode } from '../changes/file-change.js';
 
 /** Options of {@link Changesets}. */
 export interface ChangesetsOptions {
@@ -226,9 +228,10 @@ export class Changesets {
   }
 
   private async fileDiff(params: ChangesetFileDiffParams): Promise<WorkspaceFileDiff> {
-    const { channel } = await this.channel(params.channel);
+    const { owner, channel } = await this.channel(params.channel);
     const change = channel.changes.get(params.fileId);
     if (!change) throw invalidParams(`fileId: no file ${JSON.stringify(params.fileId)} in ${params.channel}`);
+    if (params.sinceViewed === true) return this.sinceViewedDiff(owner, channel, change, params);
     try {
       const diff = await diffChange(change, params.context !== undefined ? { context: params.context } : {});
       const owner = this.ownerOf(params.channel);
@@ -238,6 +241,23 @@ export class Changesets {
       if (error instanceof ChangesetUnavailable) throw notFound(error.message);
       throw error;
     }
+  }
+
+  /** The diff from the version ticked "Viewed" to the file now (`sinceViewed: true`). */
+  private async sinceViewedDiff(
+    owner: SessionChangesets,
+    channel: ChangesetChannel,
+    change: FileChange,
+    params: ChangesetFileDiffParams,
+  ): Promise<WorkspaceFileDiff> {
+    const file = channel.files.get(params.fileId);
+    const viewed = file ? owner.viewedVersion(channel.uri, file) : undefined;
+    if (viewed === undefined) throw invalidParams(`fileId: ${file ? metaOf(file).path : params.fileId} has not changed since it was ticked "Viewed"`);
+    const store = (change.after ?? change.before)!.store;
+    const since: FileChange = { kind: 'modified', root: change.root, path: change.path, absPath: change.absPath };
+    if (viewed) since.before = { oid: viewed.oid, mode: viewed.mode as GitMode, store };
+    if (change.after) since.after = change.after;
+    return diffChange(since, params.context !== undefined ? { context: params.context } : {});
   }
 
   private async read(params: ResourceReadParams): Promise<ResourceReadResult> {
@@ -275,6 +295,7 @@ function checkFileDiffParams(params: unknown): string | undefined {
   const channelProblem = changesetChannel(p['channel'], 'params.channel');
   if (channelProblem !== undefined) return channelProblem;
   if (typeof p['fileId'] !== 'string' || p['fileId'].length === 0) return 'params.fileId must be a non-empty string';
+  if (p['sinceViewed'] !== undefined && typeof p['sinceViewed'] !== 'boolean') return 'params.sinceViewed must be a boolean';
   const context = p['context'];
   if (context !== undefined && (typeof context !== 'number' || !Number.isInteger(context) || context < 0 || context > 1000)) {
     return 'params.context must be an integer from 0 to 1000';

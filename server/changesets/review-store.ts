@@ -8,7 +8,8 @@ import { isNotFound, mkdirPrivateSync, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writ
  * Review flags that survive restarts: for each changeset URI and file id,
  * the content the reviewer saw when they ticked it. A flag only applies while
  * the file's content is still that content, so a changed file comes back
- * unreviewed.
+ * unreviewed; the content it was ticked at stays, for "changed since you
+ * viewed" and its diff, until the file is ticked again or unticked.
  */
 export class ReviewStore {
   private readonly path: string;
@@ -39,6 +40,11 @@ export class ReviewStore {
   /** True when the file was reviewed at exactly this content. */
   isReviewed(changeset: string, fileId: string, contentKey: string): boolean {
     return this.data[changeset]?.[fileId] === contentKey;
+  }
+
+  /** The content the file was ticked at (its content key), or undefined when it is not ticked in this changeset. */
+  viewedAt(changeset: string, fileId: string): string | undefined {
+    return this.data[changeset]?.[fileId];
   }
 
   /** Records (or clears) review of files at their current content, and persists. */

@@ -208,7 +208,11 @@ export class SessionChangesets {
     }
     if (!this.store.hasChannel(channel.uri)) return;
     for (const file of files) {
-      if (this.reviews.isReviewed(channel.uri, file.id, contentKey(file))) file.reviewed = true;
+      const viewed = this.reviews.viewedAt(channel.uri, file.id);
+      if (viewed === undefined) continue;
+      // Ticked at this very content: still viewed. Ticked at another: the tick is gone, and the file says it changed since.
+      if (viewed === contentKey(file)) file.reviewed = true;
+      else (file._meta as Record<string, unknown>)['changedSinceViewed'] = true;
     }
     this.publish(channel, files);
     channel.version++;
@@ -256,6 +260,14 @@ export class SessionChangesets {
 
   private dispatch(uri: string, action: StateAction): void {
     this.store.dispatch(uri, action);
+  }
+
+  /** The version of a file that was ticked "Viewed" (its new side then), when it has changed since; undefined otherwise. */
+  viewedVersion(uri: string, file: ChangesetFile): { oid: string; mode: string } | null | undefined {
+    const viewed = this.reviews.viewedAt(uri, file.id);
+    if (viewed === undefined || viewed === contentKey(file)) return undefined;
+    const [, , oid, mode] = viewed.split(':');
+    return oid && mode ? { oid, mode } : null;
   }
 }
 
