@@ -6,7 +6,6 @@
  * JSON) is refused whole.
  */
 import { execFileSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ReviewComment } from '../../protocol/index.js';
 import { commentsRef } from '../../server/comments/comment-store.js';
