@@ -46,10 +46,13 @@ export interface ClientValues {
   step?: string;
   'allow-outside-symlinks'?: boolean;
   yes?: boolean;
+  note?: string;
+  all?: boolean;
+  before?: boolean;
 }
 
 type ExtraOption = Exclude<keyof ClientValues, keyof typeof TARGET_OPTIONS>;
-const BOOLEAN_OPTIONS: ReadonlySet<string> = new Set(['dry-run', 'and-turns', 'allow-outside-symlinks', 'yes']);
+const BOOLEAN_OPTIONS: ReadonlySet<string> = new Set(['dry-run', 'and-turns', 'allow-outside-symlinks', 'yes', 'all', 'before']);
 
 /** Parses a client command's arguments (the target options plus `extra` options); throws {@link UsageError}. */
 export function parseClientArgs(
