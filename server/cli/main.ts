@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     return (argv) => stopCommand(argv);
   },
   snapshot: async () => (await import('./snapshot-command.js')).snapshotCommand,
+  comment: async () => (await import('./comment-command.js')).commentCommand,
   import: async () => {
     const { importCommand } = await import('./import-command.js');
     return (argv) => importCommand(argv);
@@ -103,6 +104,7 @@ function usage(): string {
     '  status             the viewer link, the sessions, the turn being recorded and the last turns',
     '  sessions           sessions recording now and past ones',
     '  open               print the viewer link and open it in the browser',
+    '  comment            leave review comments on lines or turns for the agent; list, resolve, reopen, delete them',
     '  history FILE       every turn and step that changed a file, with its lines added and removed',
     '',
     'Changing files back (each takes --dry-run):',

@@ -49,10 +49,9 @@ export async function anchorLines(changesets: Changesets, session: RecordingSess
   if (isBinary(content)) throw invalidParams(`${anchor.path} in ${where} is binary: it has no lines to comment on`);
   const lines = textLines(content);
   if (anchor.endLine > lines.length) {
-    const range = anchor.startLine === anchor.endLine ? `line ${anchor.startLine}` : `lines ${anchor.startLine}–${anchor.endLine}`;
-    throw invalidParams(
-      `params.anchor: ${anchor.path} has ${lines.length === 1 ? '1 line' : `${lines.length} lines`} ${anchor.side === 'after' ? 'after' : 'before'} ${where}, so ${range} are outside it`,
-    );
+    const range = anchor.startLine === anchor.endLine ? `line ${anchor.startLine} is` : `lines ${anchor.startLine}–${anchor.endLine} are`;
+    const count = lines.length === 1 ? '1 line' : `${lines.length} lines`;
+    throw invalidParams(`${anchor.path} has ${count} ${anchor.side === 'after' ? 'after' : 'before'} ${where}, so ${range} outside it`);
   }
   const path = anchor.side === 'before' ? (change.oldPath ?? change.path) : change.path;
   const turn = turnNumberOf(session, parsed);
