@@ -253,7 +253,7 @@ export class ChangesetOperations {
         return {
           plan,
           undoes: record.index,
-          describe: (p) => summary(`Undid ${operationNoun(session, record)}: put back ${plural(p.writes.length, 'file')}`, p),
+          describe: (p) => summary(`Undid ${operationNoun(session, record, session.safety.known())}: put back ${plural(p.writes.length, 'file')}`, p),
         };
       }
       case OperationId.Redo: {
@@ -262,7 +262,10 @@ export class ChangesetOperations {
         const record = historyOf(records).redoable;
         if (!record) throw invalidParams(`operationId: "redo" is disabled${disabledWhy(OperationId.Redo)}`);
         const plan = await planUndo(session, record, guard);
-        const original = records.find((r) => r.index === record.details.undoes);
+        const original = doneBy(
+          records,
+          records.find((r) => r.index === record.details.undoes),
+        );
         const what = original ? operationNoun(session, original) : 'the last operation';
         return { plan, undoes: record.index, describe: (p) => summary(`Redid ${what}: put back ${plural(p.writes.length, 'file')}`, p) };
       }
@@ -413,12 +416,26 @@ function disabledWhy(id: string): string {
 /** The timeline line of what an undo (or, for a redo, the undo it takes back) had undone. */
 function undoneAction(records: readonly SafetyRecord[], undoes: number, redo: boolean): string | undefined {
   const undone = records.find((r) => r.index === undoes);
-  if (!redo || undone?.details.undoes === undefined) return undone?.details.action;
-  return records.find((r) => r.index === undone.details.undoes)?.details.action;
+  if (!redo || undone?.details.undoes === undefined) return doneBy(records, undone)?.details.action;
+  return doneBy(
+    records,
+    records.find((r) => r.index === undone.details.undoes),
+  )?.details.action;
+}
+
+/** The operation a record stands for: itself, or for a redo, the revert, discard or restore it did again (through any number of redos). */
+function doneBy(records: readonly SafetyRecord[], record: SafetyRecord | undefined): SafetyRecord | undefined {
+  for (let hops = 0; record?.details.operation === OperationId.Redo && hops < records.length; hops++) {
+    const undo = records.find((r) => r.index === record!.details.undoes);
+    record = undo ? records.find((r) => r.index === undo.details.undoes) : undefined;
+  }
+  return record;
 }
 
 /** An operation named as a person would: "the revert of turn 3", "the restore to the start of turn 2". */
-function operationNoun(session: RecordingSession, record: SafetyRecord): string {
+function operationNoun(session: RecordingSession, record: SafetyRecord, records?: readonly SafetyRecord[]): string {
+  const redone = record.details.operation === OperationId.Redo && records ? doneBy(records, record) : undefined;
+  if (redone && redone !== record) return `the redo of ${operationNoun(session, redone)}`;
   const nouns: Record<string, string> = {
     revert: 'the revert',
     discard: 'the discard',

@@ -68,9 +68,9 @@ describe('redo', () => {
     await expect.poll(() => JSON.stringify(client.state<SessionState>(SESSION)?._meta ?? {})).toContain('Redid: Reverted turn 1');
     // One undo, one redo: nothing more to redo, and undo takes the redo back.
     await expect.poll(() => statusOf('redo')).toBe('disabled');
-    await invoke(SESSION_CS, 'undo');
+    expect((await invoke(SESSION_CS, 'undo')).message).toBe('Undid the redo of the revert of turn 1: put back 2 files');
     expect([read('a.txt'), read('b.txt')]).toEqual(['A by turn 1\n', 'B by turn 1\n']);
-    await invoke(SESSION_CS, 'redo');
+    expect((await invoke(SESSION_CS, 'redo')).message).toBe('Redid the revert of turn 1: put back 2 files');
     expect([read('a.txt'), read('b.txt')]).toEqual(['a\n', 'b\n']);
   });
 
