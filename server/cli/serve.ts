@@ -1,9 +1,9 @@
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { removeServerEntry, removeServerEntrySync, writeServerEntry, type ServerEntry } from '../registry/index.js';
 import { TOKEN_ENV } from '../security/index.js';
 import { ChangesetService, ServiceSettingsError } from '../service.js';
-import { defaultStateDir } from '../store/index.js';
+import { defaultStateDir, workspaceLayout } from '../store/index.js';
 import { defaultViewerDir } from '../client/package-root.js';
 import { readEndpoint, writeEndpoint } from './endpoint-memory.js';
 import { watchIdle } from './idle-exit.js';
@@ -74,8 +74,10 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   let showProgress = true;
   // The working directory is read (the watcher set up, then the first snapshot) once the ready line is out, not while
   // the server gets there: that work would otherwise hold up every step of the start between its turns on the CPU.
+  // Only where nothing is stored yet: a stored session may hold a turn a crash cut short, which is ended (a snapshot,
+  // which waits for the watcher) as the session opens, before the ready line; held back, it would never come.
   let answered: () => void = () => undefined;
-  deferWatchersUntil(new Promise<void>((resolveAnswered) => (answered = resolveAnswered)));
+  if (!(await anythingStored(stateDir, args.directories))) deferWatchersUntil(new Promise<void>((resolveAnswered) => (answered = resolveAnswered)));
   // Everything the server runs with is built and connected by the service (security, viewer, mirror, automatic turns).
   const makeService = (port: number) =>
     new ChangesetService({
@@ -109,17 +111,44 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   }
 
   // Handlers go in before anything is printed, so a signal sent right after
-  // the ready line is never handled by the default (kill) action.
-  const stopRequested = new Promise<void>((resolveStop) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolveStop();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  // the ready line is never handled by the default (kill) action; they stay
+  // until serve returns, whichever way it does.
+  const stopSignals = listenForStop(stopGraceMs(env));
+  try {
+    return await runUntilStopped(args, stateDir, progress, service, makeService, {
+      portGiven,
+      port,
+      stopRequested: stopSignals.requested,
+      answered,
+      stopShowingProgress: () => (showProgress = false),
+    });
+  } finally {
+    stopSignals.dispose();
+  }
+}
 
+/** What {@link runUntilStopped} needs from the start of {@link serve}. */
+interface StartState {
+  portGiven: boolean;
+  port: number;
+  /** Settles at the first SIGINT or SIGTERM. */
+  stopRequested: Promise<void>;
+  /** Lets the watchers set themselves up: the ready line is out (or serve gives up). */
+  answered: () => void;
+  /** The first snapshot's progress is no longer shown. */
+  stopShowingProgress: () => void;
+}
+
+/** Starts the service, prints the ready line, records until a stop is requested, then stops; resolves with the exit code. */
+async function runUntilStopped(
+  args: ServeArgs,
+  stateDir: string,
+  progress: ReturnType<typeof progressLine>,
+  firstService: ChangesetService,
+  makeService: (port: number) => ChangesetService,
+  { portGiven, port, stopRequested, answered, stopShowingProgress: hideProgress }: StartState,
+): Promise<number> {
+  let service = firstService;
   let url: string;
   try {
     ({ url } = await service.start());
@@ -172,7 +201,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     : new Promise<never>(() => undefined);
   const stopShowingProgress = (): void => {
     progress.done();
-    showProgress = false;
+    hideProgress();
   };
   if (preparing) void session!.started.then(stopShowingProgress, () => undefined);
   else stopShowingProgress();
@@ -220,6 +249,69 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   await removeServerEntry(stateDir, process.pid).catch(() => undefined);
   process.off('exit', onExit);
   return 0;
+}
+
+/** Whether the state directory holds a store for any of the directories (past sessions, maybe one to resume). */
+async function anythingStored(stateDir: string, directories: readonly string[]): Promise<boolean> {
+  for (const dir of directories) {
+    const real = await realpath(dir).catch(() => dir);
+    if (await stat(workspaceLayout(stateDir, real).root).catch(() => undefined)) return true;
+  }
+  return false;
+}
+
+/** How long `serve` may take to stop after SIGINT or SIGTERM before it exits without finishing (ms). */
+export const STOP_GRACE_MS = 10_000;
+
+/** {@link STOP_GRACE_MS}, or `CHANGESET_SERVER_STOP_GRACE_MS` when it is a positive whole number. */
+function stopGraceMs(env: NodeJS.ProcessEnv): number {
+  const value = Number(env['CHANGESET_SERVER_STOP_GRACE_MS']);
+  return Number.isSafeInteger(value) && value > 0 ? value : STOP_GRACE_MS;
+}
+
+/** The SIGINT and SIGTERM handlers of {@link serve}. */
+interface StopSignals {
+  /** Settles at the first SIGINT or SIGTERM (the idle watch sends itself one). */
+  readonly requested: Promise<void>;
+  /** Removes the handlers; an exit already scheduled by a signal stays scheduled. */
+  dispose(): void;
+}
+
+/**
+ * The first SIGINT or SIGTERM asks the server to stop (turns end as
+ * cancelled, clients are closed, the mirror pushes what is left) and gives
+ * that `graceMs`: a process still there then exits with code 1, as does one
+ * that receives a second signal meanwhile. Either way what the stores hold
+ * stays as consistent as after a crash, which they are made to survive
+ * (each write lands whole or not at all; a session resumes from what it
+ * stored). The timer does not keep the process alive: a stop that finishes
+ * exits at once.
+ */
+function listenForStop(graceMs: number): StopSignals {
+  let resolveRequested: () => void = () => undefined;
+  const requested = new Promise<void>((resolve) => (resolveRequested = resolve));
+  let first: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (first !== undefined) {
+      process.stderr.write(`changeset-server serve: ${signal} while stopping: exiting without finishing the stop\n`);
+      process.exit(1);
+    }
+    first = signal;
+    resolveRequested();
+    setTimeout(() => {
+      process.stderr.write(`changeset-server serve: not stopped ${graceMs} ms after ${signal}: exiting without finishing the stop\n`);
+      process.exit(1);
+    }, graceMs).unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    requested,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
 
 function withDefaultViewer(): { staticDir?: string } {

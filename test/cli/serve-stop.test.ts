@@ -1,0 +1,101 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe } from 'vitest';
+import type { SessionState } from '../../protocol/index.js';
+import { isProcessAlive, listServers } from '../../server/registry/index.js';
+import { TestClient } from '../helpers/client.js';
+import { it, type PerTest } from '../helpers/per-test.js';
+import { makeRepo, writeFiles } from '../helpers/workspace.js';
+import { exitCode, startServe, type ServeProcess } from './serve-process.js';
+
+/** `serve`, killed after the test if it still runs. */
+async function start(defer: PerTest['defer'], args: string[], env?: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  const serve = await startServe(args, env);
+  defer(() => serve.stop('SIGKILL'));
+  return serve;
+}
+
+/** Resolves with the exit code, or with 'still running' after `ms`. */
+function exitWithin(serve: ServeProcess, ms: number): Promise<number | null | 'still running'> {
+  return Promise.race([exitCode(serve.child), new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), ms).unref())]);
+}
+
+// Each test has its own server and directories: they run side by side.
+describe.concurrent('serve stops', { timeout: 120_000 }, () => {
+  it('on SIGTERM within seconds when its working and state directories were deleted under a turn being recorded, with a client connected', async ({
+    temp,
+    defer,
+    expect,
+  }) => {
+    const workspace = makeRepo(temp.make('cs-stop-ws-'), { 'a.txt': 'a\n' });
+    const state = temp.make('cs-stop-state-');
+    const serve = await start(defer, [workspace, '--state-dir', state, '--idle-timeout', '600000']);
+    const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
+    defer(() => client.close());
+    await client.initialize();
+    const channel = serve.ready.sessions[0]!;
+    await client.request('harness/turnStarted', { channel, turnId: 'left-open' }, { timeoutMs: 20_000 });
+    writeFileSync(join(workspace, 'a.txt'), 'changed\n');
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(state, { recursive: true, force: true });
+
+    serve.child.kill('SIGTERM');
+    expect(await exitWithin(serve, 15_000)).not.toBe('still running');
+  });
+
+  it('on SIGTERM within seconds when its working directory is deleted while the first snapshot is read in the background', async ({ temp, defer, expect }) => {
+    const workspace = temp.make('cs-stop-ws-');
+    writeFiles(workspace, Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`d${i % 20}/f${i}.txt`, `${i}\n`])));
+    const state = temp.make('cs-stop-state-');
+    const serve = await start(defer, [workspace, '--state-dir', state]);
+    rmSync(workspace, { recursive: true, force: true });
+    serve.child.kill('SIGTERM');
+    expect(await exitWithin(serve, 15_000)).not.toBe('still running');
+    expect(await listServers(state)).toEqual([]);
+  });
+
+  it('exits 1 when the stop takes longer than allowed, and a restart resumes the session with its turns', async ({ temp, defer, expect }) => {
+    const workspace = makeRepo(temp.make('cs-stop-ws-'), { 'a.txt': 'a\n' });
+    const state = temp.make('cs-stop-state-');
+    // One millisecond: no stop (turn cancelled and stored, clients closed) finishes within it.
+    const serve = await start(defer, [workspace, '--state-dir', state], { CHANGESET_SERVER_STOP_GRACE_MS: '1' });
+    const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
+    defer(() => client.close());
+    await client.initialize();
+    const channel = serve.ready.sessions[0]!;
+    await client.request('harness/turnStarted', { channel, turnId: 'first' }, { timeoutMs: 20_000 });
+    writeFileSync(join(workspace, 'a.txt'), 'one\n');
+    await client.request('harness/turnEnded', { channel, turnId: 'first' }, { timeoutMs: 20_000 });
+    await client.request('harness/turnStarted', { channel, turnId: 'cut-short' }, { timeoutMs: 20_000 });
+
+    serve.child.kill('SIGTERM');
+    expect(await exitWithin(serve, 15_000)).toBe(1);
+    expect(serve.stderr()).toContain('not stopped 1 ms after SIGTERM: exiting without finishing the stop');
+    expect(isProcessAlive(serve.child.pid!)).toBe(false);
+    expect(await listServers(state)).toEqual([]);
+
+    const again = await start(defer, [workspace, '--state-dir', state]);
+    expect(again.ready.sessions).toEqual([channel]);
+    const reader = await TestClient.connect(again.ready.url, { token: again.ready.token! });
+    defer(() => reader.close());
+    await reader.initialize();
+    const session = (await reader.subscribe(channel)).snapshot!.state as SessionState;
+    const chat = (await reader.subscribe(session.defaultChat!)).snapshot!.state as { turns: { id: string }[] };
+    expect(chat.turns.map((t) => t.id)).toContain('first');
+    expect(await again.stop('SIGTERM')).toBe(0);
+  });
+
+  it('by itself after --idle-timeout when the turn left open is in a working directory that was deleted', async ({ temp, defer, expect }) => {
+    const workspace = makeRepo(temp.make('cs-stop-ws-'), { 'a.txt': 'a\n' });
+    const state = temp.make('cs-stop-state-');
+    // Long enough for the client below to connect first on a loaded machine.
+    const serve = await start(defer, [workspace, '--state-dir', state, '--idle-timeout', '10000']);
+    const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
+    await client.initialize();
+    const channel = serve.ready.sessions[0]!;
+    await client.request('harness/turnStarted', { channel, turnId: 'left-open' }, { timeoutMs: 20_000 });
+    await client.close();
+    rmSync(workspace, { recursive: true, force: true });
+    expect(await exitWithin(serve, 40_000)).not.toBe('still running');
+  });
+});
