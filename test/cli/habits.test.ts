@@ -66,7 +66,7 @@ describe('redo and history on the command line', () => {
     expect(after.code).toBe(1);
     expect(after.stderr).toContain('Nothing to redo');
     expect((await cli('redo', '--help')).stdout).toContain('Usage: changeset-server redo');
-  });
+  }, 180_000);
 
   it('history lists every turn and step that changed a file, in words and as JSON', async () => {
     const text = await cli('history', 'a.txt');
