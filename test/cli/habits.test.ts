@@ -61,7 +61,7 @@ describe('redo and history on the command line', () => {
 
     // A new operation after an undo leaves nothing to redo.
     expect((await cli('undo')).code).toBe(0);
-    expect((await cli('revert', '--turn', '1')).code).toBe(0);
+    expect((await cli('revert', '--turn', '2')).code).toBe(0);
     const after = await cli('redo');
     expect(after.code).toBe(1);
     expect(after.stderr).toContain('Nothing to redo');
