@@ -76,10 +76,10 @@ export async function commentCommand(argv: readonly string[]): Promise<number> {
     const id = idOf(positionals[0]);
     if (action === 'resolve') {
       const comment = await client.request('comments/resolve', { channel: session.channel, id, ...(values.note !== undefined ? { note: values.note } : {}) });
-      out.result(`Resolved #${comment.id} (${where(comment)}).`, { ...report, comment });
+      out.result(`Resolved #${comment.id}: ${where(comment)}.`, { ...report, comment });
     } else if (action === 'reopen') {
       const comment = await client.request('comments/reopen', { channel: session.channel, id });
-      out.result(`Reopened #${comment.id} (${where(comment)}).`, { ...report, comment });
+      out.result(`Reopened #${comment.id}: ${where(comment)}.`, { ...report, comment });
     } else {
       await client.request('comments/delete', { channel: session.channel, id });
       out.result(`Deleted #${id}.`, { ...report, deleted: id });
