@@ -7,6 +7,7 @@
  * large rewrites stay readable and the cost stays near linear on real files.
  */
 import { type DiffContext, markChanged } from './diff-context.js';
+import { histogramScan, type HistogramScan } from './histogram-wasm.js';
 import { myersDiff } from './myers.js';
 
 /** Lines occurring more often than this in a region never serve as anchors. */
@@ -22,6 +23,8 @@ const MAX_CHAIN_LENGTH = 64;
  */
 const WORK_PER_LINE = 64;
 const WORK_MIN = 1 << 16;
+/** Diffs whose lines and index take more than this (in int32 cells; 64 MiB) scan in JavaScript, so the WebAssembly memory, which never shrinks, stays bounded. */
+const MAX_WASM_INTS = 16 << 20;
 
 /** Per-diff scratch space for the region index; sized once, reused by every region. */
 interface HistogramScratch {
@@ -39,23 +42,32 @@ interface HistogramScratch {
   from: number;
   /** Scan and extension steps spent so far. */
   work: number;
+  /** The WebAssembly scan, with the line ids and the arrays above in its memory, or undefined to scan in JavaScript. */
+  wasm:
+    | {
+        scan: HistogramScan;
+        a: number;
+        b: number;
+        recordOf: number;
+        recordCount: number;
+        recordFirst: number;
+        nextSame: number;
+        lineRecord: number;
+        out: number;
+        ints: Int32Array;
+        work: Float64Array;
+      }
+    | undefined;
 }
 
 /**
  * Marks the changed lines of the whole of both sides in the context. Returns
- * false, with the marks incomplete, when the work allowance ran out.
+ * whether it finished (false, with the marks incomplete, when the work
+ * allowance ran out) and the work it counted.
  */
-export function histogramDiff(ctx: DiffContext): boolean {
+export function histogramDiff(ctx: DiffContext): { done: boolean; work: number } {
   const n1 = ctx.a.length;
-  const scratch: HistogramScratch = {
-    recordOf: new Int32Array(ctx.countA.length).fill(-1),
-    recordFirst: new Int32Array(n1),
-    recordCount: new Int32Array(n1),
-    nextSame: new Int32Array(n1),
-    lineRecord: new Int32Array(n1),
-    from: -1,
-    work: 0,
-  };
+  const scratch = createScratch(ctx);
   const budget = WORK_MIN + WORK_PER_LINE * (n1 + ctx.b.length);
   const lcs = { begin1: -1, end1: -1, begin2: -1, end2: -1 };
   const stack: number[] = [0, n1, 0, ctx.b.length];
@@ -75,7 +87,7 @@ export function histogramDiff(ctx: DiffContext): boolean {
         markChanged(ctx.changedA, a0, a1);
         break;
       }
-      if (scratch.work > budget) return false;
+      if (scratch.work > budget) return { done: false, work: scratch.work };
       if (scratch.from < 0) indexRegion(ctx.a, scratch, a0, a1);
       else dropFront(ctx.a, scratch, a0);
       const found = findLcs(ctx, scratch, a0, a1, b0, b1, lcs);
@@ -94,7 +106,74 @@ export function histogramDiff(ctx: DiffContext): boolean {
     }
     if (scratch.from >= 0) clearIndex(ctx.a, scratch, a1);
   }
-  return true;
+  return { done: true, work: scratch.work };
+}
+
+function createScratch(ctx: DiffContext): HistogramScratch {
+  const n1 = ctx.a.length;
+  const n2 = ctx.b.length;
+  const ids = ctx.countA.length;
+  const scan = histogramScan();
+  // In the module's memory, one after the other: old and new line ids, recordOf, the four arrays of n1, the result (8 cells).
+  const ints = n1 + n2 + ids + 4 * n1 + 8;
+  if (!scan || ints > MAX_WASM_INTS) {
+    return {
+      recordOf: new Int32Array(ids).fill(-1),
+      recordFirst: new Int32Array(n1),
+      recordCount: new Int32Array(n1),
+      nextSame: new Int32Array(n1),
+      lineRecord: new Int32Array(n1),
+      from: -1,
+      work: 0,
+      wasm: undefined,
+    };
+  }
+  const bytes = 4 * ints;
+  const have = scan.memory.buffer.byteLength;
+  if (have < bytes) scan.memory.grow(Math.ceil((bytes - have) / 65536));
+  const buffer = scan.memory.buffer;
+  let at = 0;
+  const take = (n: number): { view: Int32Array; offset: number } => {
+    const offset = at;
+    at += 4 * n;
+    return { view: new Int32Array(buffer, offset, n), offset };
+  };
+  const a = take(n1);
+  const b = take(n2);
+  a.view.set(ctx.a);
+  b.view.set(ctx.b);
+  const recordOf = take(ids);
+  recordOf.view.fill(-1);
+  const recordFirst = take(n1);
+  const recordCount = take(n1);
+  const nextSame = take(n1);
+  const lineRecord = take(n1);
+  // The result: six int32s, then the work as a float64 at an 8-byte boundary.
+  if (at % 8 !== 0) at += 4;
+  const out = take(6);
+  const work = new Float64Array(buffer, at, 1);
+  return {
+    recordOf: recordOf.view,
+    recordFirst: recordFirst.view,
+    recordCount: recordCount.view,
+    nextSame: nextSame.view,
+    lineRecord: lineRecord.view,
+    from: -1,
+    work: 0,
+    wasm: {
+      scan,
+      a: a.offset,
+      b: b.offset,
+      recordOf: recordOf.offset,
+      recordCount: recordCount.offset,
+      recordFirst: recordFirst.offset,
+      nextSame: nextSame.offset,
+      lineRecord: lineRecord.offset,
+      out: out.offset,
+      ints: out.view,
+      work,
+    },
+  };
 }
 
 /** Indexes old lines `[a0, a1)`, from the end so each record ends up at its first occurrence. */
@@ -150,6 +229,18 @@ interface Lcs {
 
 /** find_lcs + try_lcs: the anchor run for one region (inclusive ends), or why there is none; the scratch holds the region's index. */
 function findLcs(ctx: DiffContext, s: HistogramScratch, a0: number, a1: number, b0: number, b1: number, lcs: Lcs): 'lcs' | 'none' | 'fallback' {
+  const w = s.wasm;
+  if (w) {
+    w.scan.findLcs(a0, a1, b0, b1, w.a, w.b, w.recordOf, w.recordCount, w.recordFirst, w.nextSame, w.lineRecord, w.out);
+    const out = w.ints;
+    lcs.begin1 = out[0] as number;
+    lcs.end1 = out[1] as number;
+    lcs.begin2 = out[2] as number;
+    lcs.end2 = out[3] as number;
+    s.work += w.work[0] as number;
+    if (out[5] === 1 && MAX_CHAIN_LENGTH < (out[4] as number)) return 'fallback';
+    return lcs.begin1 < 0 ? 'none' : 'lcs';
+  }
   const { a, b } = ctx;
   const { recordOf, recordFirst, recordCount, nextSame, lineRecord } = s;
 

@@ -71,7 +71,7 @@ export function diffLines(a: LineSource, b: LineSource, options: LineDiffOptions
   }
   const ctx = createDiffContext(interned.a, interned.b, interned.idCount);
   const histogram = (options.algorithm ?? 'histogram') === 'histogram';
-  if (!histogram || !histogramDiff(ctx)) {
+  if (!histogram || !histogramDiff(ctx).done) {
     // Myers alone, or after histogram ran out of its work allowance: start over so the result is git's Myers diff exactly.
     ctx.changedA.fill(0);
     ctx.changedB.fill(0);

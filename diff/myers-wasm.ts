@@ -54,7 +54,7 @@ const VOID = 0x40;
 const I32 = 0x7f;
 
 /** Signed LEB128 of a small constant. */
-function sleb(n: number): number[] {
+export function sleb(n: number): number[] {
   const out: number[] = [];
   for (;;) {
     const byte = n & 0x7f;
@@ -67,7 +67,8 @@ function sleb(n: number): number[] {
   }
 }
 
-function uleb(n: number): number[] {
+/** Unsigned LEB128. */
+export function uleb(n: number): number[] {
   const out: number[] = [];
   do {
     let byte = n & 0x7f;
@@ -78,9 +79,12 @@ function uleb(n: number): number[] {
   return out;
 }
 
-const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
-const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
-const name = (s: string): number[] => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
+/** A WebAssembly vector: its length, then the items. */
+export const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
+/** A module section. */
+export const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
+/** A name in a module (ASCII). */
+export const name = (s: string): number[] => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
 
 /** `m[x]` where the instructions `x` leave the index on the stack. */
 const load = (x: number[]): number[] => [...x, ...[CONST, 2, SHL], LOAD, 2, 0];
