@@ -30,12 +30,15 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import type { ActionEnvelope, ChangesetFile, ChangesetState } from '../../protocol/index.js';
 import { ChangesetServer } from '../../server/app.js';
 import { notificationFrame } from '../../server/channels/frames.js';
 import type { ChannelSubscriber } from '../../server/channels/types.js';
+import { WsPeer } from '../../server/transport/index.js';
+import { observeWrites } from '../../server/transport/write-trace.js';
 
 const CHANNEL = 'ahp-changeset:/bench/session';
 const FILES = 100;
@@ -53,6 +56,7 @@ type ToChild =
   | { type: 'burst'; count: number }
   | { type: 'review'; index: number }
   | { type: 'cpu' }
+  | { type: 'traces' }
   | { type: 'stop' };
 
 /** Any child → coordinator. */
@@ -65,7 +69,24 @@ type FromChild =
   | { type: 'arrived'; seq: number; at: number }
   | { type: 'dispatched'; seq: number; at: number }
   | { type: 'burst'; firstSeq: number; lastSeq: number; at: number }
-  | { type: 'echo'; seq: number; sentAt: number; echoAt: number };
+  | { type: 'echo'; seq: number; sentAt: number; echoAt: number }
+  /** The server's own timestamps of every review so far, by the review's clientSeq. */
+  | { type: 'traces'; traces: [number, ServerTrace][] };
+
+/**
+ * Where the server was in one review, on the same clock as the clients: the
+ * sender's frame read off its socket, the action dispatched to the channel
+ * store (after the JSON-RPC layer), the echo written to the sender's socket,
+ * the last other subscriber's copy written; and the garbage collection in
+ * between the read and the echo's write (ms).
+ */
+interface ServerTrace {
+  read: number;
+  dispatched: number;
+  echoWritten: number;
+  lastWritten: number;
+  gcMs: number;
+}
 
 function changesetFile(i: number, round = 0): ChangesetFile {
   const path = `src/module-${i % 40}/file-${i}.ts`;
@@ -88,22 +109,77 @@ function post(message: FromChild): void {
 // ---------------------------------------------------------------- server process
 
 /** Replaces the store's fan-out with the textbook one: per subscriber, serialize and `ws.send` (the anchor). */
-function useNaiveFanOut(server: ChangesetServer): void {
+function useNaiveFanOut(server: ChangesetServer, traces: Traces): void {
   const store = server.store as unknown as {
     fanOut: (channel: { subscribers: Set<ChannelSubscriber> }, envelope: ActionEnvelope, first?: ChannelSubscriber) => void;
   };
   const socketOf = (subscriber: ChannelSubscriber): WebSocket => (subscriber as unknown as { peer: { socket: WebSocket } }).peer.socket;
   store.fanOut = (channel, envelope, first) => {
+    const trace = envelope.origin ? traces.get(envelope.origin.clientSeq) : undefined;
     if (first && channel.subscribers.has(first)) socketOf(first).send(notificationFrame('action', envelope));
+    if (trace) trace.echoWritten = nowMs();
     for (const subscriber of channel.subscribers) {
       if (subscriber !== first) socketOf(subscriber).send(notificationFrame('action', envelope));
     }
+    if (trace) trace.lastWritten = nowMs();
   };
+}
+
+type Traces = Map<number, ServerTrace>;
+
+/**
+ * Timestamps each review in the server's process: when the sender's frame is
+ * read (the peer's frame handler), when the store dispatches it, and, for our
+ * fan-out, every write (the transport's write trace; the naive fan-out stamps
+ * its own sends); garbage collection from the runtime's observer.
+ */
+function traceReviews(server: ChangesetServer, naive: boolean): Traces {
+  const traces: Traces = new Map();
+  let current: ServerTrace | undefined;
+  const peer = WsPeer.prototype as unknown as { onFrame: (data: Buffer, isBinary: boolean) => void };
+  const onFrame = peer.onFrame;
+  peer.onFrame = function (this: unknown, data: Buffer, isBinary: boolean) {
+    const at = nowMs();
+    const text = data.toString('latin1');
+    if (text.includes('"dispatchAction"')) {
+      const clientSeq = Number(/"clientSeq":(\d+)/.exec(text)?.[1]);
+      current = { read: at, dispatched: 0, echoWritten: 0, lastWritten: 0, gcMs: 0 };
+      traces.set(clientSeq, current);
+    }
+    onFrame.call(this, data, isBinary);
+  };
+  const dispatch = server.store.dispatch.bind(server.store);
+  server.store.dispatch = (uri, action, origin, first) => {
+    const trace = origin ? traces.get(origin.clientSeq) : undefined;
+    if (trace) trace.dispatched = nowMs();
+    return dispatch(uri, action, origin, first);
+  };
+  if (!naive) {
+    observeWrites((_peer, frames) => {
+      if (!current || frames.length === 0) return;
+      const at = nowMs();
+      if (current.echoWritten === 0) current.echoWritten = at;
+      current.lastWritten = at;
+    });
+  }
+  // Collections are reported later: each is put against the review whose read-to-echo span it overlaps.
+  const offset = nowMs() - performance.now();
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const start = entry.startTime + offset;
+      const end = start + entry.duration;
+      for (const trace of [...traces.values()].slice(-3)) {
+        if (start < trace.echoWritten && end > trace.read) trace.gcMs += Math.min(end, trace.echoWritten) - Math.max(start, trace.read);
+      }
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return traces;
 }
 
 async function serverMain(naive: boolean): Promise<void> {
   const server = new ChangesetServer({ host: '127.0.0.1', port: 0, limits: { maxOutboundBufferBytes: 64 * 1024 * 1024 } });
-  if (naive) useNaiveFanOut(server);
+  const traces = traceReviews(server, naive);
+  if (naive) useNaiveFanOut(server, traces);
   const initial: ChangesetState = { status: 'ready', files: Array.from({ length: FILES }, (_, i) => changesetFile(i)) };
   server.store.createChannel(CHANNEL, 'changeset', initial, { reviewable: true });
   const { url } = await server.start();
@@ -124,6 +200,8 @@ async function serverMain(naive: boolean): Promise<void> {
     } else if (message.type === 'cpu') {
       const { user, system } = process.cpuUsage();
       post({ type: 'cpu', micros: user + system });
+    } else if (message.type === 'traces') {
+      post({ type: 'traces', traces: [...traces] });
     } else if (message.type === 'stop') {
       void server.stop().then(() => process.exit(0));
     }
@@ -284,6 +362,26 @@ interface CaseResult {
   burstCpuMicrosPerDelivery: number;
   /** The server process's processor time per review action (echo and fan-out), in milliseconds. */
   reviewCpuMs: number;
+  /** Per measured review, where its echo's time went (empty for `--baseline`, whose server does not trace). */
+  echoParts: EchoParts[];
+}
+
+/** One review's echo split at the server's timestamps (ms). */
+interface EchoParts {
+  /** Sent by the sender → read by the server. */
+  toServer: number;
+  /** Read → dispatched to the store (JSON-RPC decoding, the method's checks). */
+  toDispatch: number;
+  /** Dispatched → the echo written to the sender's socket (reduce, serialize, frame, write). */
+  toWrite: number;
+  /** Echo written → read by the sender. */
+  toSender: number;
+  /** Garbage collection in the server between the read and the echo's write. */
+  gc: number;
+  /** Echo written → the last other subscriber's copy written. */
+  fanOutWrites: number;
+  /** The whole echo, as the sender measured it. */
+  echo: number;
 }
 
 interface Options {
@@ -375,6 +473,7 @@ async function runCase(clients: number, iterations: number, side: Side, options:
 
   // (b) review round trip: the sender dispatches, the server echoes it to the sender and fans it out.
   const echo: number[] = [];
+  const echoSamples: { clientSeq: number; sentAt: number; echoAt: number }[] = [];
   const roundTripAll: number[] = [];
   const started = nowMs();
   let reviewCpu0 = 0;
@@ -387,15 +486,35 @@ async function runCase(clients: number, iterations: number, side: Side, options:
     arrivals.delete(e.seq);
     if (i >= warmup) {
       echo.push(e.echoAt - e.sentAt);
+      echoSamples.push({ clientSeq: i + 1, sentAt: e.sentAt, echoAt: e.echoAt });
       roundTripAll.push(last - e.sentAt);
     }
   }
   const roundTripsPerSec = (iterations + warmup) / ((nowMs() - started) / 1000);
   const reviewCpuMs = ((await serverCpu()) - reviewCpu0) / 1000 / iterations;
+  const echoParts: EchoParts[] = [];
+  if (side !== 'baseline') {
+    const reply = server.next('traces');
+    server.send({ type: 'traces' });
+    const traces = new Map((await reply).traces);
+    for (const sample of echoSamples) {
+      const t = traces.get(sample.clientSeq);
+      if (!t || t.echoWritten === 0) continue;
+      echoParts.push({
+        toServer: t.read - sample.sentAt,
+        toDispatch: t.dispatched - t.read,
+        toWrite: t.echoWritten - t.dispatched,
+        toSender: sample.echoAt - t.echoWritten,
+        gc: t.gcMs,
+        fanOutWrites: t.lastWritten - t.echoWritten,
+        echo: sample.echoAt - sample.sentAt,
+      });
+    }
+  }
 
   await Promise.all([sender.stop(), ...clientGroups.map((c) => c.stop())]);
   await server.stop();
-  return { fanOut, burstEnvelopesPerSec, echo, roundTripAll, roundTripsPerSec, load, burstCpuMicrosPerDelivery, reviewCpuMs };
+  return { fanOut, burstEnvelopesPerSec, echo, roundTripAll, roundTripsPerSec, load, burstCpuMicrosPerDelivery, reviewCpuMs, echoParts };
 }
 
 interface Stats {
@@ -507,6 +626,28 @@ async function main(): Promise<void> {
     console.log(
       `  server processor time per burst envelope per client, µs: ${sides.map((side) => cpu(side, (r) => r.burstCpuMicrosPerDelivery, 1)).join(', ')}`,
     );
+    // Where the echo's time goes, from the server's timestamps: the median of each part, and the mean of each
+    // part over the slowest 1% of echoes (those that set the p99).
+    console.log('  echo at the sender, by part (ms): p50 of each part | mean of each part over the slowest 1% of echoes');
+    const parts: [keyof EchoParts, string][] = [
+      ['toServer', 'sent → read by the server'],
+      ['toDispatch', 'read → dispatched to the store'],
+      ['toWrite', 'dispatched → echo written'],
+      ['toSender', 'echo written → read by the sender'],
+      ['gc', 'server GC between read and echo write'],
+      ['fanOutWrites', "echo written → last other's copy written"],
+      ['echo', 'the echo (sender measured)'],
+    ];
+    for (const side of sides) {
+      const samples = results.get(side)!.flatMap((r) => r.echoParts);
+      if (samples.length === 0) continue;
+      const slowest = [...samples].sort((a, b) => b.echo - a.echo).slice(0, Math.max(1, Math.ceil(samples.length / 100)));
+      const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+      console.log(`    ${side} (${samples.length} reviews, slowest ${slowest.length}):`);
+      for (const [key, label] of parts) {
+        console.log(`      ${label.padEnd(42)}${f(stats(samples.map((x) => x[key])).p50)} | ${f(mean(slowest.map((x) => x[key])))}`);
+      }
+    }
   }
 }
 
