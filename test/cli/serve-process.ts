@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { isProcessAlive, listServers } from '../../server/registry/index.js';
+import { ownServer } from '../helpers/leftover-servers.js';
 
 /** Runs the built binary (`npm test` builds first; run `npm run build` before running these files alone). */
 export const BIN = 'bin/changeset-server.js';
@@ -33,6 +34,8 @@ export function exitCode(child: ChildProcess): Promise<number | null> {
 /** Starts `serve ... --json` and waits for the ready line. Always pass a temporary `--state-dir`. */
 export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  // One left running after the test file fails it (file-isolation.ts).
+  ownServer(child.pid);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const line = await new Promise<string>((resolve, reject) => {

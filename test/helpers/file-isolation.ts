@@ -1,5 +1,6 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { afterAll, vi } from 'vitest';
+import { endLeftoverServers } from './leftover-servers.js';
 
 /**
  * Runs before every server test file (the server project's `setupFiles`).
@@ -41,8 +42,9 @@ function readUmask(): number {
 }
 
 // biome-ignore lint/correctness/noEmptyPattern: vitest hands a hook its fixtures by destructuring first, the suite (here the file) second.
-afterAll(({}, file) => {
+afterAll(async ({}, file) => {
   const path = 'filepath' in file ? file.filepath : file.name;
+  const servers = await endLeftoverServers();
   if (cpuLog) appendFileSync(cpuLog, `${((processorTicks() - cpuAtStart) / 100).toFixed(2)} ${path}\n`);
   vi.useRealTimers();
   vi.restoreAllMocks();
@@ -69,7 +71,10 @@ afterAll(({}, file) => {
       process.removeListener(signal, listener);
     }
   }
+  if (servers.length > 0) {
+    left.push(`${servers.length} server process${servers.length === 1 ? '' : 'es'} still running, now killed (${servers.join('; ')})`);
+  }
   if (left.length > 0) {
-    throw new Error(`This test file left the process changed for the next file: ${left.join(', ')}. Restore it in an afterEach or afterAll.`);
+    throw new Error(`${path} left the process changed for the next file: ${left.join(', ')}. Restore or stop it in an afterEach or afterAll.`);
   }
 });

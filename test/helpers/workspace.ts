@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { ownDir } from './leftover-servers.js';
 
 /** Temp directories made by a test, removed by `cleanup()`. */
 export class TempDirs {
@@ -10,6 +11,8 @@ export class TempDirs {
   make(prefix = 'cs-'): string {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
     this.dirs.push(dir);
+    // A server left running over it, or with its state in it, fails the test file (file-isolation.ts).
+    ownDir(dir);
     return dir;
   }
 

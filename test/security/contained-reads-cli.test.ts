@@ -78,9 +78,10 @@ describe.concurrent('reads stay contained through the CLI, the Claude Code hook 
     const readPresented = async (flags: string[]) => {
       // Each server has a state directory of its own: the two run side by side.
       const server = await startServe([repo, '--port', '0', '--state-dir', temp.make('cs-cli-read-state-'), ...flags]);
-      const client = await TestClient.connect(server.ready.url, { token: server.ready.token! });
-      await client.initialize();
+      let client: TestClient | undefined;
       try {
+        client = await TestClient.connect(server.ready.url, { token: server.ready.token! });
+        await client.initialize();
         const session = server.ready.sessions[0]!;
         const turnId = `t-${flags.length}`;
         await client.request('harness/turnStarted', { channel: session, turnId }, { timeoutMs: 20_000 });
@@ -88,7 +89,7 @@ describe.concurrent('reads stay contained through the CLI, the Claude Code hook 
         const params = { channel: 'ahp-root://', uri: new URL(`file://${secretPath}`).href };
         return flags.length === 0 ? await client.requestError('resourceRead', params) : await client.request<{ data: string }>('resourceRead', params);
       } finally {
-        await client.close();
+        await client?.close();
         await server.stop();
       }
     };
