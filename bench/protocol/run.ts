@@ -376,6 +376,8 @@ interface EchoParts {
   toWrite: number;
   /** Echo written → read by the sender. */
   toSender: number;
+  /** Read → echo written: the server's part. */
+  server: number;
   /** Garbage collection in the server between the read and the echo's write. */
   gc: number;
   /** Echo written → the last other subscriber's copy written. */
@@ -505,6 +507,7 @@ async function runCase(clients: number, iterations: number, side: Side, options:
         toDispatch: t.dispatched - t.read,
         toWrite: t.echoWritten - t.dispatched,
         toSender: sample.echoAt - t.echoWritten,
+        server: t.echoWritten - t.read,
         gc: t.gcMs,
         fanOutWrites: t.lastWritten - t.echoWritten,
         echo: sample.echoAt - sample.sentAt,
@@ -628,11 +631,12 @@ async function main(): Promise<void> {
     );
     // Where the echo's time goes, from the server's timestamps: the median of each part, and the mean of each
     // part over the slowest 1% of echoes (those that set the p99).
-    console.log('  echo at the sender, by part (ms): p50 of each part | mean of each part over the slowest 1% of echoes');
+    console.log('  echo at the sender, by part (ms): p50 | p99 of each part | mean of each part over the slowest 1% of echoes');
     const parts: [keyof EchoParts, string][] = [
       ['toServer', 'sent → read by the server'],
       ['toDispatch', 'read → dispatched to the store'],
       ['toWrite', 'dispatched → echo written'],
+      ['server', "the server's part: read → echo written"],
       ['toSender', 'echo written → read by the sender'],
       ['gc', 'server GC between read and echo write'],
       ['fanOutWrites', "echo written → last other's copy written"],
@@ -645,7 +649,8 @@ async function main(): Promise<void> {
       const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
       console.log(`    ${side} (${samples.length} reviews, slowest ${slowest.length}):`);
       for (const [key, label] of parts) {
-        console.log(`      ${label.padEnd(42)}${f(stats(samples.map((x) => x[key])).p50)} | ${f(mean(slowest.map((x) => x[key])))}`);
+        const { p50, p99 } = stats(samples.map((x) => x[key]));
+        console.log(`      ${label.padEnd(42)}${f(p50)} | ${f(p99)} | ${f(mean(slowest.map((x) => x[key])))}`);
       }
     }
   }
