@@ -52,7 +52,7 @@ export async function invokeOperation(
   meta?: OperationInvocationMeta,
 ): Promise<void> {
   if (op.confirmation !== undefined) {
-    const subject = what ?? (op.id === 'undo' ? 'the last revert, discard or restore' : openSubject(app));
+    const subject = what ?? (op.id === 'undo' ? 'the last revert, discard or restore' : op.id === 'redo' ? 'the last undo' : openSubject(app));
     const preview = await dryRun(app, channel, op, target, meta);
     // The server's confirmation speaks of the whole changeset; a file or a hunk gets its own words.
     const text = target ? 'Undo brings it back.' : plainText(op.confirmation);
@@ -70,7 +70,7 @@ export async function invokeOperation(
       ...(meta ? { _meta: meta } : {}),
     });
     const text = nameTurns(app, plainText(result.message)) || `${op.label}: done.`;
-    app.say({ tone: 'info', text, offerUndo: op.id !== 'undo' });
+    app.say({ tone: 'info', text, offerUndo: op.id !== 'undo', offerRedo: op.id === 'undo' });
   } catch (error) {
     app.say({ tone: 'error', text: `${op.label} failed: ${nameTurns(app, (error as Error).message)}` });
   } finally {

@@ -16,6 +16,7 @@ import { tokensOf } from '../highlight/highlighter.js';
 import { operationButton, operationsFor } from '../operations.js';
 import { pathLabel } from '../path-label.js';
 import { viewedElsewhere } from '../viewed.js';
+import { fileHabits } from '../history/file-history.js';
 import type { FileDiffEntry } from './diff-store.js';
 import type { BodyRow, RowPart } from './review-rows.js';
 
@@ -69,6 +70,7 @@ export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collap
     ),
     lineCounts(file, meta),
     viewedElsewhere(app, file),
+    fileHabits(app, channel, file),
     fileOperations(app, channel, file, row.path, `Operations on ${row.path}`),
     app.open?.reviewable
       ? h(

@@ -26,6 +26,8 @@ export interface Notice {
   text: string;
   /** Offers the session changeset's `undo` next to the notice. */
   offerUndo?: boolean;
+  /** Offers the session changeset's `redo` next to the notice (after an undo). */
+  offerRedo?: boolean;
 }
 
 /** The viewer's state. */

@@ -19,6 +19,7 @@ import type { FileDiffEntry } from '../review/diff-store.js';
 import { hasTail } from '../review/review-rows.js';
 import { filterNote, NO_LINE_CHANGES, noTextNote } from '../diff-notes.js';
 import { viewedElsewhere } from '../viewed.js';
+import { fileHabits } from '../history/file-history.js';
 
 /** Lines drawn before the rest of a very large diff waits behind a button (keeps the page responsive). */
 const LINE_BUDGET = 4000;
@@ -120,6 +121,7 @@ export class DiffView {
         ? h('span', { class: 'note' }, `mode ${meta.beforeMode} → ${meta.afterMode}`)
         : null,
       viewedElsewhere(app, file),
+      fileHabits(app, channel, file),
       fileOperations(app, channel, file, path, 'File operations'),
       app.open?.reviewable
         ? h(

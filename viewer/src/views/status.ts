@@ -18,6 +18,7 @@ export function renderStatus(app: App): void {
   }
   const undoUri = app.sessionChangesetUri;
   const undo = undoUri ? app.client.mirror.state(undoUri, 'changeset')?.operations?.find((op) => op.id === 'undo') : undefined;
+  const redo = undoUri ? app.client.mirror.state(undoUri, 'changeset')?.operations?.find((op) => op.id === 'redo') : undefined;
   replaceChildren(
     area,
     h(
@@ -26,6 +27,7 @@ export function renderStatus(app: App): void {
       h('span', { class: 'notice-text' }, notice.text),
       // The same button as the toolbar's: disabled, with the reason, while a turn is being recorded.
       notice.offerUndo && undo && undoUri && undo.status !== 'disabled' ? operationButton(app, undoUri, undo) : null,
+      notice.offerRedo && redo && undoUri && redo.status !== 'disabled' ? operationButton(app, undoUri, redo) : null,
       h(
         'button',
         {
