@@ -209,30 +209,34 @@ describe('the habits of a review tool', () => {
       expect(shown.inView).toBe(true);
       expect(shown.differs).toEqual(expect.arrayContaining(['code backgroundImage', 'number boxShadow']));
     };
+    /** Opens the link to a line, side by side when asked (the diff layout is not remembered across pages, `s` picks it). */
+    const open = async (line: string, split: boolean, pair: string): Promise<void> => {
+      await page.goto(`${base}&line=${line}`);
+      if (!split) return;
+      await page.locator(`:is(.rl, tr) .num[data-line="${line}"]`).first().waitFor();
+      await page.keyboard.press('s');
+      await page.locator(pair).first().waitFor();
+    };
     // A context line, then an added and a removed one, in the review page's unified layout (the file is below a long one).
     await check('R5', 'R4', 'context');
-    await page.goto(`${base}&line=R6`);
+    await open('R6', false, '');
     await check('R6', 'R7', 'add');
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/link-add.png` });
-    await page.goto(`${base}&line=L3`);
+    await open('L3', false, '');
     await check('L3', 'L9', 'del');
     // Side by side, dark.
     await page.locator('#theme').selectOption('dark');
-    await page.locator('.view-switch button', { hasText: 'Side by side' }).click();
-    await page.locator('.rl.pair').first().waitFor();
-    await page.goto(`${base}&line=R6`);
+    await open('R6', true, '.rl.pair');
     await check('R6', 'R7', 'add');
-    await page.goto(`${base}&line=L3`);
+    await open('L3', true, '.rl.pair');
     await check('L3', 'L9', 'del');
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/link-del-dark-split.png` });
-    // One file at a time.
+    // One file at a time, side by side and unified.
     await page.locator('[data-layout="file"]').click();
-    await page.goto(`${base}&line=L3`);
-    await page.locator('table.diff.split').waitFor();
+    await open('L3', true, 'table.diff.split');
     await check('L3', 'L9', 'del');
-    await page.locator('.view-switch button', { hasText: 'Unified' }).click();
+    await open('R6', false, '');
     await page.locator('table.diff.unified').waitFor();
-    await page.goto(`${base}&line=R6`);
     await check('R6', 'R7', 'add');
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/link-add-dark-file.png` });
     expect(errors).toEqual([]);
@@ -299,6 +303,37 @@ describe('the habits of a review tool', () => {
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/header-file-800.png` });
     await page.setViewportSize({ width: 1280, height: 800 });
     await fits('.diff-header', path);
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('searches what is loaded of a changeset of 520 files, says so, and loads the rest when asked; the walk reaches the last file', async () => {
+    const names = Array.from({ length: 520 }, (_, i) => `f/file${String(i).padStart(3, '0')}.txt`);
+    const repo = makeRepo(fx.temp.make(), Object.fromEntries(names.map((n) => [n, 'plain\n'])));
+    const session = await createSession(fx.server.client, 'many', repo);
+    await recordTurn(fx.server.client, session, 't1', 'Everywhere', () =>
+      writeFiles(repo, Object.fromEntries(names.map((n, i) => [n, `plain\nneedle ${i}\n`]))),
+    );
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=many&turn=t1`);
+    await page.locator('.rv-file .rl.add').first().waitFor();
+    await page.locator('#diff-search').fill('needle');
+    const count = page.locator('#search-count');
+    // Only the diffs the page fetched are searched; the rest wait for the reader's word.
+    await expect.poll(() => count.textContent()).toMatch(/^\d+ matches? in \d+ files? · \d+ of 520 files searched$/);
+    const more = page.locator('#search-all');
+    expect(await more.textContent()).toMatch(/^Search the other \d+ files$/);
+    await more.click();
+    await expect.poll(() => count.textContent(), { timeout: 60_000 }).toBe('520 matches in 520 files');
+    expect(await more.isHidden()).toBe(true);
+    // Back from the first match round to the last file's.
+    await page.locator('#diff-search').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => count.textContent()).toBe('1 of 520 matches in 520 files');
+    await page.keyboard.press('Shift+Enter');
+    await expect.poll(() => count.textContent()).toBe('520 of 520 matches in 520 files');
+    const last = page.locator('.rv-file[data-path="f/file519.txt"]');
+    await last.locator('.rl.add').first().waitFor();
+    await expect.poll(async () => (await marks(page, 'search-current')).map((m) => m.text)).toEqual(['needle']);
+    expect(await page.locator('.row.file.selected').getAttribute('data-path')).toBe('f/file519.txt');
     expect(errors).toEqual([]);
   }, 180_000);
 });

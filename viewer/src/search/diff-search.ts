@@ -165,7 +165,12 @@ export class DiffSearch {
       this.results.push({ file, found: cached.result });
       this.byFile.set(file.id, cached.result);
     }
-    if (this.current && !this.byFile.get(this.current.fileId)?.matches.includes(this.current.match)) this.current = undefined;
+    if (this.current) {
+      // The same occurrence, found again in a diff fetched anew (the page's or this search's: other objects, same lines).
+      const { fileId, match } = this.current;
+      const again = this.byFile.get(fileId)?.matches.find((m) => m.key === match.key && m.start === match.start && m.kind === match.kind);
+      this.current = again ? { fileId, match: again } : undefined;
+    }
     this.load(open.uri);
     this.onChange();
   }
