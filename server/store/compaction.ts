@@ -9,7 +9,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isNotFound } from '../private-files.js';
-import { MAX_DELTA_DEPTH, planDeltaBases } from './repack.js';
+import { MAX_DELTA_DEPTH, planDeltaBases, type RewriteControl, yieldTurn } from './repack.js';
 import type { ShadowStore } from './shadow-store.js';
 
 /** Quiet time after the last write before compaction runs. */
@@ -68,7 +68,11 @@ export async function compactionDue(shadowDir: string): Promise<boolean> {
  * each path (`force` skips the check that it is worth it), in chains of at
  * most `maxDepth` ({@link MAX_DELTA_DEPTH} by default).
  */
-export async function compactStore(shadowDir: string, objects: ShadowStore, options: { force?: boolean; maxDepth?: number } = {}): Promise<CompactionReport> {
+export async function compactStore(
+  shadowDir: string,
+  objects: ShadowStore,
+  options: { force?: boolean; maxDepth?: number; control?: RewriteControl } = {},
+): Promise<CompactionReport> {
   const maxDepth = options.maxDepth ?? MAX_DELTA_DEPTH;
   const before = await packSizes(shadowDir);
   const report: CompactionReport = {
@@ -81,13 +85,16 @@ export async function compactStore(shadowDir: string, objects: ShadowStore, opti
   };
   report.packBytesAfter = report.packBytesBefore;
   if (options.force !== true && !(await compactionDue(shadowDir))) return report;
+  // A store in use (a turn end) goes first.
+  await yieldTurn(options.control);
   await objects.flush();
   const bases = await planDeltaBases(
     { shadowDir, isShadowObject: (oid) => objects.isShadowObject(oid), readObject: (oid) => objects.readObject(oid) },
     maxDepth,
+    options.control,
   );
   report.planned = bases.size;
-  const result = await objects.compact(bases, maxDepth);
+  const result = await objects.compact(bases, maxDepth, options.control);
   const after = await packSizes(shadowDir);
   report.compacted = result.packsReplaced > 0;
   report.packBytesAfter = after.reduce((a, b) => a + b, 0);
@@ -95,38 +102,74 @@ export async function compactStore(shadowDir: string, objects: ShadowStore, opti
   return report;
 }
 
-/** Runs a task once nothing has poked it for `idleMs`; never two at once. */
+/**
+ * After a failed run, the next tries come this many idle periods later
+ * (5 s, 30 s and 5 min with the default 5 s); past the last, the next write
+ * arms it again.
+ */
+const RETRY_IDLE_PERIODS = [1, 6, 60] as const;
+
+/**
+ * Runs a task once nothing has poked it for `idleMs`; never two at once. A
+ * run that fails is reported to `onFailure` and tried again later (see
+ * {@link RETRY_IDLE_PERIODS}); `stop()` abandons a run in progress through
+ * the signal the task was given, and waits until it has let go.
+ */
 export class IdleTimer {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private failures = 0;
+  private readonly abandon = new AbortController();
 
   constructor(
     private readonly idleMs: number,
-    private readonly task: () => Promise<void>,
+    private readonly task: (signal: AbortSignal) => Promise<void>,
+    private readonly onFailure: (error: unknown, retryInMs: number | undefined) => void = () => undefined,
   ) {}
 
   /** Something was written: the quiet period starts again. */
   poke(): void {
-    if (this.stopped || !Number.isFinite(this.idleMs)) return;
+    this.arm(this.idleMs);
+  }
+
+  private arm(delayMs: number): void {
+    if (this.stopped || !Number.isFinite(delayMs)) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.running) return this.poke();
-      this.running = this.task()
-        .catch(() => undefined)
+      this.running = this.task(this.abandon.signal)
+        .then(
+          () => {
+            this.failures = 0;
+          },
+          (error: unknown) => {
+            if (this.stopped) return;
+            const retryIn = this.failures < RETRY_IDLE_PERIODS.length ? this.idleMs * RETRY_IDLE_PERIODS[this.failures]! : undefined;
+            this.failures++;
+            try {
+              this.onFailure(error, retryIn);
+            } catch {
+              // A failing logger must not stop the retries.
+            }
+            if (retryIn !== undefined) this.arm(retryIn);
+            else this.failures = 0;
+          },
+        )
         .finally(() => {
           this.running = undefined;
         });
-    }, this.idleMs);
+    }, delayMs);
     this.timer.unref();
   }
 
-  /** No more runs; resolves once a run in progress has finished. */
+  /** No more runs; a run in progress is abandoned and this resolves once it has let go. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.abandon.abort();
     await this.running;
   }
 }

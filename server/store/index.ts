@@ -45,6 +45,11 @@ export interface OpenWorkspaceStoreOptions {
    * compaction; 5 s by default, `Infinity` never.
    */
   compactAfterIdleMs?: number;
+  /**
+   * Where the store reports what goes wrong in the background (a compaction
+   * that failed and when it is tried again); `console.warn` by default.
+   */
+  log?: (message: string) => void;
 }
 
 /** What `workspace.json` records about the store's workspace. */
@@ -112,11 +117,20 @@ export interface WorkspaceStore extends ObjectStore {
    * itself in idle time; `force` compacts even when little was written.
    */
   compact(options?: { force?: boolean; maxDepth?: number }): Promise<CompactionReport>;
+  /**
+   * Milliseconds idle compactions have held still, in all, because callers
+   * were using the store (a turn end): they yield to it.
+   */
+  readonly compactionHeldMs: number;
   /** Flushes buffered objects and releases the store's lock. */
   close(): Promise<void>;
 }
 
 const DEFAULT_BUDGET = 2 * 1024 ** 3;
+
+function formatDelay(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms)} ms`;
+}
 
 async function requireDirectory(path: unknown, what: string): Promise<string> {
   if (typeof path !== 'string' || path.length === 0) throw new StoreInputError(`${what} must be a non-empty path, got ${describeValue(path)}`);
@@ -146,6 +160,7 @@ export async function openWorkspaceStore(options: OpenWorkspaceStoreOptions): Pr
   if (options.compactAfterIdleMs !== undefined && (typeof options.compactAfterIdleMs !== 'number' || !(options.compactAfterIdleMs >= 0))) {
     throw new StoreInputError(`compactAfterIdleMs must be a non-negative number, got ${describeValue(options.compactAfterIdleMs)}`);
   }
+  if (options.log !== undefined && typeof options.log !== 'function') throw new StoreInputError(`log must be a function, got ${describeValue(options.log)}`);
   const gitDir = options.gitDir !== undefined ? await requireDirectory(options.gitDir, 'gitDir') : await findWorkspaceGitDir(workspaceDir);
   const objectsDir = gitDir ? await primaryObjectsDir(gitDir) : undefined;
   const objectDirs = objectsDir ? await objectDirsWithAlternates(objectsDir) : [];
@@ -162,7 +177,16 @@ export async function openWorkspaceStore(options: OpenWorkspaceStoreOptions): Pr
       workspaceObjectDirs: objectDirs,
       ...(options.maxPacks !== undefined ? { maxPacks: options.maxPacks } : {}),
     });
-    return new OpenStore(workspaceDir, gitDir, layout, objects, lock, budgetBytes, options.compactAfterIdleMs ?? DEFAULT_COMPACT_IDLE_MS);
+    return new OpenStore(
+      workspaceDir,
+      gitDir,
+      layout,
+      objects,
+      lock,
+      budgetBytes,
+      options.compactAfterIdleMs ?? DEFAULT_COMPACT_IDLE_MS,
+      options.log ?? ((message) => console.warn(message)),
+    );
   } catch (error) {
     await lock.release();
     throw error;
@@ -186,10 +210,25 @@ async function recordWorkspace(layout: WorkspaceLayout, record: WorkspaceRecord)
   if (current !== text) await writeFileAtomic(layout.workspaceJson, text, shadowTmpDir(layout.shadowDir));
 }
 
+/**
+ * A compaction holds still while the store was used within this long (a
+ * turn end writing, checkpointing and reading back what it changed), so the
+ * turn end gets the processor and the disk to itself.
+ */
+const BUSY_QUIET_MS = 200;
+/** …but for at most this long in all per compaction, so a store read all the time still compacts. */
+const MAX_HOLD_MS = 60_000;
+
 class OpenStore implements WorkspaceStore {
   private readonly trees: TreeReader;
   private readonly checkpoints: Checkpoints;
   private readonly idle: IdleTimer;
+  /** When a caller last used the store (compaction's own reads go to `objects` directly and do not count). */
+  private lastUse = Number.NEGATIVE_INFINITY;
+  /** Abandons a compaction {@link compact} started when the store closes. */
+  private readonly closing = new AbortController();
+  /** Milliseconds compactions held still for callers, in all; for tests and benchmarks. */
+  compactionHeldMs = 0;
 
   constructor(
     readonly workspaceDir: string,
@@ -199,22 +238,61 @@ class OpenStore implements WorkspaceStore {
     private readonly lock: ShadowLock,
     readonly budgetBytes: number,
     compactAfterIdleMs: number,
+    log: (message: string) => void,
   ) {
     this.trees = new TreeReader(objects);
     this.checkpoints = new Checkpoints(layout.shadowDir, objects, this.trees);
-    this.idle = new IdleTimer(compactAfterIdleMs, async () => {
-      await compactStore(this.layout.shadowDir, this.objects);
-    });
+    this.idle = new IdleTimer(
+      compactAfterIdleMs,
+      async (signal) => {
+        let budget = MAX_HOLD_MS;
+        const pause = async (): Promise<void> => {
+          budget -= await this.holdWhileBusy(budget);
+        };
+        await compactStore(this.layout.shadowDir, this.objects, { control: { signal, pause } });
+      },
+      (error, retryInMs) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        const next = retryInMs === undefined ? 'it is tried again after the next turn' : `trying again in ${formatDelay(retryInMs)}`;
+        log(
+          `changeset-server: compacting the store of ${this.workspaceDir} failed (${reason}); ${next}. Nothing recorded is lost: the store keeps its packs as they were.`,
+        );
+      },
+    );
+  }
+
+  /**
+   * Called by an idle compaction each time it gives the event loop a turn:
+   * holds still while callers are using the store, for at most `budgetMs`.
+   * Returns how long it held.
+   */
+  private async holdWhileBusy(budgetMs: number): Promise<number> {
+    const start = performance.now();
+    let at = start;
+    for (;;) {
+      const quietFor = performance.now() - this.lastUse;
+      if (quietFor >= BUSY_QUIET_MS || performance.now() - start >= budgetMs || this.closing.signal.aborted) break;
+      await new Promise((resolve) => setTimeout(resolve, BUSY_QUIET_MS - quietFor + 1));
+      this.compactionHeldMs += performance.now() - at;
+      at = performance.now();
+    }
+    return performance.now() - start;
+  }
+
+  private used(): void {
+    this.lastUse = performance.now();
   }
 
   async writeCheckpoint(input: CheckpointInput): Promise<CheckpointInfo> {
+    this.used();
     const written = await this.checkpoints.write(input);
+    this.used();
     this.idle.poke();
     return written;
   }
 
   compact(options: { force?: boolean; maxDepth?: number } = {}): Promise<CompactionReport> {
-    return compactStore(this.layout.shadowDir, this.objects, options);
+    return compactStore(this.layout.shadowDir, this.objects, { ...options, control: { signal: this.closing.signal } });
   }
 
   listSessionCheckpoints(sessionId: string): Promise<CheckpointInfo[]> {
@@ -272,22 +350,27 @@ class OpenStore implements WorkspaceStore {
   }
 
   readTree(oid: string): Promise<readonly TreeEntry[]> {
+    this.used();
     return this.trees.read(oid);
   }
 
   diffTrees(treeA: string | undefined, treeB: string | undefined): Promise<TreeChange[]> {
+    this.used();
     return diffTrees(this.trees, treeA, treeB);
   }
 
   writeObject(type: ObjectType, content: Uint8Array): Promise<string> {
+    this.used();
     return this.objects.writeObject(type, content);
   }
 
   hasObject(oid: string): Promise<boolean> {
+    this.used();
     return this.objects.hasObject(oid);
   }
 
   readObject(oid: string): Promise<StoredObject> {
+    this.used();
     return this.objects.readObject(oid);
   }
 
@@ -296,12 +379,15 @@ class OpenStore implements WorkspaceStore {
   }
 
   async flush(): Promise<void> {
+    this.used();
     await this.objects.flush();
+    this.used();
     this.idle.poke();
   }
 
   async close(): Promise<void> {
     try {
+      this.closing.abort();
       await this.idle.stop();
       await this.checkpoints.drain();
       await this.objects.close();

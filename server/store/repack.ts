@@ -51,6 +51,37 @@ export interface RepackOptions {
   level?: number;
   /** Longest delta chain; {@link MAX_DELTA_DEPTH} by default. */
   maxDepth?: number;
+  /** Lets the rewrite be paused (while a turn end uses the store) or abandoned (the store closing). */
+  control?: RewriteControl;
+}
+
+/**
+ * What a background rewrite consults each time it gives the event loop a
+ * turn: `signal` abandons it (the temporary pack is removed, the old packs
+ * stay as they were), `pause` holds it while the store is busy with
+ * something a person waits for.
+ */
+export interface RewriteControl {
+  signal?: AbortSignal;
+  pause?: () => Promise<void>;
+}
+
+/** Thrown inside a rewrite its {@link RewriteControl.signal} abandoned. */
+export class RewriteAbandonedError extends Error {
+  constructor() {
+    super('the pack rewrite was abandoned because the store is closing');
+    this.name = 'RewriteAbandonedError';
+  }
+}
+
+/** Gives the event loop a turn, then stops here if the rewrite was abandoned and waits while it is held. */
+export async function yieldTurn(control: RewriteControl | undefined): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  if (control?.signal?.aborted) throw new RewriteAbandonedError();
+  if (control?.pause) {
+    await control.pause();
+    if (control.signal?.aborted) throw new RewriteAbandonedError();
+  }
 }
 
 /** What {@link writeRepack} wrote. */
@@ -99,7 +130,7 @@ export async function writeRepack(packDir: string, objects: ReadonlyMap<string, 
   for (const [oid, at] of objects) {
     stored.set(oid, await at.pack.deltaBaseAt(at.position));
     if (performance.now() - started > YIELD_AFTER_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldTurn(options.control);
       started = performance.now();
     }
   }
@@ -143,7 +174,7 @@ export async function writeRepack(packDir: string, objects: ReadonlyMap<string, 
     for (const oid of order) {
       // Compaction runs beside the server's work: a request that comes in waits at most a few milliseconds for it.
       if (performance.now() - slice > YIELD_AFTER_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await yieldTurn(options.control);
         slice = performance.now();
       }
       const at = objects.get(oid)!;
@@ -215,7 +246,7 @@ const ENTRIES_KEY = '\0entries';
  * plan of old versions does not change as new ones come, so their deltas
  * are copied, not made again, at the next compaction.
  */
-export async function planDeltaBases(source: DeltaPlanSource, maxDepth = MAX_DELTA_DEPTH): Promise<Map<string, string>> {
+export async function planDeltaBases(source: DeltaPlanSource, maxDepth = MAX_DELTA_DEPTH, control?: RewriteControl): Promise<Map<string, string>> {
   const refs = await listRefs(source.shadowDir, 'refs/');
   const commits = new Map<string, { oid: string; tree: string; parents: string[]; time: number; height: number }>();
   const loose: string[] = [];
@@ -277,7 +308,7 @@ export async function planDeltaBases(source: DeltaPlanSource, maxDepth = MAX_DEL
   let slice = performance.now();
   for (const commit of chronological) {
     if (performance.now() - slice > YIELD_AFTER_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldTurn(control);
       slice = performance.now();
     }
     // Checkpoint commits differ from the previous one in their ids, times and trailer: a delta against the next is small.

@@ -15,7 +15,7 @@ import { EMPTY_TREE_OID, assertOid, assertWritableType, hashObject, describeValu
 import { createDeltaBaseCache, type DeltaBaseCache, type PackFile } from './pack-reader.js';
 import { writePack, type PackSource } from './pack-writer.js';
 import { RecentIds } from './recent-ids.js';
-import { writeRepack } from './repack.js';
+import { type RewriteControl, writeRepack } from './repack.js';
 import { shadowTmpDir } from './shadow-repo.js';
 import type { ObjectStore, ObjectType, StoredObject } from './types.js';
 
@@ -437,7 +437,7 @@ export class ShadowStore implements ObjectStore {
    * waits for the write queue. When a rewrite replaced any of the packs
    * meanwhile, the new pack is thrown away and nothing changes.
    */
-  async compact(bases: ReadonlyMap<string, string>, maxDepth?: number): Promise<RewriteResult> {
+  async compact(bases: ReadonlyMap<string, string>, maxDepth?: number, control?: RewriteControl): Promise<RewriteResult> {
     this.assertOpen();
     await this.flush();
     const packs = [...this.shadow.packs];
@@ -454,6 +454,7 @@ export class ShadowStore implements ObjectStore {
         bases,
         recompress: new Set(packs.filter((p) => p !== largest)),
         ...(maxDepth !== undefined ? { maxDepth } : {}),
+        ...(control !== undefined ? { control } : {}),
       });
       const done = written;
       return await this.writes.run(async () => {
