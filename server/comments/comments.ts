@@ -6,9 +6,9 @@
  * (`followers.ts`). `service.ts` attaches every session and registers the
  * methods.
  */
-import type { CommentPosition, ListCommentsParams, ReviewComment } from '../../protocol/index.js';
+import { AhpErrorCodes, type CommentPosition, type ListCommentsParams, type ReviewComment } from '../../protocol/index.js';
 import type { Changesets } from '../changesets/changesets.js';
-import { notFound } from '../domain-error.js';
+import { DomainError, notFound } from '../domain-error.js';
 import type { Caller, MethodTable } from '../method-table.js';
 import { SerialQueue } from '../serial-queue.js';
 import type { RecordingSession } from '../session/recording-session.js';
@@ -118,6 +118,7 @@ export class Comments {
           await this.track(
             sc.queue.run(async () => {
               const gone = find(sc, params.id);
+              if (session.isDisposed) throw new DomainError(AhpErrorCodes.SessionNotFound, `no session ${JSON.stringify(session.uri)}`);
               const stored: StoredComments = { ...sc.stored, comments: sc.stored.comments.filter((c) => c.id !== gone.id) };
               await writeComments(session, stored);
               sc.stored = stored;
@@ -160,6 +161,8 @@ export class Comments {
     return this.track(
       sc.queue.run(async () => {
         const { stored, comment } = await edit(session, sc);
+        // A session forgotten meanwhile keeps nothing: no ref is written back under its name.
+        if (session.isDisposed) throw new DomainError(AhpErrorCodes.SessionNotFound, `no session ${JSON.stringify(session.uri)}`);
         await writeComments(session, stored);
         sc.stored = stored;
         const result = wire(session, comment, await this.place(session, sc, comment, false));
