@@ -74,7 +74,14 @@ export async function importCommand(argv: readonly string[], env: NodeJS.Process
     if (error instanceof ImportError) throw new Error(error.message);
     throw new Error(describeRemoteError(error));
   }
-  new Output(values.json === true).result(describe(result), result);
+  // The sessions as people know them, by title, read back from the store they now live in.
+  const titles = new Map<string, string>();
+  const { readStoredSessions } = await import('./stored-sessions.js');
+  for (const s of await readStoredSessions(stateDir, result.workspaceDir).catch(() => [])) titles.set(s.id, s.title);
+  new Output(values.json === true).result(describe(result, titles), {
+    ...result,
+    imported: result.imported.map((s) => ({ ...s, ...(titles.has(s.sessionId) ? { title: titles.get(s.sessionId) } : {}) })),
+  });
   return 0;
 }
 
@@ -92,11 +99,12 @@ function importLimits(maxFile: string | undefined, budget: string | undefined, b
   };
 }
 
-function describe(result: ImportResult): string {
+function describe(result: ImportResult, titles: ReadonlyMap<string, string>): string {
+  const named = (id: string) => (titles.has(id) ? `"${titles.get(id)}"` : `the session ${id}`);
   const lines = [`From ${result.source} (${result.mirrored.path}) into ${result.workspaceDir}:`];
   if (result.imported.length === 0) lines.push('  no new sessions');
-  for (const s of result.imported) lines.push(`  imported ${s.sessionId} (${s.turns} turn${s.turns === 1 ? '' : 's'})`);
-  for (const id of result.skipped) lines.push(`  already here: ${id}`);
+  for (const s of result.imported) lines.push(`  imported ${named(s.sessionId)} (${s.turns} turn${s.turns === 1 ? '' : 's'})`);
+  for (const id of result.skipped) lines.push(`  already here: ${named(id)}`);
   for (const s of result.leftOut) lines.push(`  not imported: ${s.sessionId}, ${s.reason}`);
   if (result.imported.length > 0) lines.push('', `"changeset-server serve ${result.workspaceDir}" lists them as past sessions.`);
   return `${lines.join('\n')}\n`;

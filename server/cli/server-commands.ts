@@ -26,8 +26,8 @@ export const FORGET_USAGE = [
   'Usage: changeset-server forget SESSION [--yes] [--dry-run] [options]',
   '',
   'Removes a session and its history for good (ending a session keeps it for',
-  'review until retention reclaims it). SESSION is its id, as "sessions" shows it',
-  'after --session. Asks first; without a terminal to ask on, it needs --yes.',
+  'review until retention reclaims it). SESSION is its id, as "sessions" lists it.',
+  'Asks first; without a terminal to ask on, it needs --yes.',
   '',
   '  --yes                remove it without asking',
   '  --dry-run            say what would be removed (the session, its turns); remove nothing',
@@ -106,7 +106,7 @@ export async function forgetCommand(argv: readonly string[]): Promise<number> {
     out.note(started, report);
     const status = await client.request('harness/status', { turns: 0 });
     const session = status.sessions.find((s) => s.channel === channel);
-    if (!session) throw new RemoteError('forgetSession', AhpErrorCodes.NotFound, `there is no session "${id}" here (see "changeset-server sessions")`);
+    if (!session) throw new RemoteError('forgetSession', AhpErrorCodes.SessionNotFound, `there is no session "${id}" here (see "changeset-server sessions")`);
     const what = `"${session.title}" (${session.endedAt ? 'ended' : 'still recording'}, started ${localTime(session.createdAt)}) and its ${plural(session.turnCount, 'turn')}`;
     const listed = { id, title: session.title, turns: session.turnCount, recording: session.endedAt === undefined };
     if (values['dry-run']) {

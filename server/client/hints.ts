@@ -12,6 +12,8 @@ export interface Hints {
   pickSession: string;
   /** What to do about a turn still being recorded. */
   endTurn: string;
+  /** The name of the line-range option. */
+  lines: string;
 }
 
 /** The command line's. */
@@ -20,6 +22,7 @@ export const CLI_HINTS: Hints = {
   sessions: '"changeset-server sessions"',
   pickSession: 'pick one with --session',
   endTurn: 'end it first ("changeset-server turn end")',
+  lines: '--lines',
 };
 
 /** The MCP tools'. */
@@ -28,4 +31,5 @@ export const MCP_HINTS: Hints = {
   sessions: 'list_sessions',
   pickSession: 'pass "session" to pick one',
   endTurn: 'it is the turn being recorded now; try again once it has ended',
+  lines: '"lines"',
 };

@@ -162,7 +162,9 @@ function asTypedLines(error: unknown, request: OperationRequest): unknown {
   if (!outside || !request.lines) return error;
   const { start, end } = request.lines;
   const which = request.side === 'before' ? 'before the turn' : 'after the turn';
-  return new CommandError(`--lines ${start === end ? start : `${start}-${end}`}: ${request.file} has ${outside[1]} lines ${which}`);
+  return new CommandError(
+    `${(request.hints ?? CLI_HINTS).lines} ${start === end ? start : `${start}-${end}`}: ${request.file} has ${outside[1]} lines ${which}`,
+  );
 }
 
 /** The changeset file a user's path names: by file URI (either side) or by its display path. */

@@ -134,8 +134,9 @@ export async function pickSession(client: RpcClient, options: TargetOptions): Pr
 /** What a command says when several sessions record the folder: which it used, and how to pick another. */
 export function sessionNote(picked: Picked): string | undefined {
   if (picked.others.length === 0) return undefined;
-  const lines = [`Using session "${picked.session.title}" (${picked.session.channel}). Also recording this folder:`];
-  for (const o of picked.others) lines.push(`  "${o.title}"${o.endedAt ? ' (ended)' : ''}: add --session ${o.channel}`);
+  const id = (channel: string) => channel.replace(/^ahp-session:\/+/, '');
+  const lines = [`Using session "${picked.session.title}" (--session ${id(picked.session.channel)}). Also recording this folder:`];
+  for (const o of picked.others) lines.push(`  "${o.title}"${o.endedAt ? ' (ended)' : ''}: add --session ${id(o.channel)}`);
   return lines.join('\n');
 }
 

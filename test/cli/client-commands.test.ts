@@ -52,7 +52,7 @@ describe('turn and status commands', () => {
 
     const human = await run(['status', '--state-dir', state], { cwd });
     expect(human.stdout).toContain('no active turn');
-    expect(human.stdout).toContain('#1 shell-1 complete  1 file +1 -0 "Rename things"');
+    expect(human.stdout).toContain('#1 complete  1 file +1 -0 "Rename things"');
   });
 
   it('takes --url and --token instead of the registry', async () => {
@@ -66,7 +66,7 @@ describe('turn and status commands', () => {
     const turnId = started.stdout.trim();
     expect(turnId).toMatch(/^[0-9A-Z]{26}$/);
     const ended = await run(['turn', 'end', '--state', 'cancelled', ...args], { cwd: temp.make() });
-    expect(ended).toMatchObject({ code: 0, stdout: `turn ${turnId}: 0 files changed, +0 -0\n` });
+    expect(ended).toMatchObject({ code: 0, stdout: 'turn 1: 0 files changed, +0 -0\n' });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('refused the token (HTTP 401)');
   });
