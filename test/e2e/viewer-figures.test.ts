@@ -40,8 +40,9 @@ describe('the figures the viewer shows', () => {
     const repo = makeRepo(fx.temp.make(), { 'a.txt': 'a\n' });
     const past = await createSession(client, 'past', repo);
     await recordTurn(client, past, 't1', 'Work', () => writeFiles(repo, { 'a.txt': 'b\n' }));
-    // Apart by more than a second, so the two times read differently.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Ended once the clock reads another second than when it started, so the two times read differently.
+    const startedAt = (await summaryOf(past)).createdAt;
+    while (shown(new Date().toISOString()) === shown(startedAt)) await new Promise((r) => setTimeout(r, 20));
     await fx.server.service.sessions.dispose(past);
     const liveRepo = makeRepo(fx.temp.make(), { 'b.txt': 'b\n' });
     const live = await createSession(client, 'live', liveRepo);

@@ -2,9 +2,22 @@ import type { ChangesetState } from '../../protocol/index.js';
 import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 import { recordDemoTurn } from './doc-scenes.js';
-import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals, type PageSocket } from './viewer-harness.js';
+import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals } from './viewer-harness.js';
 
 const fx = useViewerFixture();
+
+/** Keeps the page's sockets in `sockets` (see {@link PageGlobals}), so that a test can drop one. */
+const KEEP_SOCKETS = `(() => {
+  const sockets = [];
+  window.sockets = sockets;
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      super(url, protocols);
+      sockets.push(this);
+    }
+  };
+})();`;
 
 describe('web viewer', () => {
   it('shows a recorded turn: its files grouped by directory, a diff with changed words, side by side', async () => {
@@ -117,23 +130,11 @@ describe('web viewer', () => {
     await expect.poll(() => fx.server.client.state<ChangesetState>(uri)?.files.length, { timeout: 30_000 }).toBe(2);
     const fileA = fx.server.client.state<ChangesetState>(uri)!.files.find((f) => f.id.endsWith('/a.txt'))!.id;
 
-    const { page, errors } = await openViewer(fx.browser, 'about:blank', undefined, { fresh: true });
     // Keep a handle on the page's sockets so the test can drop one (the page itself exposes none).
-    await page.addInitScript(() => {
-      const page = globalThis as unknown as PageGlobals;
-      const sockets: PageSocket[] = [];
-      page.sockets = sockets;
-      const Native = page.WebSocket;
-      page.WebSocket = class extends Native {
-        constructor(url: string | URL, protocols?: string | string[]) {
-          super(url, protocols);
-          sockets.push(this);
-        }
-      };
-    });
+    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { initScript: KEEP_SOCKETS });
+    // What the page sends on the sockets it opens from now on: the one it reconnects with.
     const sent: string[] = [];
     page.on('websocket', (ws) => ws.on('framesent', (frame) => sent.push(String(frame.payload))));
-    await page.goto(fx.server.viewerUrl);
     await page.locator('.row.file[data-path="a.txt"]').waitFor();
 
     await page.evaluate(() => (globalThis as unknown as PageGlobals).sockets.at(-1)!.close());
