@@ -16,6 +16,12 @@ export class TempDirs {
     return dir;
   }
 
+  /** Counts a directory made elsewhere as one of these: removed by `cleanup()`. */
+  add(dir: string): void {
+    this.dirs.push(dir);
+    ownDir(dir);
+  }
+
   cleanup(): void {
     for (const dir of this.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   }
