@@ -6,7 +6,9 @@
  * same plus `git diff --numstat <before> <after>`). Ours and git alternate
  * round by round in one process run. Also the first snapshot of the
  * repository (a fresh store and stat cache, seeded from the index) against
- * git starting from a copy of the repository's index.
+ * git starting from a copy of the repository's index, alternated round by
+ * round, elapsed and processor time (ours: this process, the stat worker
+ * included; git: its child processes), with the median of the rounds' ratios.
  *
  *   npm run bench -- turns [--sizes 20000,100000] [--changes 0,10,100,1000] [--rounds 7] [--first-rounds 3] [--no-watch] [--profile <dir>]
  *
@@ -186,30 +188,37 @@ async function turns(work: string, repo: string, gitRepo: string, files: number)
 }
 
 /** First snapshot of the repository: ours with a fresh store and stat cache (seeded from the index), git from a copy of the index. */
-async function firstSnapshot(work: string, repo: string): Promise<{ ours: number[]; git: number[] }> {
+async function firstSnapshot(work: string, repo: string): Promise<{ ours: number[]; git: number[]; oursCpu: number[]; gitCpu: number[] }> {
   const ours: number[] = [];
   const anchor: number[] = [];
+  const oursCpu: number[] = [];
+  const gitCpu: number[] = [];
   for (let round = 0; round < FIRST_ROUNDS; round++) {
     const stateDir = join(work, `first-${round}`);
     const store = await openWorkspaceStore({ stateDir, workspaceDir: repo });
     const snapshotter = new WorkspaceSnapshotter({ root: repo, store, cacheDir: join(stateDir, 'stat-cache') });
+    const cpu0 = process.cpuUsage();
     let t0 = performance.now();
     await snapshotter.snapshot();
     ours.push(performance.now() - t0);
+    const cpu = process.cpuUsage(cpu0);
+    oursCpu.push((cpu.user + cpu.system) / 1000);
     await snapshotter.saveCache();
     await store.close();
     rmSync(stateDir, { recursive: true, force: true });
 
     const index = join(work, `first-index-${round}`);
+    const gitCpu0 = childrenCpu();
     t0 = performance.now();
     copyFileSync(join(repo, '.git', 'index'), index);
     const env = { ...gitEnv, GIT_INDEX_FILE: index };
     git(repo, ['add', '-A'], env);
     git(repo, ['write-tree'], env);
     anchor.push(performance.now() - t0);
+    gitCpu.push((childrenCpu().user - gitCpu0.user) / 1000);
     rmSync(index, { force: true });
   }
-  return { ours, git: anchor };
+  return { ours, git: anchor, oursCpu, gitCpu };
 }
 
 async function main(): Promise<void> {
@@ -221,7 +230,7 @@ async function main(): Promise<void> {
     `watching: ${process.env['CHANGESET_SERVER_WATCH'] === 'off' ? 'off' : 'on'}; ${ROUNDS} measured rounds per case (after one warm-up), medians; load average at start ${loadavg()[0]!.toFixed(1)}`,
   );
   const all: Row[] = [];
-  const firsts: { files: number; ours: number; git: number }[] = [];
+  const firsts: { files: number; ours: number; git: number; ratio: number; cpuRatio: number }[] = [];
   for (const files of SIZES) {
     const work = mkdtempSync(join(tmpdir(), 'bench-turns-'));
     try {
@@ -230,8 +239,14 @@ async function main(): Promise<void> {
       console.log(`generating ${files} files…`);
       generateRepository(repo, files);
       const first = await firstSnapshot(work, repo);
-      firsts.push({ files, ours: median(first.ours), git: median(first.git) });
-      console.log(`  first snapshot: ours ${ms(median(first.ours))} git ${ms(median(first.git))} (${(median(first.ours) / median(first.git)).toFixed(2)}x)`);
+      const ratios = first.ours.map((o, i) => o / first.git[i]!);
+      const cpuRatios = first.oursCpu.map((o, i) => o / first.gitCpu[i]!);
+      firsts.push({ files, ours: median(first.ours), git: median(first.git), ratio: median(ratios), cpuRatio: median(cpuRatios) });
+      console.log(
+        `  first snapshot: ours ${ms(median(first.ours))} git ${ms(median(first.git))} (median of round ratios ${median(ratios).toFixed(2)}x, ` +
+          `rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}x); processor time ours ${ms(median(first.oursCpu))} git ${ms(median(first.gitCpu))} ` +
+          `(${median(cpuRatios).toFixed(2)}x, rounds ${Math.min(...cpuRatios).toFixed(2)}–${Math.max(...cpuRatios).toFixed(2)}x); load average ${loadavg()[0]!.toFixed(1)}`,
+      );
       const gitRepo = join(work, 'repo-git');
       execFileSync('cp', ['-a', repo, gitRepo]);
       all.push(...(await turns(work, repo, gitRepo, files)));
@@ -247,9 +262,10 @@ async function main(): Promise<void> {
       `| ${r.files.toLocaleString('en')} | ${r.changed} | ${ms(oe)} | ${ms(ge)} | ${(oe / ge).toFixed(2)}x | ${ms(median(r.snapshotEnd))} | ${ms(os)} | ${ms(gs)} | ${(os / gs).toFixed(2)}x | ${ms(median(r.snapshotStart))} |`,
     );
   }
-  console.log(`\n| files | first snapshot ours | git (copied index) | ratio |`);
-  console.log(`| --- | --- | --- | --- |`);
-  for (const f of firsts) console.log(`| ${f.files.toLocaleString('en')} | ${ms(f.ours)} | ${ms(f.git)} | ${(f.ours / f.git).toFixed(2)}x |`);
+  console.log(`\n| files | first snapshot ours | git (copied index) | ratio | processor time ratio |`);
+  console.log(`| --- | --- | --- | --- | --- |`);
+  for (const f of firsts)
+    console.log(`| ${f.files.toLocaleString('en')} | ${ms(f.ours)} | ${ms(f.git)} | ${f.ratio.toFixed(2)}x | ${f.cpuRatio.toFixed(2)}x |`);
   console.log(`load average at end ${loadavg()[0]!.toFixed(1)}`);
 }
 
