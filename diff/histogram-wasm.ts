@@ -334,9 +334,11 @@ function moduleBytes(): Uint8Array {
 }
 
 let compiled: HistogramScan | null | undefined;
+let enabled = true;
 
 /** The compiled scan, or null where WebAssembly is not available (or not wanted: the browser); compiled once. */
 export function histogramScan(): HistogramScan | null {
+  if (!enabled) return null;
   if (compiled !== undefined) return compiled;
   compiled = null;
   try {
@@ -350,7 +352,7 @@ export function histogramScan(): HistogramScan | null {
   return compiled;
 }
 
-/** For the tests: use the JavaScript scan (false) or WebAssembly's where available (true). */
+/** For the tests and benchmarks: use the JavaScript scan (false) or WebAssembly's where available (true). */
 export function useHistogramWasm(on: boolean): void {
-  compiled = on ? undefined : null;
+  enabled = on;
 }
