@@ -18,7 +18,7 @@ const MARKS = `(name) => {
   if (!hl) return [];
   return [...hl].map((r) => {
     const cell = r.startContainer.parentElement.closest('.code');
-    return { text: r.toString(), kind: ['add', 'del', 'context'].find((k) => cell.classList.contains(k)), table: !!cell.closest('table') };
+    return { text: r.toString(), kind: ['add', 'del', 'context'].find((k) => cell.classList.contains(k)), table: !!cell.closest('table'), wrapped: !cell.previousElementSibling.hasAttribute('data-line') };
   });
 }`;
 
@@ -26,6 +26,8 @@ interface Mark {
   text: string;
   kind: string;
   table: boolean;
+  /** On a later row of a line wrapped over several (its number is on the first). */
+  wrapped: boolean;
 }
 
 const marks = (page: Page, name = 'search-match'): Promise<Mark[]> => inPage<Mark[]>(page, MARKS, name);
@@ -45,7 +47,11 @@ describe('the habits of a review tool', () => {
     const repo = makeRepo(fx.temp.make(), { 'src/a.ts': `${before.join('\n')}\n`, 'c.txt': 'plain\n' });
     const session = await createSession(fx.server.client, 'find', repo);
     await recordTurn(fx.server.client, session, 't1', 'needles', () =>
-      writeFiles(repo, { 'src/a.ts': `${after.join('\n')}\n`, 'src/b.ts': "export const b = 'needle';\n", 'c.txt': 'plain text\n' }),
+      writeFiles(repo, {
+        'src/a.ts': `${after.join('\n')}\n`,
+        'src/b.ts': "export const b = 'needle';\n",
+        'c.txt': `plain text\n${'wide '.repeat(60)}zebra\n`,
+      }),
     );
     const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=find&turn=t1`);
     await page.locator('.rv-file[data-path="src/a.ts"] .rl.add').first().waitFor();
@@ -115,6 +121,12 @@ describe('the habits of a review tool', () => {
       await expect.poll(async () => (await marks(page, 'search-current')).filter((m) => m.table).length).toBeGreaterThan(0);
     }
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/search-dark-file.png` });
+    // A match on the part of a long line that wraps onto a later row of the review page is marked there.
+    await page.locator('[data-layout="all"]').click();
+    await page.locator('#diff-search').fill('zebra');
+    await expect.poll(() => count.textContent()).toBe('1 match in 1 file');
+    await page.locator('#diff-search').press('Enter');
+    await expect.poll(async () => (await marks(page, 'search-current')).map((m) => [m.text, m.kind, m.wrapped])).toEqual([['zebra', 'add', true]]);
     // Escape in the field clears the search and its marks.
     await page.locator('#diff-search').focus();
     await page.keyboard.press('Escape');
