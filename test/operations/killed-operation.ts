@@ -15,6 +15,7 @@ import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '.
 import { metaOf } from '../../server/changesets/changeset-files.js';
 import { startServe, type ServeProcess } from '../cli/serve-process.js';
 import { subscribeReady } from '../helpers/changesets.js';
+import { ChangesetService } from '../../server/service.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 
@@ -51,18 +52,43 @@ export async function kill(running: Running): Promise<void> {
   await running.client.close().catch(() => undefined);
 }
 
-export async function stop(running: Running): Promise<void> {
-  await running.client.close().catch(() => undefined);
-  await running.server.stop('SIGTERM');
+/** A server in this process over the state directory, as `serve` opens it (the session over `repo`, new or resumed). */
+export interface InProcess {
+  client: TestClient;
+  sessionUri: string;
+  /** Stops it cleanly. */
+  stop(): Promise<void>;
+}
+
+/** For the steps that kill nothing (recording, an operation before the one killed): no process to start. */
+export async function serveInProcess(repo: string, stateDir: string): Promise<InProcess> {
+  const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir, log: () => undefined });
+  const { url } = await service.start();
+  try {
+    const session = await service.openWorkspace([repo]);
+    const client = await TestClient.connect(url);
+    await client.initialize();
+    return {
+      client,
+      sessionUri: session.uri,
+      stop: async () => {
+        await client.close().catch(() => undefined);
+        await service.stop();
+      },
+    };
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
 }
 
 /** Records turn t1 over `count` files plus `a.txt`, then reverts `a.txt` and then the whole turn; the server is stopped cleanly after. */
 export async function prepare(repoDir: string, stateDir: string, count: number): Promise<Workspace> {
   const names = Array.from({ length: count }, (_, i) => `d${i % 4}/f${String(i).padStart(2, '0')}.txt`);
   const repo = makeRepo(repoDir, Object.fromEntries([...names, 'a.txt'].map((n) => [n, content(n, 'v1')])));
-  const running = await serve(repo, stateDir);
+  const running = await serveInProcess(repo, stateDir);
   try {
-    const sessionUri = running.server.ready.sessions[0]!;
+    const sessionUri = running.sessionUri;
     const sid = sessionUri.slice('ahp-session:/'.length);
     const { client } = running;
     await client.request('harness/turnStarted', { channel: sessionUri, turnId: 't1' }, { timeoutMs: 30_000 });
@@ -79,7 +105,7 @@ export async function prepare(repoDir: string, stateDir: string, count: number):
     await client.request('invokeChangesetOperation', { channel: turnChangeset, operationId: 'revert' }, { timeoutMs: 60_000 });
     return { repo, stateDir, names, sessionUri, sessionChangeset: changesetUriTemplate(sid, 'session'), turnChangeset };
   } finally {
-    await stop(running);
+    await running.stop();
   }
 }
 
@@ -150,9 +176,11 @@ export async function killPartWay(
     .request('invokeChangesetOperation', { channel: opts.channel, operationId: opts.operationId }, { timeoutMs: 120_000 })
     .catch(() => undefined);
   const deadline = Date.now() + 60_000;
+  // Each look reads every file: a sixth of the pause between writes apart (5 ms at least) still lands the kill in it.
+  const pollMs = Math.max(5, Math.floor(opts.pauseMs / 6));
   while (ws.names.length - count(versions(ws), opts.from) < opts.after) {
     if (Date.now() > deadline) throw new Error(`${opts.operationId} never wrote ${opts.after} files`);
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
   if (opts.extraMs > 0) await new Promise((r) => setTimeout(r, opts.extraMs));
   await kill(running);

@@ -1,7 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangesetState } from '../../protocol/index.js';
 import { TempDirs } from '../helpers/workspace.js';
-import { count, kill, killPartWay, prepareOnce, serve, strayTemporaryFiles, versionOf, versions, type Running, type Workspace } from './killed-operation.js';
+import {
+  count,
+  kill,
+  killPartWay,
+  prepareOnce,
+  serve,
+  serveInProcess,
+  strayTemporaryFiles,
+  versionOf,
+  versions,
+  type Running,
+  type Workspace,
+} from './killed-operation.js';
 import { useMemoryTempDir } from '../helpers/memory-temp.js';
 
 useMemoryTempDir();
@@ -108,10 +120,13 @@ describe('an undo killed part-way', () => {
 describe('an operation invoked right after a restart', () => {
   it('sees the interrupted revert finished and undoable, not "nothing to undo"', async () => {
     const ws = prepared();
-    // Back to the turn's end first, so the revert below has every file to write.
-    const r0 = await restart(ws);
-    await undo(r0, ws);
-    await kill(running.pop()!);
+    // Back to the turn's end first, so the revert below has every file to write (nothing is killed: in this process).
+    const r0 = await serveInProcess(ws.repo, ws.stateDir);
+    try {
+      await r0.client.request('invokeChangesetOperation', { channel: ws.sessionChangeset, operationId: 'undo' }, { timeoutMs: 60_000 });
+    } finally {
+      await r0.stop();
+    }
     expect(count(versions(ws), 'v2')).toBe(FILES);
 
     const changed = await killPartWay(ws, { channel: ws.turnChangeset, operationId: 'revert', from: 'v2', after: 5, extraMs: 0, pauseMs: 150 });
