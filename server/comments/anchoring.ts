@@ -99,37 +99,56 @@ function currentTrees(session: RecordingSession): readonly RootTrees[] {
   return session.baselineTrees ?? [...session.turns].reverse().find((t) => t.after !== undefined)?.after ?? session.startTrees;
 }
 
+/** The file a comment's lines are in now: its path (a later turn may have renamed it) and its blob id there, undefined when it is gone. */
+export interface CurrentFile {
+  path: string;
+  oid: string | undefined;
+}
+
+/** The comment's file in the current version, following the renames recorded turns made when it is no longer at its path. */
+export async function currentFile(session: RecordingSession, target: CommentTarget): Promise<CurrentFile> {
+  const here = await oidAt(session, target.root, target.path);
+  if (here !== undefined) return { path: target.path, oid: here };
+  let path = target.path;
+  for (const turn of session.turns) {
+    if (turn.after === undefined) continue;
+    const renamed = (await session.turnChanges(turn)).find((c) => c.kind === 'renamed' && c.root === target.root && c.oldPath === path);
+    if (renamed) path = renamed.path;
+  }
+  return { path, oid: path === target.path ? undefined : await oidAt(session, target.root, path) };
+}
+
 /** The blob id at a path of the current version, or undefined when there is no file there. */
-export async function currentOid(session: RecordingSession, target: CommentTarget): Promise<string | undefined> {
-  if (target.root < 0 || target.root >= session.files.count) return undefined;
-  const trees = currentTrees(session)[target.root];
+async function oidAt(session: RecordingSession, root: number, path: string): Promise<string | undefined> {
+  if (root < 0 || root >= session.files.count) return undefined;
+  const trees = currentTrees(session)[root];
   if (!trees) return undefined;
-  const reader = session.files.source(target.root).reader;
+  const reader = session.files.source(root).reader;
   // A file in a nested repository is in that repository's tree.
-  const nested = trees.nested.filter((n) => target.path.startsWith(`${n.path}/`)).sort((a, b) => b.path.length - a.path.length)[0];
-  const found = nested ? await lookupPath(reader, nested.tree, target.path.slice(nested.path.length + 1)) : await lookupPath(reader, trees.tree, target.path);
+  const nested = trees.nested.filter((n) => path.startsWith(`${n.path}/`)).sort((a, b) => b.path.length - a.path.length)[0];
+  const found = nested ? await lookupPath(reader, nested.tree, path.slice(nested.path.length + 1)) : await lookupPath(reader, trees.tree, path);
   return found && (found.mode === '100644' || found.mode === '100755') ? found.oid : undefined;
 }
 
 /**
- * Where the comment's lines are in the current version of `nowOid`, or null
- * when they were removed or rewritten. `startLine`/`endLine` are where they
- * were in the version `target.oid`; `code` is those lines.
+ * Where the comment's lines are in the file's current version `now`, or
+ * null when they were removed or rewritten. `startLine`/`endLine` are
+ * where they were in the version `target.oid`; `code` is those lines.
  */
 export async function locateLines(
   session: RecordingSession,
   target: CommentTarget,
   range: { startLine: number; endLine: number },
   code: readonly string[],
-  nowOid: string | undefined,
+  now: CurrentFile,
 ): Promise<CommentPosition | null> {
-  if (nowOid === undefined) return null;
-  const path = session.files.display({ absPath: join(session.files.root(target.root).dir, target.path), root: target.root, path: target.path });
-  if (nowOid === target.oid) return { path, startLine: range.startLine, endLine: range.endLine };
+  if (now.oid === undefined) return null;
+  const path = session.files.display({ absPath: join(session.files.root(target.root).dir, now.path), root: target.root, path: now.path });
+  if (now.oid === target.oid) return { path, startLine: range.startLine, endLine: range.endLine };
   const store = session.files.source(target.root).store;
-  const now = (await store.readObject(nowOid)).content;
-  if (isBinary(now)) return null;
-  const nowLines = textLines(now);
+  const content = (await store.readObject(now.oid)).content;
+  if (isBinary(content)) return null;
+  const nowLines = textLines(content);
   const then = await store.readObject(target.oid).then(
     (o) => textLines(o.content),
     () => undefined,

@@ -13,15 +13,15 @@ import type { Caller, MethodTable } from '../method-table.js';
 import { SerialQueue } from '../serial-queue.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
-import { anchorLines, currentOid, locateLines } from './anchoring.js';
+import { anchorLines, currentFile, locateLines } from './anchoring.js';
 import { readComments, writeComments } from './comment-store.js';
 import { CommentFollowers } from './followers.js';
 import { checkAddComment, checkCommentRef, checkListComments, checkResolveComment } from './params.js';
 import { cleanAnchor, type StoredComment, type StoredComments } from './stored.js';
 
-/** Where a line comment's lines were last found, and in which version of the file. */
+/** Where a line comment's lines were last found, and in which version of the file (`path` and blob id). */
 interface Placed {
-  oid: string | undefined;
+  file: string;
   now: CommentPosition | null;
 }
 
@@ -179,11 +179,12 @@ export class Comments {
    */
   private async place(session: RecordingSession, sc: SessionComments, c: StoredComment, tell = true): Promise<CommentPosition | null | undefined> {
     if (c.anchor.kind !== 'lines' || !c.target || !c.code) return undefined;
-    const oid = await currentOid(session, c.target).catch(() => undefined);
+    const current = await currentFile(session, c.target).catch(() => ({ path: c.target!.path, oid: undefined }));
+    const file = `${current.oid ?? 'gone'} ${current.path}`;
     const before = sc.placed.get(c.id);
-    if (before && before.oid === oid) return before.now;
-    const now = await locateLines(session, c.target, c.anchor, c.code, oid).catch(() => null);
-    sc.placed.set(c.id, { oid, now });
+    if (before && before.file === file) return before.now;
+    const now = await locateLines(session, c.target, c.anchor, c.code, current).catch(() => null);
+    sc.placed.set(c.id, { file, now });
     if (tell && before && !samePosition(before.now, now)) this.followers.send({ channel: session.uri, comment: wire(session, c, now) });
     return now;
   }

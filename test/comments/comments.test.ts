@@ -6,6 +6,8 @@
  * above them and outdated when their lines are rewritten; and
  * `comments/changed` only for a connection that asked to follow.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, MAX_COMMENT_BYTES, type ReviewComment } from '../../protocol/index.js';
@@ -189,6 +191,19 @@ describe('review comments', () => {
     expect(sent(follower)).toBe(4);
     expect(sent(bystander)).toBe(0);
     expect(sent(client)).toBe(0);
+  });
+
+  it('follow their file when a later turn renames it', async () => {
+    const { client, repo } = await reviewed();
+    await client.request('comments/add', { channel: SESSION, anchor: onLines(5, 6), body: 'Name these better' });
+    const text = lines(20, { 5: 'const a = 1;', 6: 'const b = 2;' });
+    await recordTurn(client, SESSION, 't2', () => {
+      rmSync(join(repo, 'src/app.ts'));
+      writeFiles(repo, { 'src/main.ts': `// moved\n${text}` });
+    });
+    const [moved] = await list(client);
+    expect(moved).toMatchObject({ anchor: { path: 'src/app.ts', startLine: 5 }, now: { path: 'src/main.ts', startLine: 6, endLine: 7 } });
+    expect((await list(client, { path: 'src/main.ts' })).map((c) => c.id)).toEqual(['1']);
   });
 
   it('survive a restart in the store, and go with a forgotten session', async () => {
