@@ -211,9 +211,10 @@ async function recordWorkspace(layout: WorkspaceLayout, record: WorkspaceRecord)
 }
 
 /**
- * A compaction holds still while the store was used within this long (a
- * turn end writing, checkpointing and reading back what it changed), so the
- * turn end gets the processor and the disk to itself.
+ * A compaction holds still while a flush or checkpoint is under way and
+ * until the store has not been used for this long (a turn end writing,
+ * checkpointing and reading back what it changed), so the turn end gets the
+ * processor and the disk to itself.
  */
 const BUSY_QUIET_MS = 200;
 /** …but for at most this long in all per compaction, so a store read all the time still compacts. */
@@ -225,6 +226,8 @@ class OpenStore implements WorkspaceStore {
   private readonly idle: IdleTimer;
   /** When a caller last used the store (compaction's own reads go to `objects` directly and do not count). */
   private lastUse = Number.NEGATIVE_INFINITY;
+  /** Flushes and checkpoints under way (a pack or a ref being written and synced, which can take longer than the quiet time). */
+  private inFlight = 0;
   /** Abandons a compaction {@link compact} started when the store closes. */
   private readonly closing = new AbortController();
   /** Milliseconds compactions held still for callers, in all; for tests and benchmarks. */
@@ -270,7 +273,7 @@ class OpenStore implements WorkspaceStore {
     const start = performance.now();
     let at = start;
     for (;;) {
-      const quietFor = performance.now() - this.lastUse;
+      const quietFor = this.inFlight > 0 ? 0 : performance.now() - this.lastUse;
       if (quietFor >= BUSY_QUIET_MS || performance.now() - start >= budgetMs || this.closing.signal.aborted) break;
       await new Promise((resolve) => setTimeout(resolve, BUSY_QUIET_MS - quietFor + 1));
       this.compactionHeldMs += performance.now() - at;
@@ -284,11 +287,15 @@ class OpenStore implements WorkspaceStore {
   }
 
   async writeCheckpoint(input: CheckpointInput): Promise<CheckpointInfo> {
-    this.used();
-    const written = await this.checkpoints.write(input);
-    this.used();
-    this.idle.poke();
-    return written;
+    this.inFlight++;
+    try {
+      const written = await this.checkpoints.write(input);
+      this.idle.poke();
+      return written;
+    } finally {
+      this.inFlight--;
+      this.used();
+    }
   }
 
   compact(options: { force?: boolean; maxDepth?: number } = {}): Promise<CompactionReport> {
@@ -379,10 +386,14 @@ class OpenStore implements WorkspaceStore {
   }
 
   async flush(): Promise<void> {
-    this.used();
-    await this.objects.flush();
-    this.used();
-    this.idle.poke();
+    this.inFlight++;
+    try {
+      await this.objects.flush();
+      this.idle.poke();
+    } finally {
+      this.inFlight--;
+      this.used();
+    }
   }
 
   async close(): Promise<void> {
