@@ -40,7 +40,7 @@ describe('web viewer operations', () => {
     const dialog = page.locator('#confirm-dialog');
     await dialog.waitFor({ state: 'visible' });
     // The body fills in as the dry run answers.
-    await expect.poll(() => page.locator('#confirm-body').textContent()).toContain('undo');
+    await expect.poll(() => page.locator('#confirm-body').textContent()).toContain('Undo brings it back');
     await page.locator('#confirm-ok').click();
 
     await page.locator('.row.file[data-path="a.txt"]').waitFor({ state: 'detached', timeout: 60_000 });

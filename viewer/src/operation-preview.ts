@@ -61,7 +61,12 @@ export function nameTurns(app: App, text: string): string {
     // Server texts quote ids; bare ids are left alone (a short id could be part of a word or a path).
     out = out.split(`turn "${id}"`).join(name).split(`"${id}"`).join(name).split(`turn ${id} `).join(`${name} `);
   }
-  return out;
+  // The server names turns by number ("the start of turn 2"): the page adds the title, as it does everywhere.
+  const turns = chat?.turns ?? [];
+  return out.replace(/\bturn (\d+)\b(?! “)/g, (said, n: string) => {
+    const turn = turns[Number(n) - 1];
+    return turn ? turnName(app, turn.id) : said;
+  });
 }
 
 /** Why operations cannot run now (a turn is being recorded), or undefined. */
