@@ -230,7 +230,7 @@ describe('a mirror that names another directory', () => {
     const imported = await run(['import', url, '--workspace', checkout, '--state-dir', state, '--json'], { env: ENV });
     expect(imported.stderr).toBe('');
     expect(imported.code).toBe(0);
-    expect(JSON.parse(imported.stdout).imported).toEqual([{ sessionId: mirror.sessionId, turns: 1 }]);
+    expect(JSON.parse(imported.stdout).imported).toEqual([{ sessionId: mirror.sessionId, turns: 1, title: expect.any(String) }]);
 
     const store = await openWorkspaceStore({ stateDir: state, workspaceDir: checkout });
     try {

@@ -142,7 +142,7 @@ describe('checkpoints mirrored to a git remote', () => {
     expect(imported.stderr).toBe('');
     expect(imported.code).toBe(0);
     const result = JSON.parse(imported.stdout) as { imported: { sessionId: string; turns: number }[]; mirrored: { path: string } };
-    expect(result.imported).toEqual([{ sessionId: session.slice('ahp-session:/'.length), turns: 2 }]);
+    expect(result.imported).toEqual([{ sessionId: session.slice('ahp-session:/'.length), turns: 2, title: expect.stringMatching(/ — /) }]);
     expect(result.mirrored.path).toBe(project);
     expect(filesContaining(stateB, TOKEN)).toEqual([]);
 
