@@ -20,7 +20,7 @@ import type { RecordingSession } from '../session/recording-session.js';
 import type { CommentTarget } from './stored.js';
 
 /** What a new line comment keeps of its lines. */
-export interface AnchoredLines {
+interface AnchoredLines {
   target: CommentTarget;
   /** The lines, without line ends. */
   code: string[];
@@ -63,7 +63,7 @@ export async function anchorLines(changesets: Changesets, session: RecordingSess
 }
 
 /** The number of the turn a changeset belongs to (a turn's, a step's, since a checkpoint, the newer of two compared). */
-export function turnNumberOf(session: RecordingSession, parsed: ParsedChangesetUri): number | undefined {
+function turnNumberOf(session: RecordingSession, parsed: ParsedChangesetUri): number | undefined {
   const turnId = parsed.kind === 'compare-turns' ? parsed.modifiedTurnId : parsed.turnId;
   return turnId === undefined ? undefined : session.turn(turnId)?.index;
 }
@@ -100,7 +100,7 @@ function currentTrees(session: RecordingSession): readonly RootTrees[] {
 }
 
 /** The file a comment's lines are in now: its path (a later turn may have renamed it) and its blob id there, undefined when it is gone. */
-export interface CurrentFile {
+interface CurrentFile {
   path: string;
   oid: string | undefined;
 }
@@ -158,7 +158,7 @@ export async function locateLines(
 }
 
 /** Maps a range of `a`'s lines (from 1, inclusive) into `b` through the line diff; undefined when a change touches it. */
-export function mapRange(
+function mapRange(
   a: readonly string[],
   b: readonly string[],
   range: { startLine: number; endLine: number },

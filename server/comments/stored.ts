@@ -36,13 +36,13 @@ export interface StoredComments {
 }
 
 /** Most comments a session keeps. */
-export const MAX_COMMENTS = 10_000;
+const MAX_COMMENTS = 10_000;
 /** Most bytes of the stored blob (the import refuses a bigger one before parsing it). */
 export const MAX_STORED_BYTES = 32 * 1024 * 1024;
 /** Most characters of an author's name. */
-export const MAX_AUTHOR_LENGTH = 200;
+const MAX_AUTHOR_LENGTH = 200;
 /** Most lines one comment may cover. */
-export const MAX_COMMENT_LINES = 10_000;
+const MAX_COMMENT_LINES = 10_000;
 /** Longest path, in characters, a comment may name. */
 export const MAX_COMMENT_PATH = 4096;
 
