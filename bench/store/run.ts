@@ -19,6 +19,7 @@
  *   `git cat-file --batch` of the same blobs on git's pack.
  *
  *   npm run bench -- store [--files 300] [--turns 60] [--edits 20] [--rounds 7] [--depth 50]
+ *   npm run bench -- store --overlap [--rounds 7]   (a turn end beside a compaction: `overlap.ts`)
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { Harness } from '../common/harness.js';
 import { ChangesetService } from '../../server/service.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
 import { git, gitEnv, median } from '../common/workspace.js';
+import { overlapBench } from './overlap.js';
 
 const argv = process.argv.slice(2);
 const option = (name: string, fallback: string): string => {
@@ -387,4 +389,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (argv.includes('--overlap')) await overlapBench(ROUNDS);
+else await main();
