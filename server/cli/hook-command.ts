@@ -9,7 +9,7 @@ import { defaultStateDir } from '../store/state-dir.js';
 import { cliCommand } from '../client/package-root.js';
 
 export const HOOK_USAGE = [
-  'Usage: changeset-server hook claude|cursor|gemini [--state-dir DIR] [--timeout MS] [--idle-timeout MS]',
+  'Usage: changeset-server hook claude|cursor|gemini [--comments] [--state-dir DIR] [--timeout MS] [--idle-timeout MS]',
   '',
   'Reads one hook event (JSON) on stdin and records it:',
   '  claude   Claude Code: SessionStart, UserPromptSubmit, PreToolUse (Edit, Write, MultiEdit,',
@@ -22,6 +22,8 @@ export const HOOK_USAGE = [
   'Never fails the agent: problems go to <state-dir>/logs/hook.log, the exit code is 0, and stdout',
   'holds the answer that lets the agent go on (nothing for Claude Code, JSON for Cursor and Gemini CLI).',
   '',
+  '  --comments           at the prompt event, hand the open review comments to the agent as context',
+  '                       (Claude Code and Gemini CLI; Cursor offers no way to add context there)',
   '  --state-dir DIR      state directory (default $XDG_STATE_HOME/changeset-server or ~/.local/state/changeset-server)',
   '  --timeout MS         give up after MS milliseconds (default 10000)',
   '  --idle-timeout MS    a server the hook starts stops after MS milliseconds with no turn being',
@@ -41,12 +43,24 @@ const MAX_INPUT_BYTES = 4 * 1024 * 1024;
 /** `changeset-server hook <agent>`: always exits 0 once the event is handled, failed, or timed out. */
 export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const startedAt = Date.now();
-  let values: { 'state-dir'?: string | undefined; timeout?: string | undefined; 'idle-timeout'?: string | undefined; help?: boolean | undefined };
+  let values: {
+    'state-dir'?: string | undefined;
+    timeout?: string | undefined;
+    'idle-timeout'?: string | undefined;
+    comments?: boolean | undefined;
+    help?: boolean | undefined;
+  };
   let agentName: string | undefined;
   try {
     const parsed = parseArgs({
       args: [...argv],
-      options: { 'state-dir': { type: 'string' }, timeout: { type: 'string' }, 'idle-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        'state-dir': { type: 'string' },
+        timeout: { type: 'string' },
+        'idle-timeout': { type: 'string' },
+        comments: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -82,36 +96,44 @@ export async function hookCommand(argv: readonly string[], env: NodeJS.ProcessEn
 
   // The answer goes out as soon as the event is known, so that giving up later still leaves it on stdout.
   let answered = false;
-  const answer = (hookEventName: string | undefined): void => {
+  let eventName: string | undefined;
+  const answer = (hookEventName: string | undefined, context?: string): void => {
     if (answered) return;
     answered = true;
-    const text = agent.answer(hookEventName);
+    const text =
+      context !== undefined && hookEventName !== undefined && agent.contextAnswer ? agent.contextAnswer(hookEventName, context) : agent.answer(hookEventName);
     if (text) process.stdout.write(`${text}\n`);
   };
   const deadline = startedAt + boundMs;
   const timer = setTimeout(() => {
     log(`gave up after ${boundMs} ms`);
-    answer(undefined);
+    answer(eventName);
     process.exit(0);
   }, boundMs);
   timer.unref();
   try {
     const input = await readStdin(MAX_INPUT_BYTES);
-    answer(peekHookEventName(input));
+    eventName = peekHookEventName(input);
+    // With --comments the prompt event's answer waits for the comments (briefly: a timeout answers without them).
+    const withComments = values.comments === true && agent.contextAnswer !== undefined && eventName === agent.events.promptSubmit && !problem;
+    if (!withComments) answer(eventName);
     if (problem) log(problem);
-    else
-      await runAgentHook(agent, input, {
+    else {
+      const context = await runAgentHook(agent, input, {
         stateDir,
         deadline: deadline - 500,
         command: cliCommand(),
         ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
+        ...(withComments ? { comments: true } : {}),
         log,
       });
+      answer(eventName, context);
+    }
   } catch (error) {
     log(`error: ${(error as Error).message}`);
   } finally {
     clearTimeout(timer);
-    answer(undefined);
+    answer(eventName);
   }
   return 0;
 }

@@ -18,6 +18,8 @@ export interface AgentHookOptions {
   idleTimeoutMs?: number;
   /** Receives what happened. */
   log: (line: string) => void;
+  /** Hand the session's open review comments to the agent at its prompt event (when the agent has a way to add context there). */
+  comments?: boolean;
 }
 
 /** Error codes the hook recovers from. */
@@ -35,14 +37,16 @@ const LATE_TURN_MESSAGE = '(turn started after an edit: its prompt was not recor
  * event's first directory and maps the event onto the harness methods.
  * Throws on failure; the caller logs and exits 0 regardless. What reaches
  * the server is loaded only for the events that do (an agent waits on the
- * hook at every tool call).
+ * hook at every tool call). Resolves to the context to hand to the agent
+ * with its answer: the open review comments at the prompt event when
+ * `options.comments` is on, else undefined.
  */
-export async function runAgentHook(agent: HookAgent, input: string, options: AgentHookOptions): Promise<void> {
+export async function runAgentHook(agent: HookAgent, input: string, options: AgentHookOptions): Promise<string | undefined> {
   const event = parseHookEvent(agent, input);
   const action = event.action;
-  if (!action) return;
+  if (!action) return undefined;
   // A finished edit inside a recorded turn needs nothing from the server.
-  if (action.kind === 'continue-turn' && (await readSessionState(options.stateDir, agent.name, event.sessionId)).turnId !== undefined) return;
+  if (action.kind === 'continue-turn' && (await readSessionState(options.stateDir, agent.name, event.sessionId)).turnId !== undefined) return undefined;
   const [{ DEFAULT_HOOK_IDLE_MS, ensureServer }, { RpcClient }] = await Promise.all([import('../client/ensure-server.js'), import('../client/rpc-client.js')]);
   const entry = await ensureServer({
     stateDir: options.stateDir,
@@ -58,7 +62,10 @@ export async function runAgentHook(agent: HookAgent, input: string, options: Age
     ...(entry.token !== undefined ? { token: entry.token } : {}),
   });
   try {
-    await new HookContext(client, agent, event, options).run(action);
+    const context = new HookContext(client, agent, event, options);
+    if (action.kind === 'start-turn' && options.comments === true && agent.contextAnswer !== undefined) return await context.startTurnWithComments(action);
+    await context.run(action);
+    return undefined;
   } finally {
     await client.close();
   }
@@ -94,6 +101,23 @@ class HookContext {
       case 'end-session':
         return this.endSession();
     }
+  }
+
+  /**
+   * Starts the prompt's turn and, meanwhile, reads the session's open review
+   * comments for the agent (a short wait at most; none when the server
+   * does not answer in time).
+   */
+  async startTurnWithComments(action: Extract<HookAction, { kind: 'start-turn' }>): Promise<string | undefined> {
+    await this.ensureSession();
+    const { openCommentsContext } = await import('./comment-context.js');
+    const [started, comments] = await Promise.allSettled([
+      this.startTurn(action.turnId ?? ulid(), action.message),
+      openCommentsContext(this.client, this.channel, this.options.log),
+    ]);
+    // The comments reach the agent even when the turn could not start (that is logged).
+    if (started.status === 'rejected') this.options.log(`error: ${(started.reason as Error).message}`);
+    return comments.status === 'fulfilled' ? comments.value : undefined;
   }
 
   /** Creates the session for the event's directories, or reuses it. */

@@ -9,7 +9,8 @@ const MAX_PROMPT_ID = 200;
 /**
  * Claude Code (https://docs.claude.com/en/docs/claude-code/hooks): every
  * event carries `session_id` and `cwd`; its hooks read nothing from us on
- * stdout.
+ * stdout, but for the open review comments handed at `UserPromptSubmit`
+ * when asked (`--comments`).
  */
 export const claudeAgent: HookAgent = {
   name: 'claude',
@@ -25,4 +26,6 @@ export const claudeAgent: HookAgent = {
     return typeof id === 'string' && id.length > 0 && id.length <= MAX_PROMPT_ID ? id : undefined;
   },
   answer: () => '',
+  // UserPromptSubmit: on exit 0, hookSpecificOutput.additionalContext is added to the model's context.
+  contextAnswer: (name, context) => JSON.stringify({ hookSpecificOutput: { hookEventName: name, additionalContext: context } }),
 };

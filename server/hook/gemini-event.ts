@@ -18,4 +18,6 @@ export const geminiAgent: HookAgent = {
   sessionIdFields: ['session_id'],
   directoriesOf: cwdDirectories,
   answer: () => '{}',
+  // BeforeAgent: hookSpecificOutput.additionalContext is added to the agent's context for the turn.
+  contextAnswer: (name, context) => JSON.stringify({ hookSpecificOutput: { hookEventName: name, additionalContext: context } }),
 };

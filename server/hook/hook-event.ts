@@ -60,6 +60,12 @@ export interface HookAgent {
   turnStateOf?(input: Record<string, unknown>): HookTurnState | undefined;
   /** What the agent reads on stdout as "go on" after this event ('' for nothing); the event name is undefined when the input was unreadable. */
   answer(hookEventName: string | undefined): string;
+  /**
+   * The answer to the prompt event that also hands `context` (the open
+   * review comments) to the model, in the agent's documented way; absent
+   * when the agent has none at its prompt event.
+   */
+  contextAnswer?(hookEventName: string, context: string): string;
 }
 
 /** Parses the JSON `agent` writes on a hook's stdin; throws with the reason when it is unusable. */

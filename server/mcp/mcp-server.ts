@@ -21,7 +21,7 @@ function createMcpServer(target: TargetOptions & { cwd: string }): Server {
     {
       capabilities: { tools: {} },
       instructions:
-        'changeset-server records what you change in this workspace, turn by turn (one turn per prompt). Use list_turns and show_changes to see what you did, show_file_diff for one file, and revert / restore_checkpoint to undo it (dry_run first when unsure); undo reverses the last of those.',
+        'changeset-server records what you change in this workspace, turn by turn (one turn per prompt). Use list_turns and show_changes to see what you did, show_file_diff for one file, and revert / restore_checkpoint to undo it (dry_run first when unsure); undo reverses the last of those. list_comments shows the comments a reviewer left on your changes: address the open ones, then mark each addressed with resolve_comment and a note of what you did.',
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -32,7 +32,7 @@ function createMcpServer(target: TargetOptions & { cwd: string }): Server {
       inputSchema: tool.inputSchema,
       annotations: {
         title: tool.title,
-        readOnlyHint: !tool.destructive,
+        readOnlyHint: tool.readOnly ?? !tool.destructive,
         destructiveHint: tool.destructive,
         idempotentHint: !tool.destructive,
         openWorldHint: false,

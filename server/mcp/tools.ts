@@ -1,3 +1,4 @@
+import { basename, relative, resolve, sep } from 'node:path';
 import { formatChangesetUri, parseChannel, type ChangesetState } from '../../protocol/index.js';
 import { readyChangeset } from '../client/changeset-state.js';
 import { findChangedFile, parseLineRange, runOperation, type OperationReport, type OperationRequest } from '../client/operation-request.js';
@@ -8,6 +9,8 @@ import type { WorkspaceFileDiff } from '../diff/file-diff.js';
 import type { SessionStatusInfo, TurnStatus } from '../../protocol/index.js';
 import { CommandError } from '../client/errors.js';
 import { MCP_HINTS } from '../client/hints.js';
+import { commentBody, commentCode, commentPlace } from '../client/comment-words.js';
+import type { ReviewComment } from '../../protocol/extensions/comments.js';
 
 /** A JSON Schema for a tool's arguments (MCP sends them as a plain object). */
 export interface ArgumentSchema {
@@ -33,6 +36,8 @@ export interface ChangesetTool {
   inputSchema: ArgumentSchema;
   /** True when the tool writes files. */
   destructive: boolean;
+  /** False for a tool that changes something other than files (a comment's state); read-only when omitted and not destructive. */
+  readOnly?: boolean;
   run(args: ToolArguments, context: ToolContext): Promise<unknown>;
 }
 
@@ -213,6 +218,63 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
     destructive: true,
     run: (args, context) => operate({ command: 'redo' }, args, context),
   },
+  {
+    name: 'list_comments',
+    title: "List the reviewer's comments",
+    description:
+      "Lists the review comments a person left on your changes (open ones by default), oldest first: the comment's number, the file and lines it is on now (or that it is outdated: the lines were removed or rewritten since), the turn it was written on, the code it points at, and what the reviewer wrote. Address the open ones, then mark each addressed with resolve_comment. Read-only.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        state: { type: 'string', enum: ['open', 'resolved', 'all'], description: 'Which comments: open (default), resolved or all.' },
+        file: { type: 'string', description: 'Only comments on this file (relative to your working directory, absolute, or as show_changes lists it).' },
+        session: SESSION_ARG,
+      },
+      additionalProperties: false,
+    },
+    destructive: false,
+    run: async (args, context) => {
+      const { session } = await sessionFor(args, context);
+      const state = (args['state'] as 'open' | 'resolved' | 'all' | undefined) ?? 'open';
+      const { comments } = await context.client.request('comments/list', { channel: session.channel, state });
+      const file = args['file'] === undefined ? undefined : displayPathOf(session, String(args['file']), context.cwd);
+      const listed = file === undefined ? comments : comments.filter((c) => c.anchor.kind === 'lines' && (c.anchor.path === file || c.now?.path === file));
+      const open = listed.filter((c) => c.state === 'open').length;
+      return {
+        summary:
+          listed.length === 0
+            ? `No ${state === 'all' ? '' : `${state} `}review comments${file !== undefined ? ` on ${file}` : ''}.`
+            : `${listed.length} ${state === 'all' ? '' : `${state} `}review comment${listed.length === 1 ? '' : 's'}${file !== undefined ? ` on ${file}` : ''}${state === 'all' ? ` (${open} open)` : ''}.`,
+        comments: listed.map(commentForModel),
+      };
+    },
+  },
+  {
+    name: 'resolve_comment',
+    title: 'Mark a review comment addressed',
+    description:
+      "Marks one of the reviewer's comments (its number from list_comments) as addressed by you, with a note of what you did; the reviewer sees it resolved by the agent with your note and can reopen it. Writes no files.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        comment: { type: ['number', 'string'], description: 'The comment\'s number as list_comments shows it (3 or "#3").' },
+        note: { type: 'string', description: 'What you did about it, in a sentence.' },
+        session: SESSION_ARG,
+      },
+      required: ['comment', 'note'],
+      additionalProperties: false,
+    },
+    destructive: false,
+    readOnly: false,
+    run: async (args, context) => {
+      const { session } = await sessionFor(args, context);
+      const number = commentNumber(args['comment']);
+      const note = String(args['note']).trim();
+      if (note.length === 0) throw new CommandError('"note" must say what you did about the comment');
+      const comment = await context.client.request('comments/resolve', { channel: session.channel, id: number, by: 'agent', note });
+      return { summary: `Comment #${comment.id} is marked addressed by you.`, comment: commentForModel(comment) };
+    },
+  },
 ];
 
 /** Checks a call's arguments against the tool's schema; returns the problem, or undefined. */
@@ -300,4 +362,45 @@ function unifiedText(path: string, diff: WorkspaceFileDiff): string {
   const range = (start: number, count: number) => `${count === 0 ? start - 1 : start}${count === 1 ? '' : `,${count}`}`;
   const hunks = diff.hunks.map((h) => `@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@\n${h.lines.join('\n')}\n`);
   return header + hunks.join('');
+}
+
+/** A comment as a model reads it: its number, where it is now, the code, the text, and who resolved it. */
+function commentForModel(c: ReviewComment): Record<string, unknown> {
+  const lines =
+    c.anchor.kind === 'lines'
+      ? (c.now ?? (c.now === null ? undefined : { path: c.anchor.path, startLine: c.anchor.startLine, endLine: c.anchor.endLine }))
+      : undefined;
+  const code = commentCode(c);
+  return {
+    number: Number(c.id),
+    on: commentPlace(c),
+    ...(c.anchor.kind === 'lines' ? { file: lines?.path ?? c.anchor.path } : {}),
+    ...(lines ? { lines: lines.startLine === lines.endLine ? `${lines.startLine}` : `${lines.startLine}-${lines.endLine}` } : {}),
+    ...(c.turn !== undefined ? { turn: c.turn } : {}),
+    ...(c.anchor.kind === 'lines' ? { outdated: c.now === null } : {}),
+    ...(code.length > 0 ? { code: code.join('\n') } : {}),
+    comment: commentBody(c),
+    author: c.author,
+    state: c.state,
+    ...(c.resolution
+      ? { resolvedBy: c.resolution.by === 'agent' ? 'the agent' : 'the reviewer', ...(c.resolution.note ? { note: c.resolution.note } : {}) }
+      : {}),
+  };
+}
+
+/** A comment's number from 3, "3" or "#3". */
+function commentNumber(value: ToolArguments[string]): string {
+  const match = /^#?([1-9]\d{0,15})$/.exec(String(value).trim());
+  if (!match) throw new CommandError(`"comment" must be a comment's number as list_comments shows it, such as 3, got ${JSON.stringify(value)}`);
+  return match[1]!;
+}
+
+/** A file named by the agent as the session's changesets show it: relative to its working directory (the directory's name first when it has several). */
+function displayPathOf(session: SessionStatusInfo, file: string, cwd: string): string {
+  const abs = resolve(cwd, file);
+  const dirs = session.workingDirectories;
+  const dir = dirs.filter((d) => abs === d || abs.startsWith(d.endsWith(sep) ? d : d + sep)).sort((a, b) => b.length - a.length)[0];
+  if (dir === undefined) return file.split(sep).join('/');
+  const rel = relative(dir, abs).split(sep).join('/');
+  return dirs.length > 1 ? `${basename(dir)}/${rel}` : rel;
 }
