@@ -34,7 +34,7 @@ describe.concurrent('serve stops', { timeout: 120_000 }, () => {
     defer(() => client.close());
     await client.initialize();
     const channel = serve.ready.sessions[0]!;
-    await client.request('harness/turnStarted', { channel, turnId: 'left-open' }, { timeoutMs: 20_000 });
+    await client.request('harness/turnStarted', { channel, turnId: 'left-open' }, { timeoutMs: 60_000 });
     writeFileSync(join(workspace, 'a.txt'), 'changed\n');
     rmSync(workspace, { recursive: true, force: true });
     rmSync(state, { recursive: true, force: true });
@@ -63,10 +63,10 @@ describe.concurrent('serve stops', { timeout: 120_000 }, () => {
     defer(() => client.close());
     await client.initialize();
     const channel = serve.ready.sessions[0]!;
-    await client.request('harness/turnStarted', { channel, turnId: 'first' }, { timeoutMs: 20_000 });
+    await client.request('harness/turnStarted', { channel, turnId: 'first' }, { timeoutMs: 60_000 });
     writeFileSync(join(workspace, 'a.txt'), 'one\n');
-    await client.request('harness/turnEnded', { channel, turnId: 'first' }, { timeoutMs: 20_000 });
-    await client.request('harness/turnStarted', { channel, turnId: 'cut-short' }, { timeoutMs: 20_000 });
+    await client.request('harness/turnEnded', { channel, turnId: 'first' }, { timeoutMs: 60_000 });
+    await client.request('harness/turnStarted', { channel, turnId: 'cut-short' }, { timeoutMs: 60_000 });
 
     serve.child.kill('SIGTERM');
     expect(await exitWithin(serve, 15_000)).toBe(1);
@@ -88,14 +88,14 @@ describe.concurrent('serve stops', { timeout: 120_000 }, () => {
   it('by itself after --idle-timeout when the turn left open is in a working directory that was deleted', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make('cs-stop-ws-'), { 'a.txt': 'a\n' });
     const state = temp.make('cs-stop-state-');
-    // Long enough for the client below to connect first on a loaded machine.
-    const serve = await start(defer, [workspace, '--state-dir', state, '--idle-timeout', '10000']);
+    // Long enough for the client below to connect first on a loaded machine (10 s was not, at a load average of 40).
+    const serve = await start(defer, [workspace, '--state-dir', state, '--idle-timeout', '20000']);
     const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
     await client.initialize();
     const channel = serve.ready.sessions[0]!;
-    await client.request('harness/turnStarted', { channel, turnId: 'left-open' }, { timeoutMs: 20_000 });
+    await client.request('harness/turnStarted', { channel, turnId: 'left-open' }, { timeoutMs: 60_000 });
     await client.close();
     rmSync(workspace, { recursive: true, force: true });
-    expect(await exitWithin(serve, 40_000)).not.toBe('still running');
+    expect(await exitWithin(serve, 60_000)).not.toBe('still running');
   });
 });
