@@ -29,7 +29,9 @@ describe('viewer: redo, a file’s history, changed since you viewed', () => {
     await expect.poll(() => page.locator('#confirm-body').textContent()).toContain('a.txt');
     await page.locator('#confirm-ok').click();
     await expect.poll(read, { timeout: 30_000 }).toBe('one\n');
-    await expect.poll(() => page.locator('.notice .notice-text').textContent(), { timeout: 30_000 }).toBe('Redid the revert of turn 1: put back 1 file');
+    await expect
+      .poll(() => page.locator('.notice .notice-text').textContent(), { timeout: 30_000 })
+      .toBe('Redid the revert of turn 1 “Shout”: put back 1 file');
     // Nothing more to redo: the notice of the redo offers Undo, not Redo.
     expect(await page.locator('.notice [data-operation="redo"]').count()).toBe(0);
     expect(errors).toEqual([]);
