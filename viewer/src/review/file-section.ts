@@ -19,12 +19,18 @@ import { viewedElsewhere } from '../viewed.js';
 import { fileHabits } from '../history/file-history.js';
 import type { FileDiffEntry } from './diff-store.js';
 import type { BodyRow, RowPart } from './review-rows.js';
+import type { CommentStore } from '../comments/comment-store.js';
+import { commentBlock, composerBlock } from '../comments/comment-rows.js';
 
 /** What drawing a file needs from the page. */
 export interface SectionHost {
   readonly app: App;
   /** Records the reader's choice to collapse or expand a file; undefined forgets it (viewed files collapse again). */
   chooseCollapsed(fileId: string, collapsed: boolean | undefined): void;
+  /** The session's review comments. */
+  readonly comments: CommentStore;
+  /** Height of one body row in CSS pixels. */
+  readonly rowHeight: number;
   /** Expands an unchanged gap of a file. */
   expand(file: ChangesetFile, entry: FileDiffEntry, index: number): Promise<void>;
 }
@@ -69,6 +75,7 @@ export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collap
       pathLabel(row.path),
     ),
     lineCounts(file, meta),
+    openComments(host.comments.openCount(row.path)),
     viewedElsewhere(app, file),
     fileHabits(app, channel, file),
     fileOperations(app, channel, file, row.path, `Operations on ${row.path}`),
@@ -158,7 +165,18 @@ export function bodyRow(host: SectionHost, channel: URI, file: ChangesetFile, en
     }
     case 'note':
       return h('div', { class: ['rl', 'note-row', row.tone === 'error' && 'error'], role: row.tone === 'error' ? 'alert' : 'row' }, row.text);
+    case 'comment':
+      return commentBlock(host.comments, row.placed, row.span, host.rowHeight);
+    case 'composer':
+      return composerBlock(host.comments, row.span, host.rowHeight);
   }
+}
+
+/** The count of a file's open review comments, in its header. */
+function openComments(n: number): HTMLElement | null {
+  if (n === 0) return null;
+  const words = `${n} open ${n === 1 ? 'comment' : 'comments'}`;
+  return h('span', { class: 'comment-count', title: words, 'aria-label': words }, `💬 ${n}`);
 }
 
 /** Whether a row shows the line the address links. */
@@ -170,7 +188,25 @@ function linked(app: App, file: ChangesetFile, left: DiffLine | undefined, right
 }
 
 function num(n: number | undefined, kind: string, side: 'L' | 'R'): HTMLElement {
-  return h('span', { class: `num ${kind}`, 'data-line': n === undefined ? undefined : `${side}${n}`, role: 'cell' }, n === undefined ? '' : String(n));
+  if (n === undefined) return h('span', { class: `num ${kind}`, role: 'cell' });
+  // The "+" that opens a comment on the line (shown on hover and focus; Shift+click stretches the comment to more lines).
+  const side_ = side === 'L' ? 'old' : 'new';
+  return h(
+    'span',
+    { class: `num ${kind}`, 'data-line': `${side}${n}`, role: 'cell' },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'add-comment',
+        'data-comment-line': `${side}${n}`,
+        'aria-label': `Comment on ${side_} line ${n}`,
+        title: 'Comment on this line',
+      },
+      '+',
+    ),
+    String(n),
+  );
 }
 
 /** The number cell of a wrapped line's later rows: the line's colour, no number to link. */

@@ -18,6 +18,8 @@ import { ScrollBox } from '../scroll-box.js';
 import { DiffStore, type FileDiffEntry } from './diff-store.js';
 import { bodyRow, fileHeader, type SectionHost } from './file-section.js';
 import { bodyRows, estimateRows, rowOfLine, type BodyRow } from './review-rows.js';
+import { CommentStore } from '../comments/comment-store.js';
+import { withComments } from '../comments/comment-rows.js';
 
 /** Height of one body row in CSS pixels (matches `--line` in the stylesheet). */
 const LINE_HEIGHT = 20;
@@ -45,6 +47,8 @@ interface Layout {
 /** The all-files review page inside the diff pane. */
 export class ReviewPage implements SectionHost {
   readonly store: DiffStore;
+  readonly comments: CommentStore;
+  readonly rowHeight = LINE_HEIGHT;
   readonly scroller = h('div', { class: 'review', id: 'review', tabindex: '-1', 'aria-label': 'All changed files' });
   private readonly canvas = h('div', { class: 'review-canvas' });
   /** A run of the code font's characters, measured once to know how many fit in a code column. */
@@ -62,6 +66,7 @@ export class ReviewPage implements SectionHost {
 
   constructor(readonly app: App) {
     this.store = new DiffStore(app);
+    this.comments = new CommentStore(app);
     this.store.onLoaded = (file, entry) => {
       app.invalidate('diff');
       // Colours come after the lines are on screen: starting the highlighter (a worker and its grammar) waits for the paint.
@@ -69,6 +74,21 @@ export class ReviewPage implements SectionHost {
       if (hunks) afterPaint(() => void highlightHunks(displayPathOf(file), hunks).then((done) => done && app.invalidate('diff')));
     };
     this.scroller.append(this.canvas, this.probe);
+    // A line number's "+" opens the box to comment on the line (Shift: stretches an open box to it).
+    this.scroller.addEventListener('click', (event) => {
+      const plus = (event.target as HTMLElement).closest<HTMLElement>('.add-comment');
+      const section = plus?.closest<HTMLElement>('.rv-file');
+      const link = plus?.dataset['commentLine'];
+      if (!plus || !section || link === undefined) return;
+      event.stopImmediatePropagation();
+      this.comments.startOnLine(
+        section.dataset['fileId']!,
+        section.dataset['path']!,
+        link[0] === 'L' ? 'before' : 'after',
+        Number(link.slice(1)),
+        event.shiftKey,
+      );
+    });
     // Line numbers are links: clicking one puts the line in the address.
     this.scroller.addEventListener('click', (event) => {
       const cell = (event.target as HTMLElement).closest<HTMLElement>('.num[data-line]');
@@ -276,6 +296,7 @@ export class ReviewPage implements SectionHost {
       this.app.display.effectiveMode,
       this.app.display.context,
       this.collapseVersion,
+      this.comments.version,
       this.viewHeight,
       columns,
     ];
@@ -297,10 +318,17 @@ export class ReviewPage implements SectionHost {
   }
 
   private rowsOf(file: ChangesetFile, entry: FileDiffEntry, columns: number): BodyRow[] {
-    const key = `${this.app.display.effectiveMode}|${columns}|${[...entry.expanded].join(',')}|${entry.text?.length ?? -1}|${entry.diff ? 1 : 0}|${entry.error ?? ''}`;
+    const key = `${this.comments.version}|${this.app.display.effectiveMode}|${columns}|${[...entry.expanded].join(',')}|${entry.text?.length ?? -1}|${entry.diff ? 1 : 0}|${entry.error ?? ''}`;
     const cached = this.rowsCache.get(entry);
     if (cached?.key === key) return cached.rows;
-    const rows = bodyRows(file, entry, this.app.display.effectiveMode, this.app.display.context, columns);
+    const path = displayPathOf(file);
+    const draft = this.comments.draft;
+    const rows = withComments(
+      bodyRows(file, entry, this.app.display.effectiveMode, this.app.display.context, columns),
+      this.comments.placedOn(path),
+      draft?.kind === 'lines' && draft.fileId === file.id ? draft : undefined,
+      columns,
+    );
     this.rowsCache.set(entry, { key, rows });
     return rows;
   }
@@ -334,6 +362,7 @@ export class ReviewPage implements SectionHost {
     const app = this.app;
     const open = app.open;
     const state = app.changeset;
+    this.comments.follow(app.sessionUri);
     const { files, offsets } = this.layout;
     if (!open || !state || files.length === 0) {
       const text = !open
@@ -394,13 +423,15 @@ export class ReviewPage implements SectionHost {
     el.style.height = `${end - start}px`;
     const rows = collapsed ? undefined : this.rowsOf(file, entry, this.layout.columns);
     if (rows) {
-      const first = Math.max(0, Math.floor((top - start - HEADER_HEIGHT) / LINE_HEIGHT) - OVERSCAN_ROWS);
+      let first = Math.max(0, Math.floor((top - start - HEADER_HEIGHT) / LINE_HEIGHT) - OVERSCAN_ROWS);
+      // A comment is drawn whole from its first row.
+      while (first > 0 && isLaterPart(rows[first])) first--;
       const last = Math.min(rows.length, Math.ceil((bottom - start - HEADER_HEIGHT) / LINE_HEIGHT) + OVERSCAN_ROWS);
       const split = this.app.display.effectiveMode === 'split';
       const body = h('div', { class: ['rv-body', split ? 'split' : 'unified'], role: 'table', 'aria-label': `Diff of ${row.path}` });
       body.style.top = `${HEADER_HEIGHT + first * LINE_HEIGHT}px`;
       const drawn: HTMLElement[] = [];
-      for (let k = first; k < last; k++) drawn.push(bodyRow(this, channel, file, entry, rows[k]!));
+      for (let k = first; k < last; k++) if (!isLaterPart(rows[k])) drawn.push(bodyRow(this, channel, file, entry, rows[k]!));
       body.append(...drawn);
       el.append(body);
     }
@@ -421,6 +452,11 @@ export class ReviewPage implements SectionHost {
     this.store.version++;
     this.app.invalidate('diff');
   }
+}
+
+/** A row a comment's (or the comment box's) first row draws. */
+function isLaterPart(row: BodyRow | undefined): boolean {
+  return (row?.type === 'comment' || row?.type === 'composer') && row.part > 0;
 }
 
 /** The index of the file (of `count`) whose section, by its prefix-sum `offsets`, contains offset `y`. */

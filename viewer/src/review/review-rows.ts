@@ -11,6 +11,7 @@ import type { DiffMode } from '../state/display.js';
 import { gapLines, gapsOf, type DiffLine, type Gap, type HunkModel } from '../diff-model.js';
 import type { FileDiffEntry } from './diff-store.js';
 import { wrapLine } from './wrap.js';
+import type { Placed } from '../comments/comment-store.js';
 import type { ChangesetFileMeta } from '../../../protocol/extensions/changeset-file.js';
 import { filterNote, NO_LINE_CHANGES, noTextNote } from '../diff-notes.js';
 
@@ -31,7 +32,10 @@ export type BodyRow =
   | { type: 'line'; line: DiffLine; part?: RowPart }
   | { type: 'pair'; left: DiffLine | undefined; right: DiffLine | undefined; leftPart?: RowPart | null; rightPart?: RowPart | null }
   | { type: 'gap'; gap: Gap; index: number }
-  | { type: 'note'; text: string; tone?: 'error' };
+  | { type: 'note'; text: string; tone?: 'error' }
+  /** A review comment under its lines (or the box to write one): `span` rows tall, drawn whole by its `part` 0. */
+  | { type: 'comment'; placed: Placed; part: number; span: number }
+  | { type: 'composer'; part: number; span: number };
 
 /** Unchanged lines assumed around each change before a diff arrives (the server's default context, both sides). */
 const ESTIMATED_CONTEXT = 6;
