@@ -21,16 +21,24 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/** Where a comment points, in words: "src/app.ts lines 12–14 (written on turn 2)", "turn 3", "…, outdated: …". */
+/**
+ * Where a comment points, in words: "src/app.ts lines 5–6, written on turn 1",
+ * "src/app.ts lines 7–8, written on turn 1 at lines 5–6", "turn 3 as a whole",
+ * "src/app.ts line 18 as turn 1 left it, outdated: …".
+ */
 export function commentPlace(c: ReviewComment): string {
   if (c.anchor.kind === 'turn') return `turn ${c.turn ?? '?'} as a whole`;
-  const of = c.turn !== undefined ? ` (written on turn ${c.turn})` : '';
-  const written = `${cleanText(c.anchor.path)} ${lineWords(c.anchor.startLine, c.anchor.endLine)}`;
-  if (c.now === null) return `${written}${of}, outdated: those lines have since been removed or rewritten`;
+  const lines = lineWords(c.anchor.startLine, c.anchor.endLine);
+  const removed = c.anchor.side === 'before' ? ' (lines the turn removed)' : '';
+  if (c.now === null) {
+    const left = c.turn !== undefined ? ` as turn ${c.turn} ${c.anchor.side === 'before' ? 'found it' : 'left it'}` : '';
+    return `${cleanText(c.anchor.path)} ${lines}${left}${removed}, outdated: those lines have since been removed or rewritten`;
+  }
   const now = c.now ?? { path: c.anchor.path, startLine: c.anchor.startLine, endLine: c.anchor.endLine };
   const moved = now.path !== c.anchor.path || now.startLine !== c.anchor.startLine || now.endLine !== c.anchor.endLine;
-  const side = c.anchor.side === 'before' ? ', on lines the turn removed' : '';
-  return `${cleanText(now.path)} ${lineWords(now.startLine, now.endLine)}${of}${moved ? `, written on ${written}` : ''}${side}`;
+  const was = moved ? ` at ${now.path !== c.anchor.path ? `${cleanText(c.anchor.path)} ` : ''}${lines}` : '';
+  const written = c.turn !== undefined ? `, written on turn ${c.turn}${was}` : moved ? `, written${was}` : '';
+  return `${cleanText(now.path)} ${lineWords(now.startLine, now.endLine)}${written}${removed}`;
 }
 
 /** The code a comment points at, cut to a few short lines. */

@@ -54,7 +54,18 @@ describe.concurrent('changeset-server mcp', () => {
 
     const mcp = await agent(repo, stateDir, defer);
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['list_sessions', 'list_turns', 'show_changes', 'show_file_diff', 'revert', 'restore_checkpoint', 'undo', 'redo']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'list_sessions',
+      'list_turns',
+      'show_changes',
+      'show_file_diff',
+      'revert',
+      'restore_checkpoint',
+      'undo',
+      'redo',
+      'list_comments',
+      'resolve_comment',
+    ]);
     expect(tools.find((t) => t.name === 'revert')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
 
     const turns = await call(mcp, 'list_turns');
