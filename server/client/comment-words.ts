@@ -7,12 +7,12 @@ const MAX_LINE_CHARS = 200;
 const MAX_BODY_CHARS = 1500;
 
 /** "line 4", "lines 12–14". */
-export function lineWords(start: number, end: number): string {
+function lineWords(start: number, end: number): string {
   return start === end ? `line ${start}` : `lines ${start}–${end}`;
 }
 
 /** Text from a file or a person, without anything a terminal or a model's context would take as control. */
-export function cleanText(text: string): string {
+function cleanText(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is replaced
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd');
 }
@@ -67,7 +67,7 @@ function commentItem(c: ReviewComment): string {
 }
 
 /** Options of {@link openCommentsForAgent}. */
-export interface AgentCommentsOptions {
+interface AgentCommentsOptions {
   /** Most characters of the whole text (10,000 reach Claude Code whole). */
   maxChars?: number;
 }

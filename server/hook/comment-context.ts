@@ -2,7 +2,7 @@ import { openCommentsForAgent } from '../client/comment-words.js';
 import type { RpcClient } from '../client/rpc-client.js';
 
 /** How long the prompt waits for the comments at most: a prompt is never held up for them. */
-export const COMMENTS_TIMEOUT_MS = 2000;
+const COMMENTS_TIMEOUT_MS = 2000;
 
 /**
  * The open review comments of `channel` as text for the agent's context,
