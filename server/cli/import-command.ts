@@ -12,7 +12,8 @@ import { UsageError } from '../client/errors.js';
 export const IMPORT_USAGE = [
   'Usage: changeset-server import URL [--workspace DIR] [options]',
   '',
-  'Brings the sessions a server mirrored to the git remote URL (serve --mirror)',
+  'Brings the sessions a server mirrored to the git remote URL (serve --mirror), or to a',
+  "bare repository's path or file:// URL,",
   'into this machine\'s store for DIR, a checkout of the same project. "serve DIR"',
   'then lists them as past sessions, to browse, revert and restore.',
   '',

@@ -66,6 +66,7 @@ export const SERVE_USAGE = [
   '  --idle-timeout MS     stop after MS milliseconds with no turn being recorded and no client connected',
   '                        (sessions stay resumable; what the Claude Code hook starts uses 600000)',
   '  --mirror URL          push the checkpoints of every session to this git remote (smart HTTP) after each turn',
+  "                        or to a bare repository's path or file:// URL on this machine",
   '                        (default $CHANGESET_SERVER_MIRROR; token from $CHANGESET_SERVER_MIRROR_TOKEN)',
   "  --store-budget SIZE   bytes each workspace's store may take, e.g. 500MB or 2GiB (default 2GiB,",
   `                        or $${STORE_BUDGET_ENV}); the oldest ended sessions go first`,

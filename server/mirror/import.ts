@@ -13,7 +13,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import git from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
 import { parseCheckpointMessage } from '../store/checkpoint-format.js';
 import { parseCommit } from '../store/commit.js';
 import { mkdirPrivate } from '../private-files.js';
@@ -117,8 +116,8 @@ export async function importMirror(options: ImportOptions): Promise<ImportResult
 /** Picks the mirrored store to import; resolves with its name and its manifest commit. */
 async function chooseSource(remote: MirrorRemote, workspaceDir: string, from: string | undefined): Promise<{ name: string; manifest: string }> {
   const refs = await git.listServerRefs({
-    http,
-    url: remote.url,
+    http: remote.http,
+    url: remote.transportUrl,
     prefix: MIRROR_PREFIX,
     protocolVersion: 1,
     onAuth: remote.onAuth,

@@ -7,9 +7,9 @@
  */
 import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import http from 'isomorphic-git/http/node';
 import { describeBytes, ImportError, refusedImport, type ImportLimits } from './import-limits.js';
 import type { MirrorRemote } from './mirror-remote.js';
+import { fetchLocalObjects } from './local-mirror.js';
 import { indexReceivedPack, type PackContents } from './pack-intake.js';
 
 function pktLine(text: string): Buffer {
@@ -77,9 +77,11 @@ async function receivePack(body: AsyncIterable<Uint8Array>, out: FileHandle, max
  * `pack-intake.ts`). Resolves with what the pack holds.
  */
 export async function fetchObject(remote: MirrorRemote, gitdir: string, oid: string, limits: ImportLimits): Promise<PackContents> {
+  // A bare repository on a local path: every object it holds, through the same intake.
+  if (remote.localDir !== undefined) return fetchLocalObjects(remote.localDir, gitdir, limits);
   const body = Buffer.concat([pktLine(`want ${oid} side-band-64k ofs-delta agent=changeset-server\n`), Buffer.from('0000'), pktLine('done\n')]);
-  const res = await http.request({
-    url: `${remote.url}/git-upload-pack`,
+  const res = await remote.http.request({
+    url: `${remote.transportUrl}/git-upload-pack`,
     method: 'POST',
     headers: {
       ...remote.authHeaders(),

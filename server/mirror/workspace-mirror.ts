@@ -6,7 +6,6 @@
  */
 import { basename } from 'node:path';
 import git from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
 import type { PendingSession, WorkspaceMirrorStatus } from '../../protocol/index.js';
 import { SESSIONS_PREFIX } from '../store/checkpoint-format.js';
 import { decodeRefComponent } from '../store/ref-names.js';
@@ -166,7 +165,7 @@ export class WorkspaceMirror {
 
   private async sync(): Promise<void> {
     const local = await listRefs(this.store.layout.shadowDir, SESSIONS_PREFIX);
-    const { url, onAuth, onAuthFailure } = this.remote;
+    const { transportUrl: url, http, onAuth, onAuthFailure } = this.remote;
     const signal = this.abort.signal;
     const advertised = await git.listServerRefs({ http, url, forPush: true, protocolVersion: 1, prefix: this.refs.base, onAuth, onAuthFailure });
     const onRemote = new Map(advertised.map((r) => [r.ref, r.oid]));
