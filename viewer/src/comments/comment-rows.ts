@@ -134,6 +134,12 @@ export function commentBlock(store: CommentStore, placed: Placed, span: number, 
     commentActions(store, c),
   );
   el.style.height = `${span * rowHeight}px`;
+  if (store.focusPending)
+    queueMicrotask(() => {
+      if (!store.textarea.isConnected) return;
+      store.focusPending = false;
+      store.textarea.focus({ preventScroll: true });
+    });
   return el;
 }
 
@@ -168,5 +174,11 @@ export function composerBlock(store: CommentStore, span: number, rowHeight: numb
     void store.save();
   });
   el.style.height = `${span * rowHeight}px`;
+  if (store.focusPending)
+    queueMicrotask(() => {
+      if (!store.textarea.isConnected) return;
+      store.focusPending = false;
+      store.textarea.focus({ preventScroll: true });
+    });
   return el;
 }

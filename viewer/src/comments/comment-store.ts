@@ -40,6 +40,8 @@ export class CommentStore {
     'data-focus-key': 'comment-draft',
   });
   private saving = false;
+  /** The text box takes the focus once it is drawn. */
+  focusPending = false;
 
   constructor(private readonly app: App) {
     app.client.on('notification', ({ method, params }) => {
@@ -147,7 +149,7 @@ export class CommentStore {
       this.draft = { kind: 'lines', fileId, path, side, startLine: line, endLine: line };
     }
     this.changed();
-    requestAnimationFrame(() => requestAnimationFrame(() => this.textarea.focus({ preventScroll: true })));
+    this.focusPending = true;
   }
 
   /** Opens the box for a comment on a whole turn. */
@@ -155,7 +157,7 @@ export class CommentStore {
     this.textarea.value = '';
     this.draft = { kind: 'turn', turnId, turn };
     this.changed();
-    requestAnimationFrame(() => requestAnimationFrame(() => this.textarea.focus({ preventScroll: true })));
+    this.focusPending = true;
   }
 
   cancel(): void {

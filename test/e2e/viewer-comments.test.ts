@@ -1,0 +1,131 @@
+/**
+ * The review comment loop end to end, as a reviewer and Claude Code live
+ * it: the agent's turns come through its hooks; the reviewer writes a
+ * comment on a line in the viewer (Chromium); it is kept in the store and
+ * shown again after the server restarts; the hook hands it to the agent at
+ * its next prompt; a later turn that inserts lines above moves it, one that
+ * deletes its lines marks it outdated with the code it pointed at; the agent
+ * resolves it through its MCP tool and the open viewer shows it resolved
+ * without a reload.
+ */
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, it } from 'vitest';
+import type { ReviewComment } from '../../protocol/extensions/comments.js';
+import { BIN, run, startServe, type ServeProcess } from '../cli/serve-process.js';
+import { TestClient } from '../helpers/client.js';
+import { fixture } from '../hook/hook-fixtures.js';
+import { makeRepo } from '../helpers/workspace.js';
+import { openViewer, useViewerFixture } from './viewer-harness.js';
+
+const fx = useViewerFixture('none');
+
+const SESSION_ID = '5c1e9a7b-3d2f-4a6e-8b0c-7d9f1e3a5b24';
+const CHANNEL = `ahp-session:/${SESSION_ID}`;
+
+const lines = (n: number, at: Record<number, string> = {}): string => Array.from({ length: n }, (_, i) => `${at[i + 1] ?? `line ${i + 1}`}\n`).join('');
+
+describe('review comments: the loop from the viewer to the agent and back', () => {
+  it('a comment written in the viewer survives a restart, reaches the agent, follows its lines, goes outdated and shows resolved by the agent live', {
+    timeout: 240_000,
+  }, async () => {
+    const workspace = makeRepo(fx.temp.make('cs-comments-ws-'), { 'src/app.ts': lines(12) });
+    const state = fx.temp.make('cs-comments-state-');
+    const servers: ServeProcess[] = [];
+    const serve = async (): Promise<ServeProcess> => {
+      const s = await startServe([workspace, '--no-session', '--port', '0', '--state-dir', state]);
+      servers.push(s);
+      return s;
+    };
+    const hook = (name: string, ...flags: string[]) =>
+      run(['hook', 'claude', '--state-dir', state, ...flags], { input: fixture(name, SESSION_ID, workspace), cwd: workspace });
+    const turn = async (content: string): Promise<void> => {
+      expect((await hook('02-user-prompt-submit.json')).code).toBe(0);
+      writeFileSync(join(workspace, 'src/app.ts'), content);
+      expect((await hook('07-stop.json')).code).toBe(0);
+    };
+    try {
+      let server = await serve();
+      await turn(lines(12, { 5: 'const a = 1;', 6: 'const b = 2;' }));
+
+      // The reviewer comments on line 6 from its line number's "+".
+      const { page, errors } = await openViewer(fx.browser, server.ready.viewer);
+      const file = page.locator('section.rv-file[data-path="src/app.ts"]');
+      const row6 = file.locator('.rl').filter({ has: page.locator('[data-line="R6"]') });
+      await row6.hover();
+      await row6.locator('.add-comment[data-comment-line="R6"]').click();
+      const box = page.getByRole('textbox', { name: 'Comment on line 6 of src/app.ts' });
+      await expect.poll(() => box.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+      await box.fill('Name b after what it counts');
+      await box.press('Control+Enter');
+      const comment = file.locator('.comment');
+      await expect.poll(() => comment.count()).toBe(1);
+      await expect.poll(() => comment.locator('.comment-body').textContent()).toBe('Name b after what it counts');
+      await expect.poll(() => comment.getAttribute('aria-label')).toBe('Comment by you on line 6');
+      await expect.poll(() => file.locator('.comment-count').textContent()).toBe('💬 1');
+      // Under its line: the row before the comment is line 6.
+      expect(await comment.evaluate((el) => el.previousElementSibling?.querySelector('[data-line="R6"]') !== null)).toBe(true);
+
+      // The server has it.
+      const listed = async (s: ServeProcess): Promise<ReviewComment[]> => {
+        const client = await TestClient.connect(s.ready.url, { token: s.ready.token! });
+        try {
+          await client.initialize();
+          return (await client.request<{ comments: ReviewComment[] }>('comments/list', { channel: CHANNEL, state: 'all' })).comments;
+        } finally {
+          client.close();
+        }
+      };
+      expect(await listed(server)).toMatchObject([
+        { id: '1', body: 'Name b after what it counts', state: 'open', anchor: { kind: 'lines', path: 'src/app.ts', side: 'after', startLine: 6, endLine: 6 } },
+      ]);
+
+      // After a restart on the same state, the viewer shows it again.
+      await server.stop('SIGTERM');
+      server = await serve();
+      await page.goto(server.ready.viewer);
+      await expect.poll(() => comment.locator('.comment-body').textContent()).toBe('Name b after what it counts');
+
+      // The hook hands it to the agent at its next prompt.
+      const prompt = await hook('02-user-prompt-submit.json', '--comments');
+      expect(prompt.code).toBe(0);
+      const context = (JSON.parse(prompt.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+      expect(context).toContain('Comment #1 on src/app.ts line 6');
+      expect(context).toContain('> Name b after what it counts');
+      // That turn inserts two lines above: the comment moves with its line, live.
+      writeFileSync(join(workspace, 'src/app.ts'), `// one\n// two\n${lines(12, { 5: 'const a = 1;', 6: 'const b = 2;' })}`);
+      expect((await hook('07-stop.json')).code).toBe(0);
+      await expect.poll(() => comment.getAttribute('aria-label')).toBe('Comment by you on line 8');
+      expect(await comment.evaluate((el) => el.previousElementSibling?.querySelector('[data-line="R8"]') !== null)).toBe(true);
+
+      // A turn deleting the lines: the comment is outdated, with the code it was written on.
+      await turn(`// one\n// two\n${lines(12)}`.replace('line 5\nline 6\n', ''));
+      await expect.poll(() => comment.locator('.comment-badge.outdated').textContent()).toBe('outdated');
+      await expect.poll(() => comment.locator('.comment-code').textContent()).toBe('const b = 2;');
+
+      // The agent resolves it through its MCP tool: the open viewer shows it resolved, without a reload.
+      const mcp = new Client({ name: 'test-agent', version: '1.0.0' });
+      await mcp.connect(
+        new StdioClientTransport({ command: process.execPath, args: [resolve(BIN), 'mcp', '--state-dir', state], cwd: workspace, stderr: 'inherit' }),
+      );
+      try {
+        const result = (await mcp.callTool({ name: 'resolve_comment', arguments: { comment: '#1', note: 'Renamed it to count' } })) as { isError?: boolean };
+        expect(result.isError ?? false).toBe(false);
+      } finally {
+        await mcp.close();
+      }
+      await expect.poll(() => comment.locator('.comment-badge.resolved').textContent()).toBe('resolved');
+      await expect.poll(() => comment.locator('.comment-resolution').textContent()).toBe('Resolved by the agent: Renamed it to count');
+      await expect.poll(() => comment.getByRole('button', { name: 'Reopen' }).isVisible()).toBe(true);
+      await expect.poll(() => file.locator('.comment-count').count()).toBe(0);
+      // No open comment left for the next prompt.
+      expect((await hook('02-user-prompt-submit.json', '--comments')).stdout).toBe('');
+      // Only the page's tries to reconnect while the server was restarting.
+      expect(errors.filter((e) => !e.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
+    } finally {
+      for (const s of servers) await s.stop('SIGKILL');
+    }
+  });
+});
