@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import { colourOf, openThemeReview, recordDemoTurn, showReviewTop } from './doc-scenes.js';
 import { openViewer, useViewerFixture, ROOT } from './viewer-harness.js';
 
@@ -53,6 +54,30 @@ describe('screenshots in the docs', () => {
     await page.locator('#theme').selectOption('dark');
     await expect.poll(colour).not.toBe(light);
     await shoot(page, 'viewer-review-page-dark.png');
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('viewer-comments.png: a commented diff, one comment open and one the agent resolved', async () => {
+    const { page, errors } = await openThemeReview(fx);
+    const file = page.locator('.rv-file[data-path="src/server.ts"]');
+    const added = file.locator('.rl.add [data-line^="R"]');
+    const [first, second] = [await added.nth(0).getAttribute('data-line'), await added.nth(1).getAttribute('data-line')];
+    const turn = expandChangesetUri(changesetUriTemplate('shots', 'turn'), { turnId: 't1' });
+    const agentOne = await fx.server.client.request<{ id: string }>('comments/add', {
+      channel: 'ahp-session:/shots',
+      anchor: { kind: 'lines', changeset: turn, path: 'src/server.ts', side: 'after', startLine: Number(second!.slice(1)), endLine: Number(second!.slice(1)) },
+      body: 'Read the port from the config file instead of a default here.',
+      author: 'Ada',
+    });
+    await fx.server.client.request('comments/resolve', { channel: 'ahp-session:/shots', id: agentOne.id, by: 'agent', note: 'Moved the port to src/config.json' });
+    const row = file.locator('.rl').filter({ has: page.locator(`[data-line="${first}"]`) });
+    await row.hover();
+    await row.locator('.add-comment').click();
+    await page.locator('.comment-text').fill('Say who is greeted when no name is given: "world" is easy to miss.');
+    await page.locator('.comment-text').press('Control+Enter');
+    await expect.poll(() => file.locator('.comment').count()).toBe(2);
+    await page.mouse.move(0, 0);
+    await shoot(page, 'viewer-comments.png');
     expect(errors).toEqual([]);
   }, 180_000);
 });

@@ -64,7 +64,7 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       await expect.poll(() => comment.count()).toBe(1);
       await expect.poll(() => comment.locator('.comment-body').textContent()).toBe('Name b after what it counts');
       await expect.poll(() => comment.getAttribute('aria-label')).toBe('Comment by you on line 6');
-      await expect.poll(() => file.locator('.comment-count').textContent()).toBe('💬 1');
+      await expect.poll(() => file.locator('.comment-count').textContent()).toBe('1 comment');
       // Under its line: the row before the comment is line 6.
       expect(await comment.evaluate((el) => el.previousElementSibling?.querySelector('[data-line="R6"]') !== null)).toBe(true);
 

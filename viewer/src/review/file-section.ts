@@ -176,7 +176,7 @@ export function bodyRow(host: SectionHost, channel: URI, file: ChangesetFile, en
 function openComments(n: number): HTMLElement | null {
   if (n === 0) return null;
   const words = `${n} open ${n === 1 ? 'comment' : 'comments'}`;
-  return h('span', { class: 'comment-count', title: words, 'aria-label': words }, `💬 ${n}`);
+  return h('span', { class: 'comment-count', title: words }, `${n} ${n === 1 ? 'comment' : 'comments'}`);
 }
 
 /** Whether a row shows the line the address links. */
