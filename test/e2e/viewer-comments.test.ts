@@ -120,6 +120,24 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       await expect.poll(() => comment.locator('.comment-resolution').textContent()).toBe('Resolved by the agent: Renamed it to count');
       await expect.poll(() => comment.getByRole('button', { name: 'Reopen' }).isVisible()).toBe(true);
       await expect.poll(() => file.locator('.comment-count').count()).toBe(0);
+      // Side by side: a comment on an added line sits under its pair of lines.
+      await page.locator('body').press('s');
+      await expect.poll(() => page.locator('.rv-body.split').count()).toBeGreaterThan(0);
+      const pair1 = file.locator('.rl.pair').filter({ has: page.locator('[data-line="R1"]') });
+      await pair1.hover();
+      await pair1.locator('.add-comment[data-comment-line="R1"]').click();
+      const box1 = page.getByRole('textbox', { name: 'Comment on line 1 of src/app.ts' });
+      await box1.fill('Say what these are for');
+      await box1.press('Control+Enter');
+      const second = file.locator('.comment.open');
+      await expect.poll(() => second.getAttribute('aria-label')).toBe('Comment by you on line 1');
+      expect(await second.evaluate((el) => el.previousElementSibling?.querySelector('[data-line="R1"]') !== null)).toBe(true);
+      expect(await listed(server)).toMatchObject([
+        { id: '1', state: 'resolved' },
+        { id: '2', state: 'open', anchor: { startLine: 1, endLine: 1 } },
+      ]);
+      await second.getByRole('button', { name: 'Delete' }).click();
+      await expect.poll(() => second.count()).toBe(0);
       // No open comment left for the next prompt.
       expect((await hook('02-user-prompt-submit.json', '--comments')).stdout).toBe('');
       // Only the page's tries to reconnect while the server was restarting.

@@ -51,7 +51,7 @@ export function withComments(rows: BodyRow[], placed: Placed[], draft: { side: '
     return -1;
   };
   for (const p of placed) {
-    const i = at(p.side, p.endLine);
+    const i = p.atTop ? -1 : at(p.side, p.endLine);
     const list = i < 0 ? first : (after.get(i) ?? after.set(i, []).get(i)!);
     list.push(...block(p));
   }

@@ -23,6 +23,8 @@ export interface Placed {
   endLine: number;
   /** Its lines are gone: shown with the code it pointed at. */
   outdated: boolean;
+  /** Shown first in the file: outdated, in a view of the files as they are now (its lines are not there). */
+  atTop?: boolean;
 }
 
 export class CommentStore {
@@ -132,8 +134,9 @@ export class CommentStore {
       if (current && comment.now) {
         if (comment.now.path === path) placed.push({ comment, side: 'after', startLine: comment.now.startLine, endLine: comment.now.endLine, outdated: false });
       } else if (anchor.changeset === open.uri || (current && comment.now === null)) {
+        const outdated = comment.now === null;
         if (anchor.path === path)
-          placed.push({ comment, side: anchor.side, startLine: anchor.startLine, endLine: anchor.endLine, outdated: comment.now === null });
+          placed.push({ comment, side: anchor.side, startLine: anchor.startLine, endLine: anchor.endLine, outdated, atTop: outdated && current });
       }
     }
     return placed;
