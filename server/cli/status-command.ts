@@ -3,14 +3,17 @@ import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { formatMirrorStatus, requestMirrorStatus } from '../mirror/mirror-status-text.js';
 import { Output } from '../client/output.js';
 
-import { connect } from '../client/target.js';
+import { connect, realDir, recordedRoot } from '../client/target.js';
+import { findServerFor } from '../registry/server-registry.js';
+import { defaultStateDir } from '../store/state-dir.js';
 import { UsageError } from '../client/errors.js';
 
 export const STATUS_USAGE = [
   'Usage: changeset-server status [--turns N] [options]',
   '',
   'Shows the viewer link, the sessions of the running server, the turn being',
-  'recorded and the last turns, numbered as --turn takes them.',
+  'recorded and the last turns, numbered as --turn takes them. With no server',
+  'running it shows the stored record of this folder, and starts none.',
   '',
   '  --turns N            recent turns to list per session (default 5)',
   TARGET_USAGE,
@@ -26,7 +29,14 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
   }
   const turns = values.turns === undefined ? 5 : Number(values.turns);
   if (!Number.isInteger(turns) || turns < 0 || turns > 1000) throw new UsageError(`--turns must be an integer from 0 to 1000, got "${values.turns}"`);
-  const target = { ...targetOf(values), startForHistory: true };
+  const target = targetOf(values);
+  if (values.url === undefined) {
+    const stateDir = values['state-dir'] ?? defaultStateDir(process.env);
+    const cwd = realDir(undefined);
+    const root = recordedRoot(stateDir, cwd);
+    // Nothing recorded here: connecting fails with how to start a server.
+    if (root && !(await findServerFor(stateDir, cwd))) return storedStatus(stateDir, root, turns, target.session, values.json === true);
+  }
   const { client, viewer, started } = await connect(target);
   try {
     const out = new Output(values.json === true);
@@ -45,6 +55,23 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
   } finally {
     await client.close();
   }
+}
+
+/** `status` with no server: the stored record of the folder, read without starting a server. */
+async function storedStatus(stateDir: string, root: string, turns: number, session: string | undefined, json: boolean): Promise<number> {
+  const out = new Output(json);
+  const report: Record<string, unknown> = {};
+  // Loaded only here: with a server running, the store is its business.
+  const { readStoredStatus, formatStoredStatus } = await import('./stored-status.js');
+  let sessions = await readStoredStatus(stateDir, root, turns);
+  if (session !== undefined) {
+    const id = session.replace(/^ahp-session:\/+/, '');
+    sessions = sessions.filter((s) => s.id === id);
+    if (sessions.length === 0) throw new UsageError(`no session "${id}" was recorded in ${root} ("changeset-server sessions" lists them)`);
+  }
+  out.note(`No server is running for ${root}; this is its stored record ("changeset-server serve" starts one).`, report);
+  out.result(formatStoredStatus(sessions), { ...report, stored: true, sessions });
+  return 0;
 }
 
 /** The human-readable status listing. */

@@ -122,7 +122,7 @@ describe('the words people and agents read', () => {
     await both('forget', [...sessionIds][0]!, '--dry-run');
     await both('forget', [...sessionIds][0]!);
     await both('open');
-    // Stopped: sessions read the store, status starts a server and says so.
+    // Stopped: sessions and status read the store and say so.
     said.push({ where: 'stop', text: JSON.stringify(await cli('stop')) });
     await both('sessions');
     await both('status');
