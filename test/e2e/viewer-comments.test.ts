@@ -65,6 +65,7 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       await expect.poll(() => comment.locator('.comment-body').textContent()).toBe('Name b after what it counts');
       await expect.poll(() => comment.getAttribute('aria-label')).toBe('Comment by you on line 6');
       await expect.poll(() => file.locator('.comment-count').textContent()).toBe('1 comment');
+      await expect.poll(() => page.locator('#open-comments').textContent()).toBe('1 open comment');
       // Under its line: the row before the comment is line 6.
       expect(await comment.evaluate((el) => el.previousElementSibling?.querySelector('[data-line="R6"]') !== null)).toBe(true);
 
@@ -120,6 +121,7 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       await expect.poll(() => comment.locator('.comment-resolution').textContent()).toBe('Resolved by the agent: Renamed it to count');
       await expect.poll(() => comment.getByRole('button', { name: 'Reopen' }).isVisible()).toBe(true);
       await expect.poll(() => file.locator('.comment-count').count()).toBe(0);
+      await expect.poll(() => page.locator('#open-comments').count()).toBe(0);
       // Side by side: a comment on an added line sits under its pair of lines.
       await page.locator('body').press('s');
       await expect.poll(() => page.locator('.rv-body.split').count()).toBeGreaterThan(0);

@@ -27,6 +27,15 @@ export interface Placed {
   atTop?: boolean;
 }
 
+const stores = new WeakMap<App, CommentStore>();
+
+/** The comment store of a page (one per page: the review page and the toolbar share it). */
+export function commentsOf(app: App): CommentStore {
+  let store = stores.get(app);
+  if (!store) stores.set(app, (store = new CommentStore(app)));
+  return store;
+}
+
 export class CommentStore {
   private channel: URI | undefined;
   private readonly byId = new Map<string, ReviewComment>();

@@ -18,7 +18,7 @@ import { ScrollBox } from '../scroll-box.js';
 import { DiffStore, type FileDiffEntry } from './diff-store.js';
 import { bodyRow, fileHeader, type SectionHost } from './file-section.js';
 import { bodyRows, estimateRows, rowOfLine, type BodyRow } from './review-rows.js';
-import { CommentStore } from '../comments/comment-store.js';
+import { commentsOf, type CommentStore } from '../comments/comment-store.js';
 import { withComments } from '../comments/comment-rows.js';
 
 /** Height of one body row in CSS pixels (matches `--line` in the stylesheet). */
@@ -66,7 +66,7 @@ export class ReviewPage implements SectionHost {
 
   constructor(readonly app: App) {
     this.store = new DiffStore(app);
-    this.comments = new CommentStore(app);
+    this.comments = commentsOf(app);
     this.store.onLoaded = (file, entry) => {
       app.invalidate('diff');
       // Colours come after the lines are on screen: starting the highlighter (a worker and its grammar) waits for the paint.

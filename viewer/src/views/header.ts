@@ -10,6 +10,7 @@ import { byId, h, replaceChildren } from '../dom.js';
 import { countsOf, type Counts } from '../files-model.js';
 import { operationButton, operationsFor } from '../operations.js';
 import { markAllViewed } from '../viewed.js';
+import { commentsOf } from '../comments/comment-store.js';
 
 function counts(c: Counts): HTMLElement {
   return h(
@@ -84,6 +85,11 @@ export function renderToolbar(app: App): void {
       ),
       markAllViewed(app),
     );
+  }
+  const comments = commentsOf(app).openCount();
+  if (comments > 0) {
+    const words = `${comments} open review ${comments === 1 ? 'comment' : 'comments'} in this session`;
+    parts.push(h('span', { class: 'comment-total', id: 'open-comments', title: words }, `${comments} open ${comments === 1 ? 'comment' : 'comments'}`));
   }
   const ops = operationsFor(state?.operations, 'changeset');
   if (ops.length > 0)
