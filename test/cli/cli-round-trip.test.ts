@@ -161,12 +161,17 @@ describe('the command line as a client people use', () => {
     expect(isProcessAlive(serve.child.pid!)).toBe(false);
 
     // Nothing runs now; the folder's history is still there for the asking.
+    // status reads the stored record and starts nothing; open starts a server and says so.
     const status = await cli('status');
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain(`session id:  ${session.replace('ahp-session:/', '')}`);
     expect(status.stdout).toContain('#1 ');
     const open = JSON.parse((await cli('open', '--json')).stdout) as { viewer: string; opened: boolean };
-    expect(open).toEqual({ viewer: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/), opened: false });
+    expect(open).toEqual({
+      viewer: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/),
+      opened: false,
+      note: expect.stringMatching(/^Started a server for .* in the background/),
+    });
     expect((await cli('revert', '--turn', '1')).stdout).toBe('Reverted turn 1: b.txt\n  b.txt\n');
 
     expect(await cli('forget', session, '--yes')).toMatchObject({
