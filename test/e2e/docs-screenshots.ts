@@ -69,7 +69,12 @@ describe('screenshots in the docs', () => {
       body: 'Read the port from the config file instead of a default here.',
       author: 'Ada',
     });
-    await fx.server.client.request('comments/resolve', { channel: 'ahp-session:/shots', id: agentOne.id, by: 'agent', note: 'Moved the port to src/config.json' });
+    await fx.server.client.request('comments/resolve', {
+      channel: 'ahp-session:/shots',
+      id: agentOne.id,
+      by: 'agent',
+      note: 'Moved the port to src/config.json',
+    });
     const row = file.locator('.rl').filter({ has: page.locator(`[data-line="${first}"]`) });
     await row.hover();
     await row.locator('.add-comment').click();
