@@ -86,7 +86,9 @@ export function renderToolbar(app: App): void {
       markAllViewed(app),
     );
   }
-  const comments = commentsOf(app).openCount();
+  const store = commentsOf(app);
+  store.follow(app.sessionUri);
+  const comments = store.openCount();
   if (comments > 0) {
     const words = `${comments} open review ${comments === 1 ? 'comment' : 'comments'} in this session`;
     parts.push(h('span', { class: 'comment-total', id: 'open-comments', title: words }, `${comments} open ${comments === 1 ? 'comment' : 'comments'}`));
