@@ -12,7 +12,9 @@ describe('serve with a setting it cannot run with', () => {
     const stateDir = join(temp.make(), 'state');
     const result = await run(['serve', temp.make(), '--state-dir', stateDir, '--mirror', 'ftp://example.com/mirror.git']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('changeset-server serve: mirror URL must be http:// or https:// (smart HTTP), file:// or a path of a bare repository, got ftp:\n');
+    expect(result.stderr).toBe(
+      'changeset-server serve: mirror URL must be http:// or https:// (smart HTTP), file:// or a path of a bare repository, got ftp:\n',
+    );
     expect(result.stdout).toBe('');
     expect(existsSync(stateDir)).toBe(false);
   });
