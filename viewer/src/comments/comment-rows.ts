@@ -76,7 +76,7 @@ export function linesLabel(start: number, end: number): string {
 }
 
 /** Who resolved a comment, in words. */
-function resolvedWords(c: ReviewComment): string {
+export function resolvedWords(c: ReviewComment): string {
   const r = c.resolution;
   if (!r) return 'Resolved';
   const who = r.by === 'agent' ? 'Resolved by the agent' : 'Resolved by the reviewer';
@@ -143,8 +143,8 @@ export function commentBlock(store: CommentStore, placed: Placed, span: number, 
   return el;
 }
 
-/** The box to write a comment, under the lines it is for. */
-export function composerBlock(store: CommentStore, span: number, rowHeight: number): HTMLElement {
+/** The box to write a comment, under the lines (or the turn) it is for; `span` rows tall, or as tall as it needs without. */
+export function composerBlock(store: CommentStore, span?: number, rowHeight = 0): HTMLElement {
   const d = store.draft;
   const what = d?.kind === 'lines' ? `Comment on ${linesLabel(d.startLine, d.endLine)} of ${d.path}` : d ? `Comment on turn ${d.turn}` : 'Comment';
   store.textarea.setAttribute('aria-label', what);
@@ -173,7 +173,7 @@ export function composerBlock(store: CommentStore, span: number, rowHeight: numb
     event.preventDefault();
     void store.save();
   });
-  el.style.height = `${span * rowHeight}px`;
+  if (span !== undefined) el.style.height = `${span * rowHeight}px`;
   if (store.focusPending)
     queueMicrotask(() => {
       if (!store.textarea.isConnected) return;

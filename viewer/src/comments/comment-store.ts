@@ -102,7 +102,7 @@ export class CommentStore {
 
   private changed(): void {
     this.version++;
-    this.app.invalidate('diff', 'toolbar');
+    this.app.invalidate('diff', 'toolbar', 'turns');
   }
 
   /** Every comment of the session, oldest first. */

@@ -20,6 +20,8 @@ import { hasTail } from '../review/review-rows.js';
 import { filterNote, NO_LINE_CHANGES, noTextNote } from '../diff-notes.js';
 import { viewedElsewhere } from '../viewed.js';
 import { fileHabits } from '../history/file-history.js';
+import { commentsOf, type Placed } from '../comments/comment-store.js';
+import { commentBlock, composerBlock } from '../comments/comment-rows.js';
 
 /** Lines drawn before the rest of a very large diff waits behind a button (keeps the page responsive). */
 const LINE_BUDGET = 4000;
@@ -40,6 +42,15 @@ export class DiffView {
   constructor(private readonly app: App) {
     // Line numbers are links: clicking one puts the line in the address.
     this.pane.addEventListener('click', (event) => {
+      // A line number's "+" opens the box to comment on the line (Shift: stretches an open box to it).
+      const plus = (event.target as HTMLElement).closest<HTMLElement>('.add-comment');
+      const at = plus?.dataset['commentLine'];
+      const selected = this.app.selectedFile;
+      if (plus && at && selected) {
+        event.stopPropagation();
+        commentsOf(this.app).startOnLine(selected.id, displayPathOf(selected), at[0] === 'L' ? 'before' : 'after', Number(at.slice(1)), event.shiftKey);
+        return;
+      }
       const cell = (event.target as HTMLElement).closest<HTMLElement>('td.num[data-line]');
       const file = this.app.selectedFile;
       if (cell && file) this.app.selectFile(file.id, 'pick', cell.dataset['line']);
@@ -152,6 +163,7 @@ export class DiffView {
     const cols = split ? '4' : '3';
     const gaps = gapsOf(diff.hunks, loaded.text?.length);
     const rows: Child[] = [];
+    const notes = this.commentRows(file, Number(cols));
     let budget = loaded.unbounded ? Infinity : LINE_BUDGET;
     const ranged = operationsFor(this.app.changeset?.operations, 'range');
     const resource = resourceOf(file);
@@ -159,7 +171,7 @@ export class DiffView {
     const canExpand = file.edit.after !== undefined && file.edit.before !== undefined;
     hunks.forEach((model, i) => {
       if (budget <= 0) return;
-      rows.push(this.gapRows(gaps[i]!, i, loaded, file, split, canExpand));
+      rows.push(this.gapRows(gaps[i]!, i, loaded, file, split, canExpand, notes));
       const hk = model.hunk;
       rows.push(
         h(
@@ -191,8 +203,10 @@ export class DiffView {
           ),
         ),
       );
-      if (split) for (const r of model.rows) rows.push(splitRow(r.left, r.right));
-      else for (const line of model.lines) rows.push(unifiedRow(line));
+      if (split) for (const r of model.rows) rows.push(splitRow(r.left, r.right), notes.under(r.left, r.right));
+      else
+        for (const line of model.lines)
+          rows.push(unifiedRow(line), notes.under(line.kind === 'add' ? undefined : line, line.kind === 'del' ? undefined : line));
       budget -= model.lines.length;
     });
     if (budget <= 0) {
@@ -219,8 +233,10 @@ export class DiffView {
         ),
       );
     } else {
-      rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand && hasTail(file, hunks, this.app.display.context)));
+      rows.push(this.gapRows(gaps[hunks.length]!, hunks.length, loaded, file, split, canExpand && hasTail(file, hunks, this.app.display.context), notes));
     }
+    // Comments whose lines are not on screen (folded, or gone) come first.
+    rows.unshift(notes.rest());
     return h(
       'table',
       { class: ['diff', split ? 'split' : 'unified'], 'aria-label': `Diff of ${displayPathOf(file)}` },
@@ -232,10 +248,10 @@ export class DiffView {
   }
 
   /** The collapsed or expanded rows of one unchanged gap. */
-  private gapRows(gap: Gap, index: number, loaded: Loaded, file: ChangesetFile, split: boolean, canExpand: boolean): Child {
+  private gapRows(gap: Gap, index: number, loaded: Loaded, file: ChangesetFile, split: boolean, canExpand: boolean, notes: CommentRows): Child {
     if (gap.count === 0) return null;
     if (loaded.expanded.has(index) && loaded.text) {
-      return gapLines(gap, loaded.text).map((line) => (split ? splitRow(line, line) : unifiedRow(line)));
+      return gapLines(gap, loaded.text).map((line) => [split ? splitRow(line, line) : unifiedRow(line), notes.under(line, line)]);
     }
     if (!canExpand) return null;
     const label = gap.count === undefined ? 'Show the rest of the file' : `Expand ${gap.count} unchanged ${gap.count === 1 ? 'line' : 'lines'}`;
@@ -260,6 +276,42 @@ export class DiffView {
     );
   }
 
+  /** The review comments of the file (and the box being written on it), handed out under the lines they end on. */
+  private commentRows(file: ChangesetFile, cols: number): CommentRows {
+    const store = commentsOf(this.app);
+    const left = new Set<Placed>(store.placedOn(displayPathOf(file)));
+    const d = store.draft;
+    let draft = d?.kind === 'lines' && d.fileId === file.id ? d : undefined;
+    const row = (el: HTMLElement): HTMLElement => {
+      el.style.height = '';
+      return h('tr', { class: 'comment-row' }, h('td', { colspan: String(cols) }, el));
+    };
+    const block = (p: Placed): HTMLElement => row(commentBlock(store, p, 1, 0));
+    const composer = (): HTMLElement => row(composerBlock(store));
+    return {
+      under: (before, after) => {
+        const out: HTMLElement[] = [];
+        const on = (side: 'before' | 'after', end: number): boolean =>
+          side === 'before' ? before?.oldNo === end && before.kind !== 'add' : after?.newNo === end && after.kind !== 'del';
+        for (const p of left) {
+          if (p.atTop || !on(p.side, p.endLine)) continue;
+          left.delete(p);
+          out.push(block(p));
+        }
+        if (draft && on(draft.side, draft.endLine)) {
+          draft = undefined;
+          out.push(composer());
+        }
+        return out;
+      },
+      rest: () => {
+        const out = [...left].map(block);
+        if (draft) out.push(composer());
+        return out;
+      },
+    };
+  }
+
   private async expand(file: ChangesetFile, loaded: Loaded, index: number): Promise<void> {
     if (!loaded.text) {
       const content = (await this.app.allFiles.withContent(this.app.open?.uri ?? '', file))?.edit.after?.content;
@@ -275,6 +327,12 @@ export class DiffView {
     loaded.expanded.add(index);
     this.app.invalidate('diff');
   }
+}
+
+/** Hands out a file's comment rows under the lines they end on; `rest` gives those whose lines were not drawn. */
+interface CommentRows {
+  under(before: DiffLine | undefined, after: DiffLine | undefined): HTMLElement[];
+  rest(): HTMLElement[];
 }
 
 function decode(result: ResourceReadResult, encoding: string): string {
@@ -296,9 +354,25 @@ function code(line: DiffLine): HTMLElement {
 }
 
 function num(n: number | undefined, kind: string, side: 'L' | 'R'): HTMLElement {
+  // The "+" that opens a comment on the line (shown on hover and focus; Shift+click stretches the comment to more lines).
+  const plus =
+    n === undefined
+      ? null
+      : h(
+          'button',
+          {
+            type: 'button',
+            class: 'add-comment',
+            'data-comment-line': `${side}${n}`,
+            'aria-label': `Comment on ${side === 'L' ? 'old' : 'new'} line ${n}`,
+            title: 'Comment on this line',
+          },
+          '+',
+        );
   return h(
     'td',
     { class: `num ${kind}`, 'data-line': n === undefined ? undefined : `${side}${n}`, title: n === undefined ? undefined : 'Link to this line' },
+    plus,
     n === undefined ? '' : String(n),
   );
 }

@@ -9,6 +9,8 @@ import type { TurnStats } from '../../../protocol/extensions/timeline.js';
 import { byId, type Child, formatDuration, formatTime, h, replaceChildren } from '../dom.js';
 import type { Counts } from '../files-model.js';
 import { actionRows } from './timeline-groups.js';
+import { commentsOf } from '../comments/comment-store.js';
+import { turnCommentButton, turnComments } from '../comments/turn-comments.js';
 
 function countsLabel(counts: Counts | undefined): HTMLElement | null {
   if (!counts) return null;
@@ -74,6 +76,7 @@ export function renderTurns(app: App): void {
       h('span', { class: 'turn-message' }, a.text),
       h('span', { class: 'meta' }, h('span', { class: 'badge you' }, 'you'), ' ', formatTime(a.at)),
     );
+  const comments = commentsOf(app);
   const turns = [...chat.turns].reverse();
   turns.forEach((turn, i) => {
     const run: typeof actions = [];
@@ -121,6 +124,8 @@ export function renderTurns(app: App): void {
               'compare',
             )
           : null,
+        turnCommentButton(comments, turn.id, number),
+        turnComments(comments, turn.id, number),
       ),
     );
   });
