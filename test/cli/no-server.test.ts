@@ -5,7 +5,7 @@ import { listServers } from '../../server/registry/index.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { run, startServe, stopRegistered } from './serve-process.js';
 
-/** What the commands do in a folder no server records: after `stop`, or where nothing ever ran. */
+/** What the commands do in a folder no server records: after `stop`, or where nothing ever ran. `sessions` and `status` read the store; `open` starts a server. */
 describe('commands with no server running', () => {
   const temp = new TempDirs();
   let workspace: string;
@@ -43,6 +43,31 @@ describe('commands with no server running', () => {
     const json = JSON.parse((await cli('sessions', '--json')).stdout);
     expect(json.sessions).toEqual([expect.objectContaining({ state: 'recording', turns: 2 })]);
     expect(JSON.stringify(json)).not.toMatch(/"status":\s*\d/);
+    expect(await listServers(state)).toEqual([]);
+  });
+
+  it('shows the stored sessions and their numbered turns, says on stderr that no server runs, and starts none', async () => {
+    const shown = await cli('status');
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stderr).toBe(`No server is running for ${workspace}; this is its stored record ("changeset-server serve" starts one).\n`);
+    expect(shown.stdout).toMatch(/^\S.*\(not ended: resumed when a server starts\)\n {2}session id: {2}[0-9A-Z]{26}\n/);
+    expect(shown.stdout).toContain(`  directory:   ${workspace}\n`);
+    expect(shown.stdout).toContain('  turns:       2 (latest last)\n    #1 complete "Change a"\n    #2 complete "Change b"\n');
+    expect(await listServers(state)).toEqual([]);
+
+    // --turns and --json as with a server; the JSON says the record is the stored one.
+    const last = await cli('status', '--turns', '1', '--json');
+    expect(last.code, last.stderr).toBe(0);
+    const json = JSON.parse(last.stdout);
+    expect(json).toMatchObject({ stored: true, note: expect.stringContaining('No server is running') });
+    expect(json.sessions).toEqual([
+      expect.objectContaining({ state: 'recording', turns: 2, recentTurns: [{ index: 2, message: 'Change b', state: 'complete' }] }),
+    ]);
+
+    // A session the store does not hold is refused in words.
+    const unknown = await cli('status', '--session', 'NOSUCHSESSION');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no session "NOSUCHSESSION" was recorded in');
     expect(await listServers(state)).toEqual([]);
   });
 

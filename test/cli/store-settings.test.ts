@@ -81,7 +81,7 @@ describe('status', () => {
     const text = formatStatus(status);
     expect(text).toContain('  store:       300.0 MiB of 500.0 MiB (/w)');
     expect(text).toContain(
-      '  retention:   2026-01-02T00:00:00.000Z: 600.0 MiB → 300.0 MiB, 2 ended sessions dropped, 1 kept (nothing of theirs removable yet), 1234 objects removed, 17 → 1 packs',
+      '  retention:   2026-01-02T00:00:00.000Z: 600.0 MiB → 300.0 MiB, 2 ended sessions dropped, 1 kept (nothing of theirs removable yet), 1234 stored objects removed, 17 → 1 pack file',
     );
   });
 });

@@ -99,7 +99,7 @@ describe('change-driven snapshots over a socket', () => {
     }
     expect(info.snapshots![0]).toMatchObject({ missed: 1, lastMissed: ['src/m2/f2.ts'] });
     expect(info.snapshots![0]!.verifications).toBeGreaterThanOrEqual(1);
-    expect(formatStatus({ sessions: [info] })).toMatch(/1 change missed by the watcher \(latest: src\/m2\/f2\.ts\)/);
+    expect(formatStatus({ sessions: [info] })).toMatch(/1 change the file watcher missed \(latest: src\/m2\/f2\.ts\)/);
 
     // The next turn starts from the corrected state and records exactly git's tree.
     const summary = await turn('turn-3', () => writeFileSync(join(repo, 'src/m3/f3.ts'), 'after verification\n'));
