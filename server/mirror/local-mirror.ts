@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { PACK_TYPE_CODE, type AnyObjectType } from '../store/object-format.js';
+import { encodeEntryHeader } from '../store/pack-writer.js';
 import { describeBytes, refusedImport, type ImportLimits } from './import-limits.js';
 import { MIRROR_PREFIX } from './manifest.js';
 import { indexReceivedPack, type PackContents } from './pack-intake.js';
@@ -250,19 +251,6 @@ function parseLoose(raw: Buffer, name: string): { type: AnyObjectType; content: 
   return { type: match[1] as AnyObjectType, content };
 }
 
-function packEntryHeader(type: AnyObjectType, size: number): Buffer {
-  const bytes: number[] = [];
-  let byte = (PACK_TYPE_CODE[type] << 4) | (size & 15);
-  let rest = Math.floor(size / 16);
-  while (rest > 0) {
-    bytes.push(byte | 0x80);
-    byte = rest & 0x7f;
-    rest = Math.floor(rest / 128);
-  }
-  bytes.push(byte);
-  return Buffer.from(bytes);
-}
-
 /**
  * Brings every object of the bare repository at `dir` into `gitdir` (a
  * scratch repository): each pack file copied and checked by the same
@@ -343,7 +331,7 @@ export async function fetchLocalObjects(dir: string, gitdir: string, limits: Imp
         const { type, content } = parseLoose(raw, name.replace('/', ''));
         if (content.byteLength > limits.maxObjectBytes)
           throw refusedImport(`the mirror's object ${name.replace('/', '')} is larger than ${describeBytes(limits.maxObjectBytes)} (--max-file-size)`);
-        await write(Buffer.concat([packEntryHeader(type, content.byteLength), deflateSync(content)]));
+        await write(Buffer.concat([encodeEntryHeader(PACK_TYPE_CODE[type], content.byteLength), deflateSync(content)]));
       }
       await out.write(hash.digest());
     } finally {
