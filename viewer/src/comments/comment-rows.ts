@@ -134,12 +134,7 @@ export function commentBlock(store: CommentStore, placed: Placed, span: number, 
     commentActions(store, c),
   );
   el.style.height = `${span * rowHeight}px`;
-  if (store.focusPending)
-    queueMicrotask(() => {
-      if (!store.textarea.isConnected) return;
-      store.focusPending = false;
-      store.textarea.focus({ preventScroll: true });
-    });
+  focusWhenDrawn(store);
   return el;
 }
 
@@ -174,11 +169,16 @@ export function composerBlock(store: CommentStore, span?: number, rowHeight = 0)
     void store.save();
   });
   if (span !== undefined) el.style.height = `${span * rowHeight}px`;
-  if (store.focusPending)
-    queueMicrotask(() => {
-      if (!store.textarea.isConnected) return;
-      store.focusPending = false;
-      store.textarea.focus({ preventScroll: true });
-    });
+  focusWhenDrawn(store);
   return el;
+}
+
+/** Gives the comment box the focus once the page has put it in place (a redraw keeps its text but not its focus). */
+function focusWhenDrawn(store: CommentStore): void {
+  if (!store.focusPending) return;
+  queueMicrotask(() => {
+    if (!store.textarea.isConnected) return;
+    store.focusPending = false;
+    store.textarea.focus({ preventScroll: true });
+  });
 }
