@@ -69,6 +69,7 @@ export type * from './extensions/operations.js';
 export type * from './extensions/sessions.js';
 export type * from './extensions/file-history.js';
 export type * from './extensions/comments.js';
+export type * from './extensions/provenance.js';
 export { MAX_COMMENT_BYTES } from './extensions/comments.js';
 
 // Every method served, with its params and result.

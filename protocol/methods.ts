@@ -42,6 +42,7 @@ import type { MirrorStatus, MirrorStatusParams } from './extensions/mirror.js';
 import type { InvokeOperationParams, InvokeOperationResult } from './extensions/operations.js';
 import type { ForgetSessionParams, ForgetSessionResult } from './extensions/sessions.js';
 import type { FileHistoryParams, FileHistoryResult } from './extensions/file-history.js';
+import type { ProvenanceParams, ProvenanceResult } from './extensions/provenance.js';
 import type { AddCommentParams, CommentRefParams, ListCommentsParams, ListCommentsResult, ResolveCommentParams, ReviewComment } from './extensions/comments.js';
 
 /**
@@ -106,6 +107,8 @@ export interface MethodMap {
   'comments/reopen': { params: CommentRefParams; result: ReviewComment };
   /** Deletes a comment. */
   'comments/delete': { params: CommentRefParams; result: null };
+  /** Who last wrote each line of a file: a turn, the user, or the history before recording. */
+  'provenance/lines': { params: ProvenanceParams; result: ProvenanceResult };
 }
 
 /** Any method a client may send. */
