@@ -22,6 +22,28 @@ export interface TurnStats {
   steps?: TurnStep[];
   /** The files the agent presented during the turn, when it presented any. */
   presentedFiles?: PresentedFileEntry[];
+  /** Turns of other sessions recording the same folder that ran at the same time and changed files this turn's changes show (two agents in one folder), when any did. */
+  alsoChangedBy?: AlsoChangedBy[];
+}
+
+/**
+ * Another session's turn that ran while this one did and changed files this
+ * turn's changes show, where the hooks do not say this session alone wrote
+ * them: "also changed by Claude Code — fix the tests, turn 2".
+ */
+export interface AlsoChangedBy {
+  /** The other session's URI. */
+  session: string;
+  /** The other session's title. */
+  sessionTitle: string;
+  /** The other turn's number as people see it (1 for the session's first turn). */
+  turn: number;
+  /** The other turn's id, to name its changeset. */
+  turnId: string;
+  /** Display paths of the files both turns changed, the first 20. */
+  paths: string[];
+  /** How many files both turns changed (every one, also past the first 20). */
+  files: number;
 }
 
 /** One tool call of a turn: the `step` changeset `n` of the turn covers it. */
