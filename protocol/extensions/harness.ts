@@ -5,7 +5,7 @@
  * and asks what is being recorded. Not part of AHP.
  */
 
-import type { TurnStep } from './timeline.js';
+import type { AlsoChangedBy, TurnCommit, TurnStep } from './timeline.js';
 
 /** How a turn ended. */
 export type TurnEndState = 'complete' | 'cancelled' | 'error';
@@ -162,6 +162,10 @@ export interface TurnStatus {
   automatic?: true;
   /** Its tool calls in order, once it ended, when the harness announced any (as the session state's `_meta.turns` lists them). */
   steps?: TurnStep[];
+  /** Turns of other sessions in the same folder that changed its files while it ran (as the session state's `_meta.turns` lists them), when any did. */
+  alsoChangedBy?: AlsoChangedBy[];
+  /** The commits its lines landed in, oldest first (as the session state's `_meta.turns` lists them), when any did. */
+  commits?: TurnCommit[];
 }
 
 /** What one retention pass over a store did. */

@@ -24,6 +24,20 @@ export interface TurnStats {
   presentedFiles?: PresentedFileEntry[];
   /** Turns of other sessions recording the same folder that ran at the same time and changed files this turn's changes show (two agents in one folder), when any did. */
   alsoChangedBy?: AlsoChangedBy[];
+  /** The commits of the workspace repository that lines this turn wrote landed in, oldest first, when any did. */
+  commits?: TurnCommit[];
+}
+
+/** A commit that lines a turn wrote landed in: "committed in a1b2c3d". */
+export interface TurnCommit {
+  /** Full commit id. */
+  oid: string;
+  /** The first line of its message. */
+  summary: string;
+  /** How many of the lines the commit added this turn wrote. */
+  lines: number;
+  /** When it was committed (its author time), ISO 8601. */
+  at: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { RetentionStatus, SnapshotTrackingStatus, StatusResult, TurnStatus } from '../../protocol/index.js';
+import type { AlsoChangedBy } from '../../protocol/extensions/timeline.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { formatMirrorStatus, requestMirrorStatus } from '../mirror/mirror-status-text.js';
 import { Output } from '../client/output.js';
@@ -101,7 +102,11 @@ export function formatStatus(status: StatusResult, viewer?: string): string {
       );
     const ended = s.turns.filter((t) => t.state !== undefined);
     lines.push(`  turns:       ${s.turnCount}${ended.length > 0 ? ' (latest last)' : ''}`);
-    for (const t of ended) lines.push(`    ${formatTurn(t)}`);
+    for (const t of ended) {
+      lines.push(`    ${formatTurn(t)}`);
+      for (const a of t.alsoChangedBy ?? []) lines.push(`      ${alsoChangedText(a)}`);
+    }
+    for (const t of ended) for (const c of t.commits ?? []) lines.push(`    turn ${t.index} landed in ${c.oid.slice(0, 7)}${quote(c.summary)}`);
     for (const a of s.userActions ?? []) lines.push(`    you: ${a.text}`);
   }
   return `${lines.join('\n')}\n`;
@@ -134,6 +139,12 @@ function formatBytes(n: number): string {
 function formatTurn(t: TurnStatus): string {
   const changes = t.changes ? `${plural(t.changes.files, 'file')} +${t.changes.added} -${t.changes.deleted}` : '';
   return `#${t.index} ${t.state}  ${changes}${quote(t.automatic ? t.title : t.message)}`;
+}
+
+/** "also changed by “Claude Code — fix the tests” (turn 2): src/app.ts, README.md": another session in the folder at the same time. */
+function alsoChangedText(a: AlsoChangedBy): string {
+  const more = a.files - a.paths.length;
+  return `also changed by “${a.sessionTitle}” (turn ${a.turn}): ${a.paths.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
 function plural(n: number, word: string): string {

@@ -44,6 +44,10 @@ export async function sessionStatusOf(session: RecordingSession, limit: number):
     if (title) t.title = title;
     const steps = meta.turns[t.turnId]?.steps;
     if (steps) t.steps = steps;
+    const alsoChangedBy = meta.turns[t.turnId]?.alsoChangedBy;
+    if (alsoChangedBy?.length) t.alsoChangedBy = alsoChangedBy;
+    const commits = meta.turns[t.turnId]?.commits;
+    if (commits?.length) t.commits = commits;
   }
   if (meta.agent) out.agent = meta.agent;
   if (session.endedAt) out.endedAt = session.endedAt;

@@ -8,7 +8,7 @@ import { stepsMeta } from './step-recorder.js';
 import type { SafetyDetails } from './session-journal.js';
 import type { TurnRecord } from './turn-record.js';
 import { summaryMarkdown, type TurnSummary } from './turn-summary.js';
-import type { TimelineMeta, TurnStats, UserAction } from '../../protocol/extensions/timeline.js';
+import type { AlsoChangedBy, TimelineMeta, TurnCommit, TurnStats, UserAction } from '../../protocol/extensions/timeline.js';
 
 export type { TimelineMeta, TurnStats, UserAction } from '../../protocol/extensions/timeline.js';
 
@@ -145,7 +145,9 @@ export class SessionTimeline {
     } else {
       this.dispatchChat({ type: 'chat/turnComplete', ...base });
     }
+    const commits = this.meta.turns[turn.id]?.commits;
     this.meta.turns[turn.id] = statsOf(turn, this.info.display);
+    if (commits) this.meta.turns[turn.id]!.commits = commits;
     this.publishMeta();
     this.syncChatSummary();
   }
@@ -159,6 +161,21 @@ export class SessionTimeline {
     this.syncChatSummary();
   }
 
+  /** The commits each turn's lines landed in (turn id → commits, oldest first), replacing what the turns listed. */
+  turnCommits(byTurn: ReadonlyMap<string, TurnCommit[]>): void {
+    let changed = false;
+    for (const [turnId, commits] of byTurn) {
+      const stats = this.meta.turns[turnId];
+      if (!stats || JSON.stringify(stats.commits ?? []) === JSON.stringify(commits)) continue;
+      const next: TurnStats = { ...stats };
+      if (commits.length > 0) next.commits = commits;
+      else delete next.commits;
+      this.meta.turns[turnId] = next;
+      changed = true;
+    }
+    if (changed) this.publishMeta();
+  }
+
   userAction(action: UserAction): void {
     this.meta.userActions = [...this.meta.userActions, action].slice(-MAX_USER_ACTIONS);
     this.publishMeta();
@@ -167,6 +184,18 @@ export class SessionTimeline {
   agent(name: string): void {
     if (this.meta.agent === name) return;
     this.meta.agent = name;
+    this.publishMeta();
+  }
+
+  /** The turns of other sessions in the same folder that changed this turn's files while it ran (none: the field goes). */
+  alsoChangedBy(turnId: string, others: readonly AlsoChangedBy[]): void {
+    const stats = this.meta.turns[turnId];
+    if (!stats || JSON.stringify(stats.alsoChangedBy ?? []) === JSON.stringify(others)) return;
+    const next: TurnStats = { ...stats };
+    if (others.length > 0) next.alsoChangedBy = [...others];
+    else delete next.alsoChangedBy;
+    // Replaced, never changed: published states share the per-turn figures.
+    this.meta.turns[turnId] = next;
     this.publishMeta();
   }
 
