@@ -11,6 +11,7 @@ import { CommandError } from '../client/errors.js';
 import { MCP_HINTS } from '../client/hints.js';
 import { commentBody, commentCode, commentPlace } from '../client/comment-words.js';
 import type { ReviewComment } from '../../protocol/extensions/comments.js';
+import { authorSentence, lineWords, rangesInWords, turnsOf, type BlameContext } from '../client/blame-words.js';
 
 /** A JSON Schema for a tool's arguments (MCP sends them as a plain object). */
 export interface ArgumentSchema {
@@ -275,7 +276,82 @@ export const CHANGESET_TOOLS: readonly ChangesetTool[] = [
       return { summary: `Comment #${comment.id} is marked addressed by you.`, comment: commentForModel(comment) };
     },
   },
+  {
+    name: 'who_wrote',
+    title: 'Who wrote these lines',
+    description:
+      "Says who last wrote each line of a file (or of a line range of it), from the session's record: a turn (its number, prompt, agent, and the step and tool call that wrote it), the user by hand (an edit no turn made, between turns or during one), or the repository's history before recording began (the commit). Ask it before changing or deleting lines you did not write yourself in this turn: lines the user wrote by hand are theirs. Read-only.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        file: { type: 'string', description: 'The file: a path relative to your working directory, absolute, or as show_changes lists it.' },
+        lines: { type: 'string', description: 'Only these lines, "A-B" or "A", numbered from 1 as editors show them. Default: the whole file.' },
+        session: SESSION_ARG,
+      },
+      required: ['file'],
+      additionalProperties: false,
+    },
+    destructive: false,
+    run: (args, context) => whoWrote(args, context),
+  },
 ];
+
+/** `who_wrote`: each range of lines with its author in a sentence, a summary, and each turn's prompt once. */
+async function whoWrote(args: ToolArguments, context: ToolContext): Promise<unknown> {
+  const picked = await sessionFor(args, context);
+  const session = picked.session;
+  const file = String(args['file']);
+  let lines: { start: number; end: number } | undefined;
+  if (args['lines'] !== undefined) {
+    lines = parseLineRange(String(args['lines']));
+    if (!lines) throw new CommandError(`"lines" must be "A-B" or "A" with 1 <= A <= B, got "${String(args['lines'])}"`);
+  }
+  const abs = resolve(context.cwd, file);
+  if (!session.workingDirectories.some((d) => abs === d || abs.startsWith(d.endsWith(sep) ? d : d + sep))) {
+    throw new CommandError(`${file} is not in a folder the session "${session.title}" records (${session.workingDirectories.join(', ')})`);
+  }
+  const result = await context.client.request('provenance/lines', {
+    session: session.channel,
+    path: abs,
+    ...(lines ? { startLine: lines.start, endLine: lines.end } : {}),
+  });
+  if (result.missing) throw new CommandError(`${result.path} does not exist in the working tree as last recorded`);
+  if (result.binary) return { file: result.path, summary: `${result.path} is a binary file: it has no lines.` };
+  if (lines && lines.start > result.lineCount)
+    throw new CommandError(`${result.path} has ${result.lineCount === 1 ? 'only 1 line' : `only ${result.lineCount} lines`}`);
+  const ctx: BlameContext = { session, others: picked.others, user: 'the user' };
+  const ranges = rangesInWords(result, ctx);
+  const first = ranges[0]?.startLine ?? 1;
+  const last = ranges.at(-1)?.endLine ?? 0;
+  const count = (kind: string) => ranges.filter((r) => r.author.kind === kind).reduce((n, r) => n + r.endLine - r.startLine + 1, 0);
+  const parts = [
+    [count('turn'), 'by turns of the session'],
+    [count('user'), 'by the user by hand'],
+    [count('before-recording'), 'from before recording began'],
+    [count('mixed'), 'by one of several sessions at once (the record cannot tell which)'],
+  ]
+    .filter(([n]) => (n as number) > 0)
+    .map(([n, what]) => `${n} ${n === 1 ? 'line' : 'lines'} ${what}`);
+  const restored = ranges.filter((r) => r.restored).reduce((n, r) => n + r.endLine - r.startLine + 1, 0);
+  return {
+    file: result.path,
+    summary:
+      ranges.length === 0
+        ? `${result.path} is empty.`
+        : `${result.path}, ${lineWords(first, last)} of ${result.lineCount}: ${parts.join(', ')}${restored > 0 ? `; ${restored} of them put back by a revert, restore or undo` : ''}.`,
+    ranges: ranges.map((r, i) => ({
+      lines: r.startLine === r.endLine ? `${r.startLine}` : `${r.startLine}-${r.endLine}`,
+      author: authorSentence(result.authors[result.ranges[i]!.author]!, ctx),
+      ...(r.restored ? { restored: 'put back by a revert, restore or undo; written first by this author' } : {}),
+    })),
+    turns: turnsOf(result, ctx).map(({ name, prompt, agent, at }) => ({
+      turn: name,
+      ...(prompt !== undefined ? { prompt } : {}),
+      ...(agent !== undefined ? { agent } : {}),
+      at,
+    })),
+  };
+}
 
 /** Checks a call's arguments against the tool's schema; returns the problem, or undefined. */
 export function argumentProblem(tool: ChangesetTool, args: unknown): string | undefined {
