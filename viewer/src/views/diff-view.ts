@@ -22,6 +22,7 @@ import { viewedElsewhere } from '../viewed.js';
 import { fileHabits } from '../history/file-history.js';
 import { commentsOf, type Placed } from '../comments/comment-store.js';
 import { commentBlock, composerBlock } from '../comments/comment-rows.js';
+import { blameToggle, drawBlame } from '../blame/blame-gutter.js';
 
 /** Lines drawn before the rest of a very large diff waits behind a button (keeps the page responsive). */
 const LINE_BUDGET = 4000;
@@ -86,6 +87,7 @@ export class DiffView {
     }
     const note = filterNote(((file._meta ?? {}) as FileMeta).filterNotRun);
     replaceChildren(this.pane, this.header(open.uri, file), note ? h('p', { class: 'note file-note' }, note) : null, this.body(open.uri, file, loaded));
+    drawBlame(app, this.pane, open.uri, file);
     this.markLine(`${key}\n${app.selectedLine ?? ''}`);
   }
 
@@ -133,6 +135,7 @@ export class DiffView {
         : null,
       viewedElsewhere(app, file),
       fileHabits(app, channel, file),
+      blameToggle(app, file),
       fileOperations(app, channel, file, path, 'File operations'),
       app.open?.reviewable
         ? h(
