@@ -5,6 +5,7 @@ import { Comments } from './comments/comments.js';
 import { harnessMethods } from './harness/methods.js';
 import { presentedContent } from './harness/present-files.js';
 import { ChangesetOperations } from './operations/operations.js';
+import { provenanceMethods } from './provenance/index.js';
 import type { RecordingSession } from './session/recording-session.js';
 import { findResumableSession } from './session/resume.js';
 import { SessionManager, type SessionDefaults } from './session/session-manager.js';
@@ -109,6 +110,7 @@ export class ChangesetService {
     this.server.register(harnessMethods(this.sessions, (uri, turnId) => this.changesets.afterTurnEnded(uri, turnId)));
     this.server.register(sessionMethods(this.sessions));
     this.server.register(this.comments.methods());
+    this.server.register(provenanceMethods(this.sessions));
     this.server.registerContentProviders(this.changesets.contentProviders());
     this.server.registerContentProviders(presentedContent(this.sessions, { serveOutsideFiles: options.serveOutsideFiles === true }));
   }

@@ -32,7 +32,7 @@ const LAYERS: [prefix: string, layer: number][] = [
   // 3. Sessions.
   ['server/session/', 3],
   // 4. What serves methods over sessions.
-  ...['changesets', 'operations', 'harness', 'auto-turns', 'mirror', 'comments'].map((dir): [string, number] => [`server/${dir}/`, 4]),
+  ...['changesets', 'operations', 'harness', 'auto-turns', 'mirror', 'comments', 'provenance'].map((dir): [string, number] => [`server/${dir}/`, 4]),
   // 5. The server: connections, transport, security, the registry of running servers; then app.ts and service.ts.
   ...['connection', 'transport', 'security', 'registry'].map((dir): [string, number] => [`server/${dir}/`, 5]),
   ['server/app.ts', 5.1],

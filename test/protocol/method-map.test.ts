@@ -35,6 +35,7 @@ const METHODS: Record<Method, 'request' | 'notification'> = {
   'comments/resolve': 'request',
   'comments/reopen': 'request',
   'comments/delete': 'request',
+  'provenance/lines': 'request',
 };
 
 /** Served only while mirroring (`serve --mirror`); test/mirror covers it. */
