@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
-import { createSession, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
+import { createSession, followLink, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
 
 const fx = useViewerFixture();
 
@@ -183,8 +183,9 @@ describe('the habits of a review tool', () => {
     const repo = makeRepo(fx.temp.make(), { 'src/a.txt': `${before.join('\n')}\n` });
     const session = await createSession(fx.server.client, 'links', repo);
     await recordTurn(fx.server.client, session, 't1', 'Lines', () => writeFiles(repo, { 'src/a.txt': `${after.join('\n')}\n`, 'big.txt': `${big}\n` }));
-    const base = `${fx.server.viewerUrl}&session=links&turn=t1&file=src/a.txt`;
-    const { page, errors } = await openViewer(fx.browser, `${base}&line=R5`);
+    const link = '?session=links&turn=t1&file=src/a.txt';
+    // The first link is loaded; the page then follows the others in the document it has, as back / forward does.
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&${link.slice(1)}&line=R5`);
 
     /** The linked line's cells against an unmarked line's of the same kind, and whether the linked row is on screen. */
     const compare = (link: string, other: string) =>
@@ -221,13 +222,27 @@ describe('the habits of a review tool', () => {
       expect(shown.inView).toBe(true);
       expect(shown.differs).toEqual(expect.arrayContaining(['code backgroundImage', 'number boxShadow']));
     };
-    /** Opens the link to a line, side by side when asked (the diff layout is not remembered across pages, `s` picks it). */
+    /** Whether the diffs are side by side now (`s` picks it, `u` goes back to unified). */
+    let sideBySide = false;
+    /**
+     * Opens the link to a line from the top of the diffs (the page drawn there first, so the link has to scroll to its
+     * line), then shows the diffs side by side or unified as asked.
+     */
     const open = async (line: string, split: boolean, pair: string): Promise<void> => {
-      await page.goto(`${base}&line=${line}`);
-      if (!split) return;
-      await page.locator(`:is(.rl, tr) .num[data-line="${line}"]`).first().waitFor();
-      await page.keyboard.press('s');
-      await page.locator(pair).first().waitFor();
+      await inPage(
+        page,
+        `async () => {
+          (document.getElementById('review') ?? document.getElementById('diff')).scrollTop = 0;
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        }`,
+      );
+      await followLink(page, `${link}&line=${line}`);
+      if (split !== sideBySide) {
+        await page.locator(`:is(.rl, tr) .num[data-line="${line}"]`).first().waitFor();
+        await page.keyboard.press(split ? 's' : 'u');
+        sideBySide = split;
+      }
+      if (pair) await page.locator(pair).first().waitFor();
     };
     // A context line, then an added and a removed one, in the review page's unified layout (the file is below a long one).
     await check('R5', 'R4', 'context');
@@ -247,8 +262,7 @@ describe('the habits of a review tool', () => {
     await page.locator('[data-layout="file"]').click();
     await open('L3', true, 'table.diff.split');
     await check('L3', 'L9', 'del');
-    await open('R6', false, '');
-    await page.locator('table.diff.unified').waitFor();
+    await open('R6', false, 'table.diff.unified');
     await check('R6', 'R7', 'add');
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/link-add-dark-file.png` });
     expect(errors).toEqual([]);

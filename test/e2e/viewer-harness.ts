@@ -321,6 +321,18 @@ export async function openViewer(
   return { page, errors };
 }
 
+/**
+ * Brings an open viewer to the view a link names (`?session=…&turn=…&file=…&line=…`) the way back / forward does:
+ * the address changes and the page follows it in the document it has. For a test about what a link shows (the file
+ * and line it selects, marks and scrolls to) after the page's first load; a test about loading a link uses `goto`.
+ */
+export async function followLink(page: Page, search: string): Promise<void> {
+  await page.evaluate(`(() => {
+    history.pushState(null, '', location.pathname + ${JSON.stringify(search)});
+    dispatchEvent(new PopStateEvent('popstate'));
+  })()`);
+}
+
 /** Remembers a layout before the page's own scripts read it, in every document of the page. */
 function layoutScript(layout: 'all' | 'file'): string {
   return `(() => { try { localStorage.setItem('changeset-server.layout', ${JSON.stringify(layout)}); } catch {} })();`;

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { protocolWords } from '../helpers/protocol-words.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
-import { createSession, openViewer, useViewerFixture } from './viewer-harness.js';
+import { createSession, followLink, openViewer, useViewerFixture } from './viewer-harness.js';
 
 const fx = useViewerFixture();
 
@@ -68,7 +68,9 @@ describe('the words the viewer shows', () => {
     await page.locator('#confirm-cancel').click();
 
     // Turn 2: the revert conflicts with the hand edit.
-    await page.goto(`${fx.server.viewerUrl}&session=${SESSION_ID}&turn=${TURN_TWO}`);
+    // The other views are reached in the page (as back / forward reaches them), without loading it again.
+    await followLink(page, `?session=${SESSION_ID}&turn=${TURN_TWO}`);
+    await expect.poll(() => page.locator('#changeset-title').textContent()).toBe('Turn: Touch b');
     await page.locator('.toolbar [data-operation="revert"]').waitFor();
     await look('turn 2');
     await page.locator('.toolbar [data-operation="revert"]').click();
@@ -77,7 +79,8 @@ describe('the words the viewer shows', () => {
     await page.locator('#confirm-cancel').click();
 
     // Turn 1: revert a hunk, read the notice, undo it from the notice.
-    await page.goto(`${fx.server.viewerUrl}&session=${SESSION_ID}&turn=${TURN_ONE}`);
+    await followLink(page, `?session=${SESSION_ID}&turn=${TURN_ONE}`);
+    await expect.poll(() => page.locator('#changeset-title').textContent()).toBe('Turn: Rework a.txt');
     await page.locator('.rv-file[data-path="a.txt"] .hunk-row [data-operation="revert"]').click();
     await page.locator('#confirm-dialog[open]').waitFor();
     await look('hunk revert dialog');
@@ -96,7 +99,8 @@ describe('the words the viewer shows', () => {
     await page.locator('#confirm-ok').click();
     await expect.poll(async () => (await page.locator('.notice .notice-text').textContent()) ?? '', { timeout: 30_000 }).toContain('turn 1');
     await look('after the restore');
-    await page.goto(`${fx.server.viewerUrl}&session=${SESSION_ID}`);
+    await followLink(page, `?session=${SESSION_ID}`);
+    await page.locator('.chip[data-change-kind="session"][aria-pressed="true"]').waitFor();
     await page.locator('.toolbar').waitFor();
     await look('the session');
 
