@@ -7,7 +7,8 @@
  * PreToolUse (an Edit), PostToolUse and Stop (a turn's events in the order
  * Claude Code sends them), `--version`, `--help` and `status`. Wall time
  * from spawn to exit, medians over the rounds, and each median's ratio to
- * the median of `node -e 0`. The hook always exits 0: its log is checked
+ * the median of `node -e 0`; beside it the median and spread of each run's
+ * ratio to the `node -e 0` run just before it. The hook always exits 0: its log is checked
  * for errors at the end.
  *
  *   npm run build && npm run bench -- cli-start [--rounds 21] [--files 200]
@@ -114,6 +115,8 @@ async function main(): Promise<void> {
       { name: 'status', args: [BIN, 'status', '--state-dir', stateDir] },
     ];
     const samples = new Map<string, number[]>([anchor, ...commands].map((c) => [c.name, []]));
+    // Each command's time over the `node -e 0` run just before it: the spread of these says how far the load moved a ratio.
+    const pairRatios = new Map<string, number[]>(commands.map((c) => [c.name, []]));
     for (let round = 0; round <= ROUNDS; round++) {
       for (const c of commands) {
         const a = await timed(anchor, workspace);
@@ -121,6 +124,7 @@ async function main(): Promise<void> {
         if (round === 0) continue;
         samples.get(anchor.name)!.push(a);
         samples.get(c.name)!.push(t);
+        pairRatios.get(c.name)!.push(t / a);
       }
     }
     const logPath = join(stateDir, 'logs', 'hook.log');
@@ -132,9 +136,13 @@ async function main(): Promise<void> {
     if (errors.length > 0) throw new Error(`the hook logged errors:\n${errors.slice(0, 5).join('\n')}`);
 
     const base = median(samples.get(anchor.name)!);
-    console.log('\n| command | median | ratio to node -e 0 |');
-    console.log('| --- | --- | --- |');
-    for (const [name, xs] of samples) console.log(`| ${name} | ${median(xs).toFixed(1)} ms | ${(median(xs) / base).toFixed(2)}x |`);
+    console.log('\n| command | median | ratio to node -e 0 | per pair: median (spread) |');
+    console.log('| --- | --- | --- | --- |');
+    for (const [name, xs] of samples) {
+      const pairs = pairRatios.get(name);
+      const spread = pairs ? `${median(pairs).toFixed(2)}x (${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}x)` : '';
+      console.log(`| ${name} | ${median(xs).toFixed(1)} ms | ${(median(xs) / base).toFixed(2)}x | ${spread} |`);
+    }
     console.log(`load average at end ${loadavg()[0]!.toFixed(1)}`);
   } finally {
     await server.stop();
