@@ -2,10 +2,11 @@ import { ChangesetServer, type ChangesetServerOptions } from './app.js';
 import { type AutoTurns, startAutoTurns } from './auto-turns/index.js';
 import { Changesets } from './changesets/changesets.js';
 import { Comments } from './comments/comments.js';
+import { CommitTrackers } from './provenance/commit-tracker.js';
 import { harnessMethods } from './harness/methods.js';
 import { presentedContent } from './harness/present-files.js';
 import { ChangesetOperations } from './operations/operations.js';
-import { provenanceMethods } from './provenance/index.js';
+import { lineProvenance, provenanceMethods } from './provenance/index.js';
 import type { RecordingSession } from './session/recording-session.js';
 import { findResumableSession } from './session/resume.js';
 import { SessionManager, type SessionDefaults } from './session/session-manager.js';
@@ -40,6 +41,8 @@ export interface ChangesetServiceOptions extends ChangesetServerOptions {
   mirror?: { url: string | undefined; env: NodeJS.ProcessEnv };
   /** Record turns from file-system quiet periods in the session {@link ChangesetService.openWorkspace} opens (`serve --auto-turns`). */
   autoTurns?: { quietMs: number };
+  /** Attach an authorship note (Git AI Standard 3.0.0, `refs/notes/ai`) to each new commit of the workspace repositories (`serve --notes`); off by default. */
+  notes?: boolean;
 }
 
 /** A setting the service cannot run with (an unsafe security setting, a bad mirror remote): nothing was opened or started. */
@@ -56,6 +59,8 @@ export class ChangesetService {
   readonly operations: ChangesetOperations;
   /** Review comments of every session. */
   readonly comments: Comments;
+  /** The commits of the workspace repositories, linked to the turns whose lines landed in them. */
+  readonly commits: CommitTrackers;
   readonly stateDir: string;
   /** The token, origin checks and viewer files, when the service was given {@link ChangesetServiceOptions.security}. */
   readonly security: EndpointSecurity | undefined;
@@ -94,6 +99,12 @@ export class ChangesetService {
     });
     this.operations = new ChangesetOperations(this.sessions, this.changesets);
     this.comments = new Comments(this.sessions, this.changesets);
+    this.commits = new CommitTrackers({
+      provenance: (params) => lineProvenance(this.sessions, params),
+      notes: options.notes === true,
+      ignore: [this.stateDir],
+      log,
+    });
     // A provider, not an event: the changesets ask which operations each of them offers, and their status.
     this.changesets.setOperations((session, parsed) => this.operations.offeredOn(session, parsed));
     // Each session added is followed by its changesets, then told whether undo is possible (which reads them).
@@ -101,6 +112,7 @@ export class ChangesetService {
       this.sessions.onSessionAdded((session) => {
         this.changesets.attach(session);
         this.comments.attach(session);
+        this.commits.attach(session);
         void this.operations.refreshUndo(session);
       }),
     );
@@ -172,6 +184,7 @@ export class ChangesetService {
     await this.changesets.stopWatching();
     await this.operations.settled();
     await this.comments.settled();
+    await this.commits.close();
     await this.sessions.closeAll();
     await this.changesets.close();
     await this.server.stop();

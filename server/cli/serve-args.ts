@@ -37,9 +37,14 @@ export interface ServeArgs {
   retainDays: number | undefined;
   /** Serve the content of presented files outside the working directories. */
   serveOutsideFiles: boolean;
+  /** Attach a Git AI Standard authorship note to each new commit (`--notes`, or `CHANGESET_SERVER_NOTES=1`). */
+  notes: boolean;
   /** Print usage and exit. */
   help: boolean;
 }
+
+/** The environment variable that turns `--notes` on (`1`) when the flag is not given. */
+export const NOTES_ENV = 'CHANGESET_SERVER_NOTES';
 
 /** Default quiet period for `--auto-turns` without a value. */
 export const DEFAULT_AUTO_TURNS_MS = 3000;
@@ -74,6 +79,8 @@ export const SERVE_USAGE = [
   `                        (default: kept until the budget needs the space, or $${RETAIN_DAYS_ENV})`,
   '  --serve-outside-files let clients read files an agent presents from outside the working',
   '                        directories (default: listed, content refused)',
+  '  --notes               attach who wrote each line to every new commit as a git note under',
+  `                        refs/notes/ai (Git AI Standard 3.0.0); writes into the repository (default off, or $${NOTES_ENV}=1)`,
   '  -h, --help            show this help',
   '',
 ].join('\n');
@@ -100,6 +107,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     storeBudgetBytes: undefined,
     retainDays: undefined,
     serveOutsideFiles: false,
+    notes: false,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -181,6 +189,9 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
       case '--serve-outside-files':
         args.serveOutsideFiles = flag();
         break;
+      case '--notes':
+        args.notes = flag();
+        break;
       default: {
         const guess = nearest(
           name,
@@ -189,6 +200,11 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         throw new UsageError(`unknown option ${name}${guess ? `; did you mean ${guess}?` : ''}`);
       }
     }
+  }
+  const notesEnv = env[NOTES_ENV];
+  if (!args.notes && notesEnv !== undefined && notesEnv !== '') {
+    if (notesEnv !== '1' && notesEnv !== '0') throw new UsageError(`${NOTES_ENV} must be 1 or 0, got "${notesEnv}"`);
+    args.notes = notesEnv === '1';
   }
   const budgetEnv = env[STORE_BUDGET_ENV];
   if (args.storeBudgetBytes === undefined && budgetEnv) args.storeBudgetBytes = setting(STORE_BUDGET_ENV, parseByteSize(budgetEnv));

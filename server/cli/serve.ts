@@ -94,6 +94,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
       mirror: { url: args.mirror, env },
       ...(args.autoTurnsMs !== undefined ? { autoTurns: { quietMs: args.autoTurnsMs } } : {}),
       serveOutsideFiles: args.serveOutsideFiles,
+      ...(args.notes ? { notes: true } : {}),
       sessionDefaults: {
         onProgress: (done, total) => showProgress && progress.update(done, total),
         ...(args.storeBudgetBytes !== undefined ? { storeBudgetBytes: args.storeBudgetBytes } : {}),
@@ -332,6 +333,7 @@ function banner(ready: ReadyInfo, args: ServeArgs): string {
     `  viewer:     ${ready.viewer}`,
     ready.token === null ? '  token:      none (--no-auth)' : `  token:      ${ready.token}`,
     `  recording:  ${args.directories.join(', ')}`,
+    ...(args.notes ? ['  notes:      who wrote each line goes on every new commit as a git note (refs/notes/ai)'] : []),
     ...(ready.preparing !== undefined ? [`  preparing:  ${ready.preparing}; a turn started meanwhile waits for it`] : []),
     args.autoTurnsMs !== undefined
       ? `  turns:      automatic, each ending after ${args.autoTurnsMs} ms without changes (a harness takes over)`

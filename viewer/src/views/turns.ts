@@ -45,6 +45,14 @@ function turnTimes(turn: { startedAt?: string; duration?: number }, stats: TurnS
   ];
 }
 
+/** "committed in a1b2c3d": the commits the turn's lines landed in, each named by its message on hover. */
+function committedIn(stats: TurnStats | undefined): HTMLElement | null {
+  const commits = stats?.commits ?? [];
+  if (commits.length === 0) return null;
+  const names = commits.map((c, i) => [i > 0 ? ', ' : null, h('span', { class: 'turn-commit', title: c.summary, 'data-commit': c.oid }, c.oid.slice(0, 7))]);
+  return h('span', { class: 'turn-commits' }, ' · committed in ', ...names.flat());
+}
+
 /** Draws the turn list of the selected session's default chat. */
 export function renderTurns(app: App): void {
   const list = byId('turns');
@@ -108,6 +116,7 @@ export function renderTurns(app: App): void {
             turnTimes(turn, stats),
             ' ',
             countsLabel(turnCountsOf(app.turnCounts, app.session, turn.id)),
+            committedIn(stats),
           ),
         ),
         hasCompare
