@@ -8,13 +8,13 @@
  */
 import { relative, sep } from 'node:path';
 import { ByteLines } from '../../diff/byte-lines.js';
-import { diffLines } from '../../diff/line-diff.js';
 import type { BeforeRecordingAuthor } from '../../protocol/extensions/provenance.js';
 import { lookupPath } from '../changes/tree-lookup.js';
 import { isBinary } from '../diff/binary.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import { resolveRef } from '../snapshot/index.js';
 import { parseCommit, type CommitObject } from '../store/commit.js';
+import { blameDiff } from './line-authors.js';
 
 /** Most commits one walk reads; lines older than that are before recording without a commit. */
 export const MAX_COMMITS = 1000;
@@ -117,7 +117,7 @@ function mapKept(a: ByteLines, b: ByteLines, pair: (a: number, b: number) => voi
   if (a.length === 0 || b.length === 0) return;
   let i = 0;
   let j = 0;
-  for (const c of diffLines(a, b)) {
+  for (const c of blameDiff(a, b)) {
     for (; i < c.oldStart; i++, j++) pair(i, j);
     i = c.oldEnd;
     j = c.newEnd;

@@ -145,6 +145,7 @@ export function recordedStates(
       state.change = {
         kind: 'outside-turns',
         session: who,
+        file: absPath,
         ...(lastEnded ? { afterTurn: lastEnded } : {}),
         ...(previousAt ? { after: previousAt } : {}),
         before: state.at,

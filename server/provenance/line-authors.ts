@@ -1,11 +1,19 @@
 /**
  * Carrying each line's author from one version of a file to the next with
- * the project's line diff (git's histogram diff): a line the diff keeps
- * keeps its author, a line it inserts gets the author of the change. This
- * is what `git blame` computes over a linear history, forwards.
+ * the project's line diff: a line the diff keeps keeps its author, a line
+ * it inserts gets the author of the change. This is what `git blame`
+ * computes over a linear history, forwards; and the diff is the one
+ * `git blame` runs (git's Myers diff with the indent heuristic, whatever
+ * `diff.algorithm` says), so the answers are git blame's on the same
+ * versions.
  */
 import type { ByteLines } from '../../diff/byte-lines.js';
-import { diffLines } from '../../diff/line-diff.js';
+import { diffLines, type LineChange } from '../../diff/line-diff.js';
+
+/** The line diff `git blame` runs between two versions. */
+export function blameDiff(a: ByteLines, b: ByteLines): LineChange[] {
+  return diffLines(a, b, { algorithm: 'myers' });
+}
 import type { LineAuthor } from '../../protocol/extensions/provenance.js';
 
 /** A version's lines and who last wrote each. */
@@ -57,7 +65,7 @@ export function carry(prev: BlamedLines | undefined, next: ByteLines, author: nu
       inserted[j] = 0;
     }
   };
-  for (const c of diffLines(prev.lines, next)) {
+  for (const c of blameDiff(prev.lines, next)) {
     keep(c.oldStart);
     i = c.oldEnd;
     j = c.newEnd;
@@ -83,7 +91,7 @@ export function restoreFrom(target: BlamedLines, inserted: Uint8Array, source: B
       inserted[j] = 0;
     }
   };
-  for (const c of diffLines(source.lines, target.lines)) {
+  for (const c of blameDiff(source.lines, target.lines)) {
     take(c.oldStart);
     i = c.oldEnd;
     j = c.newEnd;

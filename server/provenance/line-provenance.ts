@@ -71,6 +71,11 @@ interface FileCache {
 
 const caches = new WeakMap<RecordingSession, Map<string, FileCache>>();
 
+/** Drops what was worked out for the session's files: a turn of another session recording the folder ended, and may change whose their changes are. */
+export function forgetLineProvenance(session: RecordingSession): void {
+  caches.delete(session);
+}
+
 /**
  * Who last wrote each line of a file: the file as it is in the working
  * tree now (a snapshot is taken), or as a changeset of the session shows it.
@@ -111,6 +116,7 @@ export async function lineProvenance(sessions: SessionManager, params: Provenanc
     : {
         kind: 'outside-turns',
         session: who,
+        file: file.absPath,
         ...lastEndedTurn(states),
         ...(last ? { after: last.at } : {}),
         before: now,
