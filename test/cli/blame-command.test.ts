@@ -1,5 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClient } from '../helpers/client.js';
 import { protocolWords } from '../helpers/protocol-words.js';
@@ -32,7 +33,11 @@ describe('changeset-server blame', () => {
     try {
       await harness.initialize();
       // Turn 1 as an agent's hook records it: one Edit tool call rewrites line 1.
-      const { turnId } = await harness.request<{ turnId: string }>('harness/turnStarted', { channel: session, message: 'Shout the first line' }, { timeoutMs: 30_000 });
+      const { turnId } = await harness.request<{ turnId: string }>(
+        'harness/turnStarted',
+        { channel: session, message: 'Shout the first line' },
+        { timeoutMs: 30_000 },
+      );
       await harness.request('harness/beforeEdit', { channel: session, turnId, paths: ['a.txt'], tool: 'Edit' }, { timeoutMs: 30_000 });
       writeFileSync(join(workspace, 'a.txt'), 'ONE\ntwo\nthree\n');
       await harness.request('harness/turnEnded', { channel: session, turnId }, { timeoutMs: 60_000 });
@@ -112,10 +117,40 @@ describe('changeset-server blame', () => {
     });
   }, 60_000);
 
+  it('loads only the client side: no dependency, nothing of the server, about twenty modules of ours', async () => {
+    const log = join(temp.make('cs-blame-log-'), 'modules.log');
+    const result = await run(['blame', 'a.txt', '--state-dir', state], {
+      cwd: workspace,
+      env: { CHANGESET_SERVER_TEST_MODULE_LOG: log },
+      nodeArgs: ['--import', join(process.cwd(), 'test', 'cli', 'module-log.mjs')],
+    });
+    expect(result.code).toBe(0);
+    const loaded = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((url) => url.startsWith('file:'))
+      .map((url) => relative(process.cwd(), fileURLToPath(url)));
+    const what = loaded.join(', ');
+    expect(
+      loaded.filter((m) => m.includes('node_modules')),
+      what,
+    ).toEqual([]);
+    expect(
+      loaded.filter((m) =>
+        /^dist\/server\/(app|service|store\/(?!state-dir\.js)|transport|connection|session|channels|snapshot|watch|diff|changes|disk|changesets|operations|harness|provenance|mcp)\b/.test(
+          m,
+        ),
+      ),
+      what,
+    ).toEqual([]);
+    expect(loaded.length, what).toBeLessThanOrEqual(22);
+  }, 60_000);
+
   it('says plainly what is wrong: bad --lines, lines past the end, a file outside the folder or not there, no server', async () => {
     const bad = await cli('blame', 'a.txt', '--lines', '4-2');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe('changeset-server blame: --lines takes A-B or A with 1 <= A <= B (such as 12-30), not "4-2" (see "changeset-server blame --help")\n');
+    expect(bad.stderr).toBe(
+      'changeset-server blame: --lines takes A-B or A with 1 <= A <= B (such as 12-30), not "4-2" (see "changeset-server blame --help")\n',
+    );
     const past = await cli('blame', 'a.txt', '--lines', '9');
     expect(past.code).toBe(1);
     expect(past.stderr).toBe('changeset-server blame: a.txt has only 4 lines, so there is no line 9\n');

@@ -35,12 +35,21 @@ describe('changeset-server mcp: who_wrote', () => {
     writeFiles(repo, { 'notes.md': '# notes\nmore\n' });
     await client.request('harness/turnEnded', { channel: session, turnId: 't2' }, { timeoutMs: 20_000 });
 
-    const transport = new StdioClientTransport({ command: process.execPath, args: [resolve(BIN), 'mcp', '--state-dir', stateDir], cwd: repo, stderr: 'inherit' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [resolve(BIN), 'mcp', '--state-dir', stateDir],
+      cwd: repo,
+      stderr: 'inherit',
+    });
     const mcp = new Client({ name: 'test-agent', version: '1.0.0' });
     await mcp.connect(transport);
     defer(() => mcp.close());
     const call = async (name: string, args: Record<string, unknown> = {}) => {
-      const result = (await mcp.callTool({ name, arguments: args })) as { content: { text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+      const result = (await mcp.callTool({ name, arguments: args })) as {
+        content: { text: string }[];
+        structuredContent?: Record<string, unknown>;
+        isError?: boolean;
+      };
       return { data: result.structuredContent ?? {}, text: result.content.map((c) => c.text).join('\n'), isError: result.isError === true };
     };
     const { tools } = await mcp.listTools();
@@ -52,7 +61,10 @@ describe('changeset-server mcp: who_wrote', () => {
       file: 'src/app.ts',
       summary: 'src/app.ts, lines 1–3 of 3: 1 line by turns of the session, 1 line by the user by hand, 1 line from before recording began.',
       ranges: [
-        { lines: '1', author: expect.stringMatching(/^already there before recording began: commit [0-9a-f]{7} "initial" by .+, \d{1,2} [A-Z][a-z]{2}( \d{4})?$/) },
+        {
+          lines: '1',
+          author: expect.stringMatching(/^already there before recording began: commit [0-9a-f]{7} "initial" by .+, \d{1,2} [A-Z][a-z]{2}( \d{4})?$/),
+        },
         { lines: '2', author: expect.stringMatching(/^turn 1 \("Double b"\), in step 1 \(Edit\), \d{1,2} [A-Z][a-z]{2}( \d{4})? \d\d:\d\d UTC$/) },
         { lines: '3', author: 'the user, by hand between turns 1 and 2 (no turn made this edit)' },
       ],
@@ -68,7 +80,10 @@ describe('changeset-server mcp: who_wrote', () => {
       isError: true,
       text: expect.stringContaining('"lines" must be "A-B" or "A"'),
     });
-    expect(await call('who_wrote', { file: 'src/app.ts', lines: '7-9' })).toMatchObject({ isError: true, text: expect.stringContaining('src/app.ts has only 3 lines') });
+    expect(await call('who_wrote', { file: 'src/app.ts', lines: '7-9' })).toMatchObject({
+      isError: true,
+      text: expect.stringContaining('src/app.ts has only 3 lines'),
+    });
     expect(await call('who_wrote', { file: 'gone.ts' })).toMatchObject({ isError: true, text: expect.stringContaining('gone.ts does not exist') });
     const outside = await call('who_wrote', { file: resolve(temp.make(), 'x.ts') });
     expect(outside).toMatchObject({ isError: true, text: expect.stringContaining('is not in a folder the session') });
