@@ -21,15 +21,23 @@ import { blobId } from '../helpers/git-ids.js';
 /**
  * Rounds here: 3 cross every operation with saves in and out of its scope,
  * in both save styles (each race saves both ways): a revert with saves only
- * outside it, a restore and a revert with saves inside and outside, each
- * followed by an undo; more run, up to 12, only until the race has shown
- * all it can: an operation completed, one refused, one stopped part-way by
- * a save. `npm run soak` runs 200 (`CONCURRENT_WRITER_ROUNDS`).
+ * outside it (it runs to the end), a restore with saves inside and outside
+ * at a random moment, and a revert whose saves wait for its first write, so
+ * that they land in the middle of its writes and stop it part-way in every
+ * run, not by luck; each followed by an undo at a random moment. `npm run
+ * soak` runs 200 (`CONCURRENT_WRITER_ROUNDS`); in every fourth from the third
+ * on, the saves land mid-write.
  */
-const ROUNDS = Number(process.env['CONCURRENT_WRITER_ROUNDS'] ?? 3);
-const MAX_ROUNDS = Math.max(ROUNDS, 12);
+const ROUNDS = Math.max(3, Number(process.env['CONCURRENT_WRITER_ROUNDS'] ?? 3));
 const IN_SCOPE = Array.from({ length: 200 }, (_, i) => `d${i % 10}/f${String(i).padStart(3, '0')}.txt`);
 const OUT_OF_SCOPE = Array.from({ length: 20 }, (_, i) => `other/g${i}.txt`);
+/** The operation writes its files in path order: the first it writes, and the last twenty (where mid-write saves go). */
+const IN_WRITE_ORDER = [...IN_SCOPE].sort();
+const FIRST_WRITTEN = IN_WRITE_ORDER[0]!;
+const WRITTEN_LAST = IN_WRITE_ORDER.slice(-20);
+/** The pause between two writes of the operation whose saves land mid-write: its last twenty writes come a second or more after its first. */
+const MID_WRITE_PAUSE_MS = '5';
+const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
 const SID = 'race';
 const SESSION = `ahp-session:/${SID}`;
 const TURN = expandChangesetUri(changesetUriTemplate(SID, 'turn'), { turnId: 't1' });
@@ -47,7 +55,7 @@ const turnVersion = (rel: string) => `turn version of ${rel}\n${'x'.repeat(600)}
 
 beforeAll(async () => {
   // A pause between two writes spreads an operation's write phase over a few hundred milliseconds, where saves can land.
-  process.env['CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS'] = '1';
+  process.env[PAUSE_ENV] = '1';
   svc = await startTestService();
   client = await svc.client();
   repo = makeRepo(temp.make(), Object.fromEntries([...IN_SCOPE, ...OUT_OF_SCOPE].map((rel) => [rel, `original ${rel}\n`])));
@@ -65,11 +73,19 @@ afterAll(async () => {
   writer?.kill();
   await svc?.stop();
   temp.cleanup();
-  delete process.env['CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS'];
+  delete process.env[PAUSE_ENV];
 });
 
-/** Runs the writer once and resolves with the versions it saved, in order. */
-function race(tag: string, delayMs: number, targets: readonly string[]): Promise<{ path: string; content: string }[]> {
+/**
+ * Runs the writer once and resolves with the versions it saved, in order. With `startWhen`, the delay counts from
+ * the moment that file stops holding `differsFrom`.
+ */
+function race(
+  tag: string,
+  delayMs: number,
+  targets: readonly string[],
+  startWhen?: { path: string; differsFrom: string },
+): Promise<{ path: string; content: string }[]> {
   const files = targets.map((rel) => join(repo, rel));
   const saved: { path: string; content: string }[] = [];
   return new Promise((resolve) => {
@@ -80,7 +96,7 @@ function race(tag: string, delayMs: number, targets: readonly string[]): Promise
       resolve(saved);
     };
     writerLines.on('line', onLine);
-    writer.stdin.write(`${JSON.stringify({ files, delayMs, count: 8, maxGapMs: 15, tag })}\n`);
+    writer.stdin.write(`${JSON.stringify({ files, delayMs, count: 8, maxGapMs: 15, tag, startWhen })}\n`);
   });
 }
 
@@ -107,12 +123,24 @@ function safetyBlobs(): Set<string> {
   return out;
 }
 
-async function invokeRacing(operationId: string, channel: string, round: number, targets: readonly string[]): Promise<string> {
-  const saves = race(`round ${round} ${operationId}`, Math.floor(Math.random() * 400), targets);
-  const outcome = await client.request<{ message: string }>('invokeChangesetOperation', { channel, operationId }, { timeoutMs: 60_000 }).then(
-    (r) => r.message,
-    (e: Error) => `refused: ${e.message}`,
-  );
+/**
+ * Invokes the operation while the writer saves `targets`: at a random moment, or (`midWrite`) right after the
+ * operation's first write, into files it writes last.
+ */
+async function invokeRacing(operationId: string, channel: string, round: number, targets: readonly string[], midWrite = false): Promise<string> {
+  const saves = midWrite
+    ? race(`round ${round} ${operationId}`, 0, targets, { path: join(repo, FIRST_WRITTEN), differsFrom: turnVersion(FIRST_WRITTEN) })
+    : race(`round ${round} ${operationId}`, Math.floor(Math.random() * 400), targets);
+  if (midWrite) process.env[PAUSE_ENV] = MID_WRITE_PAUSE_MS;
+  const outcome = await client
+    .request<{ message: string }>('invokeChangesetOperation', { channel, operationId }, { timeoutMs: 60_000 })
+    .then(
+      (r) => r.message,
+      (e: Error) => `refused: ${e.message}`,
+    )
+    .finally(() => {
+      process.env[PAUSE_ENV] = '1';
+    });
   const lastSaved = new Map<string, string>();
   for (const s of await saves) lastSaved.set(s.path, s.content);
   // Reading the store only when some saved version is not on disk keeps the rounds quick.
@@ -130,20 +158,21 @@ async function invokeRacing(operationId: string, channel: string, round: number,
 
 describe('operations racing a second process that saves files', () => {
   it(
-    `keeps every saved version on disk or reachable by undo over ${ROUNDS} or more rounds of revert, restore and undo`,
+    `keeps every saved version on disk or reachable by undo over ${ROUNDS} rounds of revert, restore and undo, one stopped part-way by a save`,
     async () => {
       const outcomes: string[] = [];
-      const completed = () => outcomes.some((o) => !o.startsWith('refused'));
-      const refused = () => outcomes.some((o) => o.startsWith('refused'));
-      const stoppedPartWay = () => outcomes.some((o) => o.includes('changed while the operation ran'));
-      const raceSeen = () => completed() && refused() && stoppedPartWay();
-      for (let round = 0; round < ROUNDS || (round < MAX_ROUNDS && !raceSeen()); round++) {
+      for (let round = 0; round < ROUNDS; round++) {
         // Each round starts from the turn's end, so revert has its whole scope to write.
         writeFiles(repo, Object.fromEntries(IN_SCOPE.map((rel) => [rel, turnVersion(rel)])));
         const first = round % 2 === 0 ? 'revert' : 'restore-checkpoint';
         // Every fourth round the writer saves only files the revert does not name, so some operations run to the end.
         const targets = round % 4 === 0 ? OUT_OF_SCOPE : [...IN_SCOPE.slice(0, 60), ...OUT_OF_SCOPE];
-        outcomes.push(await invokeRacing(first, TURN, round, targets));
+        if (round % 4 === 2) {
+          // Saves into files the revert writes last, once it has written its first: it is stopped part-way.
+          const outcome = await invokeRacing(first, TURN, round, WRITTEN_LAST, true);
+          expect(outcome, `round ${round}: the revert with saves landing mid-write`).toMatch(/^refused: .*Stopped: .* changed while the operation ran/);
+          outcomes.push(outcome);
+        } else outcomes.push(await invokeRacing(first, TURN, round, targets));
         outcomes.push(await invokeRacing('undo', SESSION_CS, round, targets));
       }
       expect(readdirSync(outside)).toEqual(['private.txt']);
@@ -151,11 +180,11 @@ describe('operations racing a second process that saves files', () => {
       const leftovers = spawnSync('find', [repo, '-name', '.changeset-*'], { encoding: 'utf8' }).stdout.trim();
       expect(leftovers).toBe('');
       // The race is real: some operations completed, and some were stopped or refused by a save.
-      expect(completed()).toBe(true);
-      expect(refused()).toBe(true);
-      expect(stoppedPartWay()).toBe(true);
+      expect(outcomes.some((o) => !o.startsWith('refused'))).toBe(true);
+      expect(outcomes.some((o) => o.startsWith('refused'))).toBe(true);
+      expect(outcomes.some((o) => o.includes('changed while the operation ran'))).toBe(true);
       if (process.env.SHOW_OUTCOMES) console.log(outcomes.map((o) => o.slice(0, 90)).join('\n'));
     },
-    60_000 + MAX_ROUNDS * 6_000,
+    60_000 + ROUNDS * 40_000,
   );
 });
