@@ -1,5 +1,5 @@
 import { ChangesetServer, type ChangesetServerOptions } from './app.js';
-import { type AutoTurns, startAutoTurns } from './auto-turns/index.js';
+import type { AutoTurns } from './auto-turns/index.js';
 import { Changesets } from './changesets/changesets.js';
 import { Comments } from './comments/comments.js';
 import { CommitTrackers } from './provenance/commit-tracker.js';
@@ -7,8 +7,11 @@ import { harnessMethods } from './harness/methods.js';
 import { presentedContent } from './harness/present-files.js';
 import { ChangesetOperations } from './operations/operations.js';
 import { lineProvenance, provenanceMethods } from './provenance/index.js';
+import { isFileTool } from './provenance/attribute-change.js';
+import { forgetLineProvenance } from './provenance/line-provenance.js';
 import type { RecordingSession } from './session/recording-session.js';
 import { findResumableSession } from './session/resume.js';
+import { trackSharedFolders } from './session/shared-folder.js';
 import { SessionManager, type SessionDefaults } from './session/session-manager.js';
 import { sessionMethods } from './session/session-methods.js';
 import { defaultStateDir } from './store/index.js';
@@ -116,6 +119,8 @@ export class ChangesetService {
         void this.operations.refreshUndo(session);
       }),
     );
+    // Two sessions recording one folder at once: each turn says which turns of the other changed its files meanwhile.
+    this.wiring.add(trackSharedFolders(this.sessions, { writesOnlyNamed: isFileTool, changed: (sessions) => sessions.forEach(forgetLineProvenance) }));
     // Every method served besides AHP's core ones, registered here and only here (the map is protocol/methods.ts).
     this.server.register(this.changesets.methods());
     this.server.register(this.operations.methods());
@@ -145,6 +150,9 @@ export class ChangesetService {
     workingDirectories: readonly string[],
     opts: { resume?: boolean; title?: string; startInBackground?: boolean } = {},
   ): Promise<RecordingSession> {
+    const auto = this.options.autoTurns;
+    // Loaded only when asked for: a server without automatic turns never pays for their modules.
+    const autoTurns = auto && (await import('./auto-turns/index.js'));
     const id = opts.resume === false ? undefined : await findResumableSession(this.stateDir, workingDirectories);
     const session = await this.sessions.create({
       workingDirectories,
@@ -153,8 +161,7 @@ export class ChangesetService {
       // `serve` answers at once: a new session's first snapshot runs in the background and what needs it waits.
       ...(opts.startInBackground ? { startInBackground: true } : {}),
     });
-    const auto = this.options.autoTurns;
-    if (auto) this.autoTurns.push(startAutoTurns(this.sessions, session, { quietMs: auto.quietMs, ignoreDirs: [this.stateDir], log: this.log }));
+    if (auto && autoTurns) this.autoTurns.push(autoTurns.startAutoTurns(this.sessions, session, { quietMs: auto.quietMs, ignoreDirs: [this.stateDir], log: this.log }));
     return session;
   }
 

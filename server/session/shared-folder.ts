@@ -3,27 +3,40 @@
  * directories at the same time (two Claude Code windows, or a subagent).
  * Each session's turn is the difference between its start and end
  * snapshots, so it shows every change made in the folder while it ran, the
- * other session's too. This module finds, for a turn, the turns of other
- * sessions that ran at the same time and changed the same files, and for
- * each such file which session's tool calls named it (`beforeEdit` paths on
- * the step records) while both ran: where exactly one did, the hooks say
- * who wrote it; otherwise the record cannot tell.
+ * other session's too, and a session's record shows the other's changes
+ * between its own turns as edits no turn made.
  *
- * Everything here is read from the sessions' records, so it is the same
- * after a restart (the server opens every stored session of its folders).
- * Automatic turns are left out: they are a person's edits noticed by the
- * file watcher, not an agent's, and record whatever changed.
+ * This module reads, for a change of a file seen in one session's record
+ * over some time, which turns of the other sessions ran then and changed
+ * that file, and what their tool calls say (the `beforeEdit` paths on their
+ * step records): a tool call that named the file wrote it; a file tool
+ * (Edit, Write…) that named others did not; a shell tool, a step naming
+ * nothing, or a turn without steps may have. From that, who wrote the
+ * change: the one turn that named the file, else the one turn that may
+ * have, else `mixed` — never a guess.
+ *
+ * Everything is read from the sessions' records (turn times, steps, change
+ * entries), so it is the same after a restart: the server opens every
+ * stored session of its folders, and each turn's "also changed by" is
+ * recomputed from both records then rather than stored. Automatic turns are
+ * left out: they are a person's edits noticed by the file watcher, not an
+ * agent's, and record whatever changed.
  */
+import { isAbsolute, join } from 'node:path';
+import { formatChangesetUri } from '../../protocol/changeset/uris.js';
 import type { AlsoChangedBy } from '../../protocol/extensions/timeline.js';
 import { type Disposable, DisposableStore } from '../events.js';
 import { isInsideDir } from '../paths.js';
 import { SerialQueue } from '../serial-queue.js';
 import type { RecordingSession } from './recording-session.js';
 import type { SessionManager } from './session-manager.js';
-import type { TurnRecord } from './turn-record.js';
+import type { StepRecord, TurnRecord } from './turn-record.js';
 
 /** Display paths an {@link AlsoChangedBy} lists at most. */
 const LISTED_PATHS = 20;
+
+/** Whether a tool writes only the files it names (Edit, Write…), as provenance decides it. */
+export type WritesOnlyNamed = (tool: string | undefined) => boolean;
 
 /** A turn of a session. */
 export interface SessionTurn {
@@ -31,40 +44,48 @@ export interface SessionTurn {
   turn: TurnRecord;
 }
 
-/** A file both turns of a {@link TurnOverlap} changed, and whose tool calls named it while both ran. */
-export interface SharedFile {
-  /** Absolute path. */
-  absPath: string;
-  /** A tool call of this turn named the file while both turns ran. */
-  namedHere: boolean;
-  /** A tool call of the other turn named the file while both turns ran. */
-  namedThere: boolean;
+/** What a turn's tool calls say of one file over some time. */
+type Role = 'named' | 'possible' | 'excluded';
+
+/** A turn that ran while a file changed, what its tool calls say of the file, and the step that says it. */
+interface Candidate extends SessionTurn {
+  role: Role;
+  /** The step that named the file, or the one step that may have written it. */
+  step?: StepRecord;
 }
 
-/** Another session's turn that ran while this one did and changed some of the same files. */
-export interface TurnOverlap {
-  other: SessionTurn;
-  /** When both turns ran, ms since the epoch. */
-  from: number;
-  to: number;
-  /** The files both turns changed, sorted by path. */
-  files: SharedFile[];
+/** A session's turn (and step) that wrote a change, named as provenance names authors. */
+export interface SharedWriter {
+  session: { uri: string; title?: string; agent?: string };
+  turn: { number: number; id: string; prompt?: string; at: string; changeset: string };
+  step?: { index: number; tool?: string; paths: readonly string[]; at: string; changeset: string };
 }
 
-/**
- * Who changed one file of a turn, when turns of other sessions that ran at
- * the same time changed it too: `own` when the hooks say this session alone
- * wrote it (only its tool calls named the file), `other` when they say
- * another session did, `mixed` when they single out none (no tool call
- * named it, or several sessions' did): this turn first, then the others.
- */
-export type FileWriters = { kind: 'own' } | { kind: 'other'; by: SessionTurn } | { kind: 'mixed'; candidates: SessionTurn[] };
+/** Who wrote a change when turns of other sessions ran while it was made: one turn the hooks single out, or several that may have. */
+export type SharedWriters = { kind: 'one'; writer: SharedWriter } | { kind: 'mixed'; writers: SharedWriter[] };
 
-/** The span a turn's changes were made in, ms since the epoch; undefined while it runs or for automatic turns. */
+/** A change of a file seen in a session's record, as provenance describes it. */
+export interface SharedChange {
+  session: { uri: string };
+  /** The session's turn that recorded it; absent for a change between its turns. */
+  turn?: { id: string };
+  /** The file, as an absolute path. */
+  file?: string;
+  /** When the record last saw the file before the change, ISO 8601. */
+  after?: string;
+  /** When the record next saw it, ISO 8601. */
+  before?: string;
+}
+
+/** The live sessions of every tracked server, by URI: what {@link sharedWriters} reads. */
+const tracked = new Map<string, { session: RecordingSession; manager: SessionManager }>();
+
+/** The span of a turn, ms since the epoch: to +∞ while it runs; undefined for automatic turns. */
 function spanOf(turn: TurnRecord): { from: number; to: number } | undefined {
-  if (turn.automatic || !turn.after || turn.durationMs === undefined) return undefined;
+  if (turn.automatic) return undefined;
   const from = Date.parse(turn.startedAt);
-  return Number.isNaN(from) ? undefined : { from, to: from + turn.durationMs };
+  if (Number.isNaN(from)) return undefined;
+  return { from, to: turn.after && turn.durationMs !== undefined ? from + turn.durationMs : Number.POSITIVE_INFINITY };
 }
 
 /** True when a directory of one list is, contains or lies in a directory of the other. */
@@ -72,176 +93,275 @@ export function foldersOverlap(a: readonly string[], b: readonly string[]): bool
   return a.some((x) => b.some((y) => isInsideDir(x, y) || isInsideDir(y, x)));
 }
 
+const changedCache = new WeakMap<TurnRecord, ReadonlySet<string>>();
+
 /**
- * The paths the turn's tool calls named whose writes may fall in
- * [from, to]: a step's tool writes after it is announced and before the
- * next step (or the turn's end).
+ * The absolute paths an ended turn changed (both sides of a rename), from
+ * its change entries, which are kept with the record; undefined while it runs.
  */
-function namedDuring(turn: TurnRecord, from: number, to: number, end: number): Set<string> {
-  const named = new Set<string>();
-  const steps = turn.steps ?? [];
-  for (let i = 0; i < steps.length; i++) {
-    const stepFrom = Date.parse(steps[i]!.at);
-    const next = steps[i + 1];
-    const stepTo = next ? Date.parse(next.at) : end;
-    if (stepFrom <= to && stepTo >= from) for (const p of steps[i]!.paths) named.add(p);
+function changedFiles(session: RecordingSession, turn: TurnRecord): ReadonlySet<string> | undefined {
+  if (!turn.after || !turn.entries) return undefined;
+  let found = changedCache.get(turn);
+  if (found) return found;
+  const roots = session.files.list();
+  const set = new Set<string>();
+  const add = (p: string | undefined) => {
+    if (p === undefined) return;
+    if (isAbsolute(p)) return void set.add(p);
+    // Entries are relative to the repository top, else the working directory.
+    for (const root of roots) {
+      const abs = join(root.repository?.workTree ?? root.dir, p);
+      if (isInsideDir(root.dir, abs)) return void set.add(abs);
+    }
+  };
+  for (const entry of turn.entries) {
+    add(entry.path);
+    add(entry.oldPath);
   }
-  return named;
+  found = set;
+  changedCache.set(turn, found);
+  return found;
 }
 
-/** Absolute paths the turn changed (both sides of a rename). */
-async function changedPaths(session: RecordingSession, turn: TurnRecord): Promise<Set<string>> {
-  const out = new Set<string>();
-  for (const change of await session.turnChanges(turn)) {
-    out.add(change.absPath);
-    if (change.oldAbsPath) out.add(change.oldAbsPath);
+/**
+ * What a turn's tool calls say of `file` over [from, to], and the step
+ * that says it; undefined when the turn did not run then. A step's tool
+ * writes after it is announced and before the next step (or the turn's
+ * end); before the first step, or in a turn without steps, the record
+ * cannot say.
+ */
+function roleOf(turn: TurnRecord, file: string, from: number, to: number, writesOnlyNamed: WritesOnlyNamed): Omit<Candidate, keyof SessionTurn> | undefined {
+  const span = spanOf(turn);
+  if (!span || !(span.from < to && span.to > from)) return undefined;
+  const steps = turn.steps ?? [];
+  const possible: StepRecord[] = [];
+  let beforeSteps = steps.length === 0;
+  if (steps.length > 0 && span.from < to && Date.parse(steps[0]!.at) > from) beforeSteps = true;
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
+    const stepFrom = Date.parse(step.at);
+    const stepTo = i + 1 < steps.length ? Date.parse(steps[i + 1]!.at) : span.to;
+    if (!(stepFrom < to && stepTo > from)) continue;
+    if (step.paths.includes(file)) return { role: 'named', step };
+    if (!(writesOnlyNamed(step.tool) && step.paths.length > 0)) possible.push(step);
+  }
+  if (beforeSteps || possible.length > 0) return { role: 'possible', ...(!beforeSteps && possible.length === 1 ? { step: possible[0]! } : {}) };
+  return { role: 'excluded' };
+}
+
+/**
+ * The turns of the sessions sharing a folder with `session` (and of
+ * `self`'s own, when given) that ran over [from, to] and changed `file`
+ * (a turn still running only when a tool call of it named the file), each
+ * with what its tool calls say; one per session, its last.
+ */
+function candidatesFor(
+  sessions: readonly RecordingSession[],
+  session: RecordingSession,
+  self: TurnRecord | undefined,
+  file: string,
+  from: number,
+  to: number,
+  writesOnlyNamed: WritesOnlyNamed,
+): Candidate[] {
+  const out: Candidate[] = [];
+  for (const other of sessions) {
+    if (other === session ? !self : other.isDisposed || !foldersOverlap(session.workingDirectories, other.workingDirectories)) continue;
+    const turns = other === session ? [self!] : other.turns;
+    let last: Candidate | undefined;
+    for (const turn of turns) {
+      const role = roleOf(turn, file, from, to, writesOnlyNamed);
+      if (!role) continue;
+      // The record's own turn saw the change; another's counts when its changes show the file (while it runs: when it named it).
+      const changed = turn === self ? undefined : changedFiles(other, turn);
+      if (turn !== self && (changed ? !changed.has(file) : role.role !== 'named')) continue;
+      last = { session: other, turn, ...role };
+    }
+    if (last) out.push(last);
   }
   return out;
 }
 
+/** The one candidate the hooks single out, the several that may have written the change, or none (every one's tool calls wrote other files). */
+function decide(candidates: readonly Candidate[]): Candidate[] {
+  const named = candidates.filter((c) => c.role === 'named');
+  if (named.length > 0) return named;
+  return candidates.filter((c) => c.role === 'possible');
+}
+
+function writerOf(c: Candidate): SharedWriter {
+  const { session, turn, step } = c;
+  const title = session.sessionState?.title;
+  const agent = session.meta.agent;
+  const writer: SharedWriter = {
+    session: { uri: session.uri, ...(title ? { title } : {}), ...(agent ? { agent } : {}) },
+    turn: {
+      number: turn.index,
+      id: turn.id,
+      at: turn.startedAt,
+      changeset: formatChangesetUri({ sessionId: session.id, kind: 'turn', turnId: turn.id }),
+      ...(turn.message !== undefined && turn.message !== '' ? { prompt: turn.message } : {}),
+    },
+  };
+  if (step) {
+    writer.step = {
+      index: step.index,
+      paths: step.paths,
+      at: step.at,
+      changeset: formatChangesetUri({ sessionId: session.id, kind: 'step', turnId: turn.id, step: step.index }),
+      ...(step.tool !== undefined ? { tool: step.tool } : {}),
+    };
+  }
+  return writer;
+}
+
 /**
- * The turns of the other sessions in `sessions` recording a directory that
- * overlaps this session's, that ran while `turn` did and changed some of
- * the files it changed. Empty for a turn still running and for automatic
- * turns.
+ * Who wrote a change of a file seen in a session's record, when turns of
+ * other sessions recording the same folder ran while it was made and
+ * changed that file: the one turn whose tool call named the file, else the
+ * one that may have written it (a shell step, no steps), else `mixed` with
+ * every turn that may have. Undefined when no other session's turn is
+ * involved, or the session's own turn (or, between its turns, nobody's)
+ * is the answer: then its own record decides.
  */
-export async function overlapsOf(sessions: Iterable<RecordingSession>, session: RecordingSession, turn: TurnRecord): Promise<TurnOverlap[]> {
-  const span = spanOf(turn);
-  if (!span) return [];
-  let mine: Set<string> | undefined;
-  const out: TurnOverlap[] = [];
+export function sharedWriters(change: SharedChange, writesOnlyNamed: WritesOnlyNamed): SharedWriters | undefined {
+  const file = change.file;
+  const found = tracked.get(change.session.uri);
+  if (file === undefined || !found || found.session.isDisposed) return undefined;
+  const { session, manager } = found;
+  const sessions = manager.list();
+  if (sessions.length < 2) return undefined;
+  const self = change.turn ? session.turn(change.turn.id) : undefined;
+  if (change.turn && !self) return undefined;
+  const from = change.after !== undefined ? Date.parse(change.after) : Number.NEGATIVE_INFINITY;
+  const to = change.before !== undefined ? Date.parse(change.before) : Number.POSITIVE_INFINITY;
+  // No time between the two states: what an operation wrote, nobody's turn.
+  if (!(from < to)) return undefined;
+  const chosen = decide(candidatesFor(sessions, session, self, file, from, to, writesOnlyNamed));
+  if (chosen.length === 0 || (chosen.length === 1 && chosen[0]!.session === session)) return undefined;
+  if (chosen.length === 1) return { kind: 'one', writer: writerOf(chosen[0]!) };
+  return { kind: 'mixed', writers: chosen.map(writerOf) };
+}
+
+/**
+ * What a turn's row says of the turns of other sessions that ran with it:
+ * each one that changed files of this turn which the hooks do not put down
+ * to this session alone (the other turn's tool call named the file, or
+ * neither's did and both may have written it), with those files.
+ */
+export function alsoChangedByOf(sessions: readonly RecordingSession[], self: SessionTurn, writesOnlyNamed: WritesOnlyNamed): AlsoChangedBy[] {
+  const span = spanOf(self.turn);
+  const mine = changedFiles(self.session, self.turn);
+  if (!span || !mine || mine.size === 0) return [];
+  const byTurn = new Map<TurnRecord, { other: SessionTurn; paths: string[] }>();
   for (const other of sessions) {
-    if (other === session || other.isDisposed || !foldersOverlap(session.workingDirectories, other.workingDirectories)) continue;
-    for (const otherTurn of other.turns) {
-      const otherSpan = spanOf(otherTurn);
-      if (!otherSpan || otherSpan.from > span.to || otherSpan.to < span.from) continue;
-      mine ??= await changedPaths(session, turn);
-      if (mine.size === 0) return [];
-      const theirs = await changedPaths(other, otherTurn);
-      const both = [...mine].filter((p) => theirs.has(p)).sort();
-      if (both.length === 0) continue;
+    if (other === self.session || other.isDisposed || !foldersOverlap(self.session.workingDirectories, other.workingDirectories)) continue;
+    for (const turn of other.turns) {
+      const otherSpan = spanOf(turn);
+      const theirs = changedFiles(other, turn);
+      if (!otherSpan || !theirs || !(otherSpan.from < span.to && otherSpan.to > span.from)) continue;
       const from = Math.max(span.from, otherSpan.from);
       const to = Math.min(span.to, otherSpan.to);
-      const here = namedDuring(turn, from, to, span.to);
-      const there = namedDuring(otherTurn, from, to, otherSpan.to);
-      out.push({
-        other: { session: other, turn: otherTurn },
-        from,
-        to,
-        files: both.map((absPath) => ({ absPath, namedHere: here.has(absPath), namedThere: there.has(absPath) })),
-      });
+      for (const file of mine) {
+        if (!theirs.has(file)) continue;
+        const chosen = decide(candidatesFor(sessions, self.session, self.turn, file, from, to, writesOnlyNamed));
+        if (!chosen.some((c) => c.turn === turn)) continue;
+        let entry = byTurn.get(turn);
+        if (!entry) byTurn.set(turn, (entry = { other: { session: other, turn }, paths: [] }));
+        entry.paths.push(file);
+      }
     }
   }
-  return out;
-}
-
-/**
- * Who changed `absPath` in `turn`, given the turns of other sessions that
- * ran at the same time (see {@link FileWriters}); undefined when none of
- * them changed the file, and the turn's own record decides.
- */
-export function writersOf(overlaps: readonly TurnOverlap[], self: SessionTurn, absPath: string): FileWriters | undefined {
-  const others: SessionTurn[] = [];
-  const named: SessionTurn[] = [];
-  let namedHere = false;
-  for (const o of overlaps) {
-    const file = o.files.find((f) => f.absPath === absPath);
-    if (!file) continue;
-    if (!others.includes(o.other)) others.push(o.other);
-    if (file.namedHere) namedHere = true;
-    if (file.namedThere && !named.some((n) => n.session === o.other.session)) named.push(o.other);
-  }
-  if (others.length === 0) return undefined;
-  if (namedHere && named.length === 0) return { kind: 'own' };
-  if (!namedHere && named.length === 1) return { kind: 'other', by: named[0]! };
-  return { kind: 'mixed', candidates: [self, ...others] };
-}
-
-/**
- * What a turn's row says of the other sessions' turns that ran with it:
- * each one that changed files of this turn the hooks do not put down to
- * this session alone, with those files. Empty when there is none.
- */
-export function alsoChangedByOf(overlaps: readonly TurnOverlap[], self: SessionTurn): AlsoChangedBy[] {
-  const out: AlsoChangedBy[] = [];
-  for (const o of overlaps) {
-    const paths = o.files
-      .filter((f) => {
-        const writers = writersOf(overlaps, self, f.absPath);
-        return writers?.kind === 'mixed' || (writers?.kind === 'other' && writers.by.turn === o.other.turn);
-      })
-      .map((f) => f.absPath);
-    if (paths.length === 0) continue;
-    out.push({
-      session: o.other.session.uri,
-      sessionTitle: o.other.session.sessionState.title,
-      turn: o.other.turn.index,
-      turnId: o.other.turn.id,
+  return [...byTurn.values()].map(({ other, paths }) => {
+    paths.sort();
+    return {
+      session: other.session.uri,
+      sessionTitle: other.session.sessionState.title,
+      turn: other.turn.index,
+      turnId: other.turn.id,
       paths: paths.slice(0, LISTED_PATHS).map((p) => self.session.files.displayOf(p)),
       files: paths.length,
-    });
-  }
-  return out;
+    };
+  });
+}
+
+/** What {@link trackSharedFolders} is told. */
+export interface SharedFolderOptions {
+  /** Whether a tool writes only the files it names. */
+  writesOnlyNamed: WritesOnlyNamed;
+  /** A turn ended in a session that shares a folder with these others (all of them, it included): what was said of their changes may have changed. */
+  changed?: (sessions: readonly RecordingSession[]) => void;
 }
 
 /**
- * Keeps every turn's "also changed by" in its session's timeline: after a
- * turn ends, for it and for the turns of other sessions it ran with; when a
- * session is opened (after a restart the server opens every stored session
- * of its folders, so this is recomputed from both records rather than
- * stored); and when a session leaves, for the turns that named it.
+ * Follows the manager's sessions: {@link sharedWriters} reads them, and
+ * every turn's "also changed by" is kept in its session's timeline — after
+ * a turn ends, for it and the turns of other sessions it ran with; when a
+ * session is opened (after a restart, from both records); and when a
+ * session, or some of its turns, leave, for the turns that named them.
  */
-export function trackSharedFolders(manager: SessionManager): Disposable {
+export function trackSharedFolders(manager: SessionManager, opts: SharedFolderOptions): Disposable {
   const queue = new SerialQueue();
   const store = new DisposableStore();
   let stopped = false;
 
-  const refresh = async (targets: readonly SessionTurn[]): Promise<void> => {
+  const sharing = (session: RecordingSession): RecordingSession[] =>
+    manager.list().filter((s) => s !== session && !s.isDisposed && foldersOverlap(session.workingDirectories, s.workingDirectories));
+
+  const refresh = (targets: readonly SessionTurn[]): void => {
     const sessions = manager.list();
-    const seen = new Set<TurnRecord>();
-    const pending = [...targets];
-    while (pending.length > 0) {
-      const target = pending.shift()!;
-      if (stopped || seen.has(target.turn) || target.session.isDisposed) continue;
-      seen.add(target.turn);
-      const overlaps = await overlapsOf(sessions, target.session, target.turn);
-      target.session.timeline.alsoChangedBy(target.turn.id, alsoChangedByOf(overlaps, target));
-      for (const o of overlaps) if (!seen.has(o.other.turn)) pending.push(o.other);
+    for (const target of targets) {
+      if (stopped || target.session.isDisposed || !target.session.turns.includes(target.turn)) continue;
+      target.session.timeline.alsoChangedBy(target.turn.id, alsoChangedByOf(sessions, target, opts.writesOnlyNamed));
     }
   };
-  const schedule = (targets: readonly SessionTurn[], cascade: boolean): void => {
+  /** The turns of `session` and of the sessions sharing a folder with it that ran over [from, to]. */
+  const turnsAround = (session: RecordingSession, from: number, to: number): SessionTurn[] => {
+    const out: SessionTurn[] = [];
+    for (const s of [session, ...sharing(session)]) {
+      for (const turn of s.turns) {
+        const span = spanOf(turn);
+        if (span && span.from < to && span.to > from) out.push({ session: s, turn });
+      }
+    }
+    return out;
+  };
+  const schedule = (task: () => void): void => {
     void queue
       .run(async () => {
-        // A turn another session no longer has (forgotten, or its turns removed) leaves the rows that named it.
-        const all = cascade ? [...targets, ...namingTurns(manager, targets)] : targets;
-        await refresh(all);
+        if (!stopped) task();
       })
       .catch(() => undefined);
   };
   const follow = (session: RecordingSession): void => {
+    tracked.set(session.uri, { session, manager });
     const subs = new DisposableStore();
-    subs.add(session.onTurnEnded((turn) => schedule([{ session, turn }], false)));
-    // Restoring and removing later turns is the user's action: turns that named the removed ones say so no more.
     subs.add(
-      session.onUserAction(() =>
-        schedule(
-          session.turns.map((turn) => ({ session, turn })),
-          true,
-        ),
-      ),
+      session.onTurnEnded((turn) => {
+        const others = sharing(session);
+        if (others.length === 0) return;
+        // Before the turn's end is answered: a question asked after it reads both records afresh.
+        opts.changed?.([session, ...others]);
+        schedule(() => {
+          const span = spanOf(turn);
+          if (span) refresh(turnsAround(session, span.from, span.to));
+        });
+      }),
     );
+    // Restoring and removing later turns is the user's action: rows that named the removed turns say so no more.
+    subs.add(session.onUserAction(() => schedule(() => sharing(session).length > 0 && refresh(everyTurn([session, ...sharing(session)])))));
     subs.add(
       session.onDisposed(() => {
         subs.dispose();
-        if (!stopped) schedule(namingSession(manager, session), false);
+        if (tracked.get(session.uri)?.session === session) tracked.delete(session.uri);
+        schedule(() => refresh(everyTurn(sharing(session))));
       }),
     );
     store.add(subs);
-    if (session.turns.length > 0)
-      schedule(
-        session.turns.map((turn) => ({ session, turn })),
-        false,
-      );
+    schedule(() => {
+      const others = sharing(session);
+      if (others.length > 0 && session.turns.length > 0) refresh(everyTurn([session, ...others]));
+    });
   };
   for (const session of manager.list()) follow(session);
   store.add(manager.onSessionAdded(follow));
@@ -249,23 +369,11 @@ export function trackSharedFolders(manager: SessionManager): Disposable {
     dispose: () => {
       stopped = true;
       store.dispose();
+      for (const [uri, entry] of tracked) if (entry.manager === manager) tracked.delete(uri);
     },
   };
 }
 
-/** The turns of other sessions whose rows name `session`. */
-function namingSession(manager: SessionManager, session: RecordingSession): SessionTurn[] {
-  const out: SessionTurn[] = [];
-  for (const other of manager.list()) {
-    if (other === session) continue;
-    for (const turn of other.turns) {
-      if (other.meta.turns[turn.id]?.alsoChangedBy?.some((a) => a.session === session.uri)) out.push({ session: other, turn });
-    }
-  }
-  return out;
-}
-
-/** The turns of other sessions whose rows name a turn of these sessions. */
-function namingTurns(manager: SessionManager, targets: readonly SessionTurn[]): SessionTurn[] {
-  return [...new Set(targets.map((t) => t.session))].flatMap((s) => namingSession(manager, s));
+function everyTurn(sessions: readonly RecordingSession[]): SessionTurn[] {
+  return sessions.flatMap((session) => session.turns.map((turn) => ({ session, turn })));
 }
