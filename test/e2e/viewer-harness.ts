@@ -122,6 +122,8 @@ export function useViewerFixture(serverScope: 'test' | 'file' | 'none' = 'test',
     if (serverScope === 'file') server = await startViewerServer(viewerDir());
   }, 120_000);
   afterAll(async () => {
+    // Pages kept for the file's tests go before their server does.
+    if (browser) await closeKept(browser);
     if (serverScope === 'file') await server?.stop();
     if (serverScope !== 'test') temp.cleanup();
     await browser?.close();
@@ -174,13 +176,15 @@ interface FilePages {
   lent?: { page: Page; cdp: CDPSession; scripts: string[]; keep: boolean };
   /** Pages opened to each test's first {@link openViewer}, numbering its storage generation. */
   generation: number;
+  /** The contexts of pages kept open for the file's later tests ({@link ViewerOptions.keep}). */
+  kept: Set<BrowserContext>;
 }
 
 const filePages = new WeakMap<Browser, FilePages>();
 
 function pagesOf(browser: Browser): FilePages {
   let pages = filePages.get(browser);
-  if (!pages) filePages.set(browser, (pages = { opened: 0, generation: 0 }));
+  if (!pages) filePages.set(browser, (pages = { opened: 0, generation: 0, kept: new Set() }));
   return pages;
 }
 
@@ -234,10 +238,19 @@ export async function closePages(browser: Browser): Promise<void> {
   const spare = await pages.spare;
   const shared = pages.context ? await pages.context.catch(() => undefined) : undefined;
   await Promise.all(
-    browser
-      .contexts()
-      .map((context) => (context === shared ? Promise.all(context.pages().map((page) => (page === spare ? undefined : page.close()))) : context.close())),
+    browser.contexts().map((context) => {
+      if (context === shared) return Promise.all(context.pages().map((page) => (page === spare ? undefined : page.close())));
+      return pages.kept.has(context) ? undefined : context.close();
+    }),
   ).catch(() => undefined);
+}
+
+/** Closes the pages kept open for a file's tests ({@link ViewerOptions.keep}). */
+async function closeKept(browser: Browser): Promise<void> {
+  const pages = pagesOf(browser);
+  const kept = [...pages.kept];
+  pages.kept.clear();
+  await Promise.all(kept.map((context) => context.close().catch(() => undefined)));
 }
 
 /**
@@ -273,6 +286,12 @@ export interface ViewerOptions {
    * (its own init scripts, routes) before it loads, which no later test may inherit.
    */
   fresh?: boolean;
+  /**
+   * The page stays open for the file's later tests, each going on where the one before left it, and is closed when
+   * the file ends: for tests that look at the same view of a big changeset, which costs the browser most to load. A
+   * page of its own, in a context of its own, as further pages are.
+   */
+  keep?: boolean;
 }
 
 /**
@@ -288,7 +307,7 @@ export async function openViewer(
 ): Promise<{ page: Page; errors: string[] }> {
   const pages = pagesOf(browser);
   let page: Page | undefined;
-  if (pages.opened++ === 0) {
+  if (!options.keep && pages.opened++ === 0) {
     const spare = await pages.spare;
     pages.spare = undefined;
     page = spare && !spare.isClosed() ? spare : await (await fileContext(browser)).newPage();
@@ -303,7 +322,9 @@ export async function openViewer(
     if (options.layout) await addScript(layoutScript(options.layout));
     if (options.initScript) await addScript(options.initScript);
   } else {
-    page = await (await browser.newContext(pages.contextOptions)).newPage();
+    const context = await browser.newContext(pages.contextOptions);
+    if (options.keep) pages.kept.add(context);
+    page = await context.newPage();
     await page.addInitScript(freshOrigin('further'));
     if (options.layout) await page.addInitScript(layoutScript(options.layout));
     if (options.initScript) await page.addInitScript(options.initScript);
