@@ -4,7 +4,8 @@
  * `file:N` (its Nth call on files: every open, write, sync and close of its
  * temporary pack and index, and every rename and removal) or `yield:N`
  * (the Nth turn it gives the event loop while it plans and encodes).
- * Prints how many of each it made when it is not killed (`none`).
+ * Prints how many of each it made when it is not killed (`none`), and which
+ * of the file calls were renames and removals (`moves`: their numbers).
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 
@@ -14,6 +15,8 @@ const killAt = Number(killAtNumber);
 const require = createRequire(import.meta.url);
 const fsp = require('node:fs/promises') as typeof import('node:fs/promises');
 const counts = { file: 0, yield: 0 };
+/** The numbers of the file calls that renamed or removed a file. */
+const moves: number[] = [];
 let counting = false;
 const point = (kind: 'file' | 'yield'): void => {
   if (counting && ++counts[kind] === killAt && kind === killKind) process.kill(process.pid, 'SIGKILL');
@@ -22,6 +25,7 @@ for (const name of ['rename', 'rm', 'unlink'] as const) {
   const original = fsp[name] as (...args: unknown[]) => Promise<unknown>;
   (fsp as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
     point('file');
+    if (counting) moves.push(counts.file);
     return original(...args);
   };
 }
@@ -52,4 +56,4 @@ counting = true;
 const report = await store.compact({ force: true });
 counting = false;
 await store.close();
-process.stdout.write(JSON.stringify({ ...counts, report }));
+process.stdout.write(JSON.stringify({ ...counts, moves, report }));

@@ -86,7 +86,7 @@ describe('compaction under failure, shutdown and a turn end', () => {
     return out;
   }
 
-  it('killed with SIGKILL at any point — planning, writing its pack, syncing, putting it in place, removing the old ones — leaves a store that reads every object back', async () => {
+  it('killed with SIGKILL at any point — planning, writing its pack, syncing, putting it in place, removing the old ones — leaves a store that reads every object back, passes git fsck --full, and compacts on the next try', async () => {
     const store = await fx.open({ compactAfterIdleMs: Number.POSITIVE_INFINITY });
     const versions = await recordTurns(store, 'killed', files(6), { turns: 6, perTurn: 2 });
     await store.close();
@@ -95,19 +95,28 @@ describe('compaction under failure, shutdown and a turn end', () => {
 
     const full = compactIn(fx.stateDir, fx.workspace, 'none');
     expect(full.status, full.stderr).toBe(0);
-    const { file: fileCalls, yield: yields } = JSON.parse(full.stdout) as { file: number; yield: number };
+    const { file: fileCalls, yield: yields, moves } = JSON.parse(full.stdout) as { file: number; yield: number; moves: number[] };
     // The temporary files' opens, writes, syncs and closes, two renames and the old packs' removals at least.
     expect(fileCalls).toBeGreaterThanOrEqual(8);
+    expect(moves.length).toBeGreaterThanOrEqual(3);
     expect(yields).toBeGreaterThanOrEqual(1);
 
     // Calls on files come in the same order in every run; turns given to the event loop come after every 5 ms of work
     // and so vary from run to run: the first, and some spread over planning and encoding.
     // File calls: the temporary pack and index written, synced, closed and renamed (the first twelve), a removal of an
-    // old pack halfway through, and the last one.
+    // old pack halfway through, and the last one. Renames and removals: the two that put the new pack and its index in
+    // place, the removals of the first old pack's index, pack and reverse index, one halfway through and the last one;
+    // killed just before each of these, the store must also compact on the next try.
+    const movePoints = new Set(
+      [...new Set([1, 2, 3, 4, 5, Math.ceil(moves.length / 2), moves.length])].filter((m) => m <= moves.length).map((m) => `file:${moves[m - 1]}`),
+    );
     const points = [
-      ...[...new Set([...Array(Math.min(12, fileCalls)).keys()].map((i) => i + 1).concat([Math.ceil((fileCalls + 12) / 2), fileCalls]))].map(
-        (n) => `file:${n}`,
-      ),
+      ...new Set([
+        ...[...new Set([...Array(Math.min(12, fileCalls)).keys()].map((i) => i + 1).concat([Math.ceil((fileCalls + 12) / 2), fileCalls]))].map(
+          (n) => `file:${n}`,
+        ),
+        ...movePoints,
+      ]),
       ...[...new Set([1, 2, Math.ceil(yields / 3), Math.ceil((2 * yields) / 3), yields])].map((n) => `yield:${n}`),
     ];
     for (const point of points) {
@@ -122,9 +131,10 @@ describe('compaction under failure, shutdown and a turn end', () => {
         await expectEveryVersion(reopened, versions, `point ${point} of ${points}`);
         expect(packNames(reopened).filter((n) => n.startsWith('tmp_'))).toEqual([]);
         git(fx.root, ['--git-dir', reopened.layout.shadowDir, 'fsck', '--full', '--strict', '--no-dangling']);
-        if (point === 'yield:1' || point === `file:${fileCalls}` || point === 'file:10') {
+        if (movePoints.has(point) || point === 'yield:1' || point === `file:${fileCalls}` || point === 'file:10') {
           expect((await reopened.compact({ force: true })).packsAfter, `point ${point}`).toBe(1);
           await expectEveryVersion(reopened, versions, `after compacting again, point ${point}`);
+          git(fx.root, ['--git-dir', reopened.layout.shadowDir, 'fsck', '--full', '--strict', '--no-dangling']);
         }
       } finally {
         await reopened.close();
