@@ -102,3 +102,38 @@ export async function showReviewTop(page: Page): Promise<void> {
 export function colourOf(token: Locator): Promise<string> {
   return token.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
 }
+
+const GREET_BEFORE = [
+  '/** Greets people by name. */',
+  'export function greet(name: string): string {',
+  "  return 'Hello, ' + name;",
+  '}',
+  '',
+  'export function farewell(name: string): string {',
+  "  return 'Bye, ' + name;",
+  '}',
+  '',
+].join('\n');
+
+/**
+ * Session `blame`, for the blame gutter: `src/greet.ts` committed before
+ * recording; turn `t1` ("Make greet friendlier", one Edit) rewrites line 3;
+ * the user rewrites line 7 by hand; turn `t2` ("Add a shout helper", one
+ * Write) appends lines 9–12.
+ */
+export async function recordBlameScene(fx: ViewerFixture): Promise<void> {
+  const repo = makeRepo(fx.temp.make(), { 'src/greet.ts': GREET_BEFORE });
+  const client = fx.server.client;
+  const session = await createSession(client, 'blame', repo);
+  const turn = async (turnId: string, message: string, tool: string, text: string) => {
+    await client.request('harness/turnStarted', { channel: session, turnId, message }, { timeoutMs: 60_000 });
+    await client.request('harness/beforeEdit', { channel: session, turnId, paths: ['src/greet.ts'], tool }, { timeoutMs: 60_000 });
+    writeFiles(repo, { 'src/greet.ts': text });
+    await client.request('harness/turnEnded', { channel: session, turnId }, { timeoutMs: 60_000 });
+  };
+  const friendlier = GREET_BEFORE.replace("  return 'Hello, ' + name;", '  return `Hello, ${name}!`;');
+  await turn('t1', 'Make greet friendlier', 'Edit', friendlier);
+  const byHand = friendlier.replace("  return 'Bye, ' + name;", '  return `Goodbye, ${name}.`;');
+  writeFiles(repo, { 'src/greet.ts': byHand });
+  await turn('t2', 'Add a shout helper', 'Write', `${byHand}\nexport function shout(name: string): string {\n  return greet(name).toUpperCase();\n}\n`);
+}

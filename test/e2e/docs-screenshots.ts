@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
-import { colourOf, openThemeReview, recordDemoTurn, showReviewTop } from './doc-scenes.js';
+import { colourOf, openThemeReview, recordBlameScene, recordDemoTurn, showReviewTop } from './doc-scenes.js';
 import { openViewer, useViewerFixture, ROOT } from './viewer-harness.js';
 
 const IMAGES = join(ROOT, 'docs', 'images');
@@ -83,6 +83,21 @@ describe('screenshots in the docs', () => {
     await expect.poll(() => file.locator('.comment').count()).toBe(2);
     await page.mouse.move(0, 0);
     await shoot(page, 'viewer-comments.png');
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('viewer-blame.png: the blame gutter, a colour per author, one mark hovered', async () => {
+    await recordBlameScene(fx);
+    const { page, errors } = await openViewer(
+      fx.browser,
+      `${fx.server.viewerUrl}&session=blame&view=session&file=src/greet.ts`,
+      { width: 1200, height: 640 },
+      { layout: 'file' },
+    );
+    await page.locator('.diff-header .blame-toggle').click();
+    await page.locator('td.num[data-line="R12"] .blame-mark').waitFor();
+    await page.locator('td.num[data-line="R3"] .blame-mark').hover();
+    await shoot(page, 'viewer-blame.png');
     expect(errors).toEqual([]);
   }, 180_000);
 });

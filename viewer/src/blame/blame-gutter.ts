@@ -288,12 +288,16 @@ function colour(el: HTMLElement, a: LineAuthor, app: App): void {
   }
 }
 
-/** A turn's colour: hues a golden angle apart, so neighbouring turns differ; another session's turned further. */
+/** The first turns' colours: apart from one another, from your edits' amber, and from the added and removed lines' green and red. */
+const TURN_COLOURS = ['#0969da', '#8250df', '#1b7c83', '#bf3989', '#953800'];
+
+/** A turn's colour: one of the palette for the first turns, then hues a golden angle apart; another session's turned further. */
 function turnColour(a: TurnAuthor, app: App): string {
   let offset = 0;
   if (a.session !== app.sessionUri) for (const ch of a.session) offset = (offset * 31 + ch.charCodeAt(0)) % 360;
+  if (offset === 0 && a.turn >= 1 && a.turn <= TURN_COLOURS.length) return TURN_COLOURS[a.turn - 1]!;
   const hue = Math.round((a.turn * 137.508 + 200 + offset) % 360);
-  return `hsl(${hue} 62% 50%)`;
+  return `hsl(${hue} 62% 45%)`;
 }
 
 function capital(text: string): string {
