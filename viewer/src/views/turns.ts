@@ -53,6 +53,19 @@ function committedIn(stats: TurnStats | undefined): HTMLElement | null {
   return h('span', { class: 'turn-commits' }, ' · committed in ', ...names.flat());
 }
 
+/**
+ * "Also changed by “Claude Code — fix the build” (turn 2): src/app.ts": another
+ * session recording the folder ran a turn meanwhile that changed files this
+ * turn's changes show, one line per such turn.
+ */
+function alsoChangedBy(stats: TurnStats | undefined): HTMLElement[] {
+  return (stats?.alsoChangedBy ?? []).map((a) => {
+    const more = a.files - a.paths.length;
+    const files = `${a.paths.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+    return h('span', { class: 'meta turn-also' }, `Also changed by “${a.sessionTitle}” (turn ${a.turn}): ${files}`);
+  });
+}
+
 /** Draws the turn list of the selected session's default chat. */
 export function renderTurns(app: App): void {
   const list = byId('turns');
@@ -118,6 +131,7 @@ export function renderTurns(app: App): void {
             countsLabel(turnCountsOf(app.turnCounts, app.session, turn.id)),
             committedIn(stats),
           ),
+          alsoChangedBy(stats),
         ),
         hasCompare
           ? h(
