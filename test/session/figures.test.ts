@@ -65,8 +65,9 @@ describe('the figures a client is given', () => {
     expect(Date.parse(chatTurn.startedAt!)).toBeLessThanOrEqual(started);
     expect(chatTurn.duration).toBeGreaterThanOrEqual(ending - started);
     expect(chatTurn.duration).toBeLessThanOrEqual(endedTurn - asked);
-    // Long enough apart that the start and the end read differently to the second.
-    await new Promise((r) => setTimeout(r, 1100));
+    // Long enough apart that the start and the end read differently to the second: a second after the start, exactly.
+    const secondAfterStart = Date.parse(session.createdAt) + 1000;
+    while (Date.now() <= secondAfterStart) await new Promise((r) => setTimeout(r, secondAfterStart + 1 - Date.now()));
     const before = Date.now();
     await t.service.sessions.dispose(session.uri);
     const after = Date.now();
