@@ -8,7 +8,7 @@ import type { LineAuthor, ProvenanceResult, TurnAuthor } from '../../protocol/ex
  */
 
 /** A session the words may name: its URI (to compare), its title, and how many turns it has. */
-export interface KnownSession {
+interface KnownSession {
   channel: string;
   title: string;
   turnCount: number;
@@ -25,7 +25,7 @@ export interface BlameContext {
 }
 
 /** A line author as `--json` and the MCP tool give it: turn numbers and sessions by id and title, no URIs, no turn ids. */
-export type AuthorInWords =
+type AuthorInWords =
   | {
       kind: 'turn';
       turn: number;
@@ -86,7 +86,7 @@ function titleOf(ctx: BlameContext, channel: string): string | undefined {
 }
 
 /** "turn 3", or "turn 2 of "Other title"" for another session's. */
-export function turnName(author: Pick<TurnAuthor, 'turn' | 'session' | 'sessionTitle'>, ctx: BlameContext): string {
+function turnName(author: Pick<TurnAuthor, 'turn' | 'session' | 'sessionTitle'>, ctx: BlameContext): string {
   if (author.session === ctx.session.channel) return `turn ${author.turn}`;
   const title = author.sessionTitle ?? titleOf(ctx, author.session);
   return `turn ${author.turn} of ${title !== undefined ? `"${oneLine(title, 60)}"` : 'another session'}`;
@@ -95,7 +95,7 @@ export function turnName(author: Pick<TurnAuthor, 'turn' | 'session' | 'sessionT
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** "3 Nov", or "3 Nov 2024" in another year (UTC). */
-export function dayWords(iso: string, ctx: BlameContext): string {
+function dayWords(iso: string, ctx: BlameContext): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   const year = ctx.year ?? new Date().getUTCFullYear();
@@ -121,7 +121,7 @@ function userWhen(author: Extract<LineAuthor, { kind: 'user' }>, ctx: BlameConte
 }
 
 /** The short author column: "turn 3 · Claude Code · step 2 Edit", "you, between turns 2 and 3", "before recording · a1b2c3d Ann 3 Nov", "mixed: …". */
-export function authorColumn(author: LineAuthor, ctx: BlameContext): string {
+function authorColumn(author: LineAuthor, ctx: BlameContext): string {
   switch (author.kind) {
     case 'turn': {
       const step = author.step !== undefined ? `step ${author.step}${author.tool ? ` ${oneLine(author.tool, 30)}` : ''}` : undefined;
@@ -175,7 +175,7 @@ function turnInWords(author: TurnAuthor, ctx: BlameContext): Extract<AuthorInWor
 }
 
 /** An author without URIs or turn ids. */
-export function authorInWords(author: LineAuthor, ctx: BlameContext): AuthorInWords {
+function authorInWords(author: LineAuthor, ctx: BlameContext): AuthorInWords {
   switch (author.kind) {
     case 'turn':
       return turnInWords(author, ctx);
