@@ -36,10 +36,10 @@ import type { StepRecord, TurnRecord } from './turn-record.js';
 const LISTED_PATHS = 20;
 
 /** Whether a tool writes only the files it names (Edit, Write…), as provenance decides it. */
-export type WritesOnlyNamed = (tool: string | undefined) => boolean;
+type WritesOnlyNamed = (tool: string | undefined) => boolean;
 
 /** A turn of a session. */
-export interface SessionTurn {
+interface SessionTurn {
   session: RecordingSession;
   turn: TurnRecord;
 }
@@ -55,17 +55,17 @@ interface Candidate extends SessionTurn {
 }
 
 /** A session's turn (and step) that wrote a change, named as provenance names authors. */
-export interface SharedWriter {
+interface SharedWriter {
   session: { uri: string; title?: string; agent?: string };
   turn: { number: number; id: string; prompt?: string; at: string; changeset: string };
   step?: { index: number; tool?: string; paths: readonly string[]; at: string; changeset: string };
 }
 
 /** Who wrote a change when turns of other sessions ran while it was made: one turn the hooks single out, or several that may have. */
-export type SharedWriters = { kind: 'one'; writer: SharedWriter } | { kind: 'mixed'; writers: SharedWriter[] };
+type SharedWriters = { kind: 'one'; writer: SharedWriter } | { kind: 'mixed'; writers: SharedWriter[] };
 
 /** A change of a file seen in a session's record, as provenance describes it. */
-export interface SharedChange {
+interface SharedChange {
   session: { uri: string };
   /** The session's turn that recorded it; absent for a change between its turns. */
   turn?: { id: string };
@@ -89,7 +89,7 @@ function spanOf(turn: TurnRecord): { from: number; to: number } | undefined {
 }
 
 /** True when a directory of one list is, contains or lies in a directory of the other. */
-export function foldersOverlap(a: readonly string[], b: readonly string[]): boolean {
+function foldersOverlap(a: readonly string[], b: readonly string[]): boolean {
   return a.some((x) => b.some((y) => isInsideDir(x, y) || isInsideDir(y, x)));
 }
 
@@ -249,7 +249,7 @@ export function sharedWriters(change: SharedChange, writesOnlyNamed: WritesOnlyN
  * to this session alone (the other turn's tool call named the file, or
  * neither's did and both may have written it), with those files.
  */
-export function alsoChangedByOf(sessions: readonly RecordingSession[], self: SessionTurn, writesOnlyNamed: WritesOnlyNamed): AlsoChangedBy[] {
+function alsoChangedByOf(sessions: readonly RecordingSession[], self: SessionTurn, writesOnlyNamed: WritesOnlyNamed): AlsoChangedBy[] {
   const span = spanOf(self.turn);
   const mine = changedFiles(self.session, self.turn);
   if (!span || !mine || mine.size === 0) return [];
@@ -286,7 +286,7 @@ export function alsoChangedByOf(sessions: readonly RecordingSession[], self: Ses
 }
 
 /** What {@link trackSharedFolders} is told. */
-export interface SharedFolderOptions {
+interface SharedFolderOptions {
   /** Whether a tool writes only the files it names. */
   writesOnlyNamed: WritesOnlyNamed;
   /** A turn ended in a session that shares a folder with these others (all of them, it included): what was said of their changes may have changed. */
