@@ -61,29 +61,8 @@ export async function attributeCommit(ctx: CommitContext, commitOid: string): Pr
   for (const session of ctx.sessions) {
     const turn = lastEndedTurn(session);
     if (!turn?.after) continue;
-    for (const file of files) {
-      if (file.authors.every((a) => a !== undefined)) continue;
-      const absPath = join(ctx.workTree, ...file.path.split('/'));
-      const root = session.files.rootIndexOf(absPath);
-      if (root < 0 || !isInsideDir(session.files.root(root).dir, absPath)) continue;
-      const recorded = await recordedLines(session, turn, root, toSlashes(relative(session.files.root(root).dir, absPath)));
-      if (!recorded) continue;
-      const prov = await ctx.provenance({
-        session: session.uri,
-        path: absPath,
-        changeset: formatChangesetUri({ sessionId: session.id, kind: 'turn', turnId: turn.id }),
-        side: 'after',
-      });
-      if (prov.binary || prov.missing || prov.lineCount !== recorded.length) continue;
-      const byLine = authorsByLine(prov, recorded.length);
-      const map = lineMapping(recorded, file.lines);
-      file.added.forEach((line, i) => {
-        if (file.authors[i] !== undefined) return;
-        const from = map[line - 1]!;
-        const author = from > 0 ? byLine[from - 1] : undefined;
-        if (author?.kind === 'turn') file.authors[i] = author;
-      });
-    }
+    // The files one after another would each wait for its reads; together they overlap.
+    await Promise.all(files.map((file) => attributeFile(ctx, session, turn, file)));
   }
   const turns = new Map<string, { author: TurnAuthor; lines: number }>();
   for (const file of files) {
@@ -96,6 +75,31 @@ export async function attributeCommit(ctx: CommitContext, commitOid: string): Pr
     }
   }
   return { commit, files, turns: [...turns.values()] };
+}
+
+/** Gives the added lines of `file` that the session's record holds at the turn's end their turn, where none has one yet. */
+async function attributeFile(ctx: CommitContext, session: RecordingSession, turn: TurnRecord, file: AttributedFile): Promise<void> {
+  if (file.authors.every((a) => a !== undefined)) return;
+  const absPath = join(ctx.workTree, ...file.path.split('/'));
+  const root = session.files.rootIndexOf(absPath);
+  if (root < 0 || !isInsideDir(session.files.root(root).dir, absPath)) return;
+  const recorded = await recordedLines(session, turn, root, toSlashes(relative(session.files.root(root).dir, absPath)));
+  if (!recorded) return;
+  const prov = await ctx.provenance({
+    session: session.uri,
+    path: absPath,
+    changeset: formatChangesetUri({ sessionId: session.id, kind: 'turn', turnId: turn.id }),
+    side: 'after',
+  });
+  if (prov.binary || prov.missing || prov.lineCount !== recorded.length) return;
+  const byLine = authorsByLine(prov, recorded.length);
+  const map = lineMapping(recorded, file.lines);
+  file.added.forEach((line, i) => {
+    if (file.authors[i] !== undefined) return;
+    const from = map[line - 1]!;
+    const author = from > 0 ? byLine[from - 1] : undefined;
+    if (author?.kind === 'turn') file.authors[i] = author;
+  });
 }
 
 /** The file's lines at the turn's end, or undefined where it was not a text file there. */

@@ -55,19 +55,37 @@ function isLink(value: unknown): value is StoredCommitLink {
   return typeof v?.oid === 'string' && typeof v.summary === 'string' && typeof v.at === 'string' && typeof v.turns === 'object' && v.turns !== null;
 }
 
+/** Each session's links as last read or written: a commit updates them without reading the store again. */
+const known = new WeakMap<RecordingSession, Promise<StoredCommitLinks>>();
+
+/** The session's links, read from its store once. */
+export function commitLinksOf(session: RecordingSession): Promise<StoredCommitLinks> {
+  let links = known.get(session);
+  if (!links) {
+    links = readCommitLinks(session);
+    known.set(session, links);
+  }
+  return links;
+}
+
 /**
- * Adds (or replaces) one commit's link in the session's store and shows it
- * on its turns; the link of the commit it replaced (an amend, a rebase), if
- * any, goes.
+ * Adds (or replaces) one commit's link and shows it on the session's turns
+ * at once; the link of the commit it replaced (an amend, a rebase), if any,
+ * goes. {@link saveCommitLinks} then keeps them in the store.
  */
-export async function recordCommitLink(session: RecordingSession, replaced: string | undefined, link: StoredCommitLink): Promise<void> {
-  const stored = await readCommitLinks(session);
+export async function addCommitLink(session: RecordingSession, replaced: string | undefined, link: StoredCommitLink): Promise<StoredCommitLinks> {
+  const stored = await commitLinksOf(session);
   stored.commits = [...stored.commits.filter((c) => c.oid !== link.oid && c.oid !== replaced), link].slice(-MAX_COMMITS);
+  showCommitLinks(session, stored);
+  return stored;
+}
+
+/** Keeps the session's links in its store: the blob written and flushed, then the ref replaced atomically. */
+export async function saveCommitLinks(session: RecordingSession, stored: StoredCommitLinks): Promise<void> {
   const store = session.files.root(0).store;
   const oid = await store.writeObject('blob', Buffer.from(JSON.stringify(stored), 'utf8'));
   await store.flush();
   await writeRef(store.layout.shadowDir, commitLinksRef(session.id), oid);
-  showCommitLinks(session, stored);
 }
 
 /** Puts the stored links on the session's turns (`_meta.turns[turnId].commits`). */

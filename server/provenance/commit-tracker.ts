@@ -26,15 +26,20 @@ import { DirectoryWatcher } from '../watch/directory-watcher.js';
 import { SerialQueue } from '../serial-queue.js';
 import { attributeCommit, type CommitAttribution, type LineProvenance } from './commit-attribution.js';
 import { blobLines, readCommit } from './commit-lines.js';
-import { readCommitLinks, recordCommitLink, showCommitLinks } from './commit-links.js';
+import { addCommitLink, commitLinksOf, saveCommitLinks, showCommitLinks, type StoredCommitLink, type StoredCommitLinks } from './commit-links.js';
 import { AuthorshipLogError, parseAuthorshipLog, serializeAuthorshipLog } from './notes-format.js';
 import { authorshipLogOf, type CarriedLog } from './notes-log.js';
 import { readNote, writeNotes } from './notes-write.js';
 import { lookupPath } from '../changes/tree-lookup.js';
 import type { TreeReader } from '../store/tree.js';
+import type { TurnRecord } from '../session/turn-record.js';
+import { formatChangesetUri } from '../../protocol/index.js';
+import { isInsideDir } from '../paths.js';
 
 /** Most commits of a rebase followed at once. */
 const MAX_REWRITTEN = 200;
+/** Most files of a turn whose attribution is worked out ahead of a commit. */
+const WARM_FILES = 50;
 /** How often HEAD is read when no watcher event came (a repository whose `.git` is outside the watched folder). */
 const POLL_MS = 2000;
 
@@ -90,6 +95,12 @@ export class CommitTracker {
   add(session: RecordingSession): void {
     if (this.sessions.includes(session)) return;
     this.sessions.push(session);
+    // What a commit will ask about the files a turn changed is worked out once the turn ends, in the background.
+    const warm = session.onTurnEnded((turn) => void this.queue.run(() => this.warm(session, turn)).catch(() => undefined));
+    const gone = session.onDisposed(() => {
+      warm.dispose();
+      gone.dispose();
+    });
     if (this.sessions.length === 1) this.watch(session.files.root(this.rootOf(session)).dir);
   }
 
@@ -214,48 +225,60 @@ export class CommitTracker {
     if (sessions.length === 0) return;
     const source = this.sourceOf(sessions[0]!);
     const attribution = await attributeCommit({ workTree: this.opts.repo.workTree, sessions, provenance: this.opts.provenance, source }, commit.oid);
+    // Asked before the links change: the replaced commit's link goes with them.
+    const ours = this.opts.notes && commit.replaced !== undefined && (await this.notedByUs(commit.replaced, sessions));
     const handled: HandledCommit = { attribution, ...(commit.replaced ? { replaced: commit.replaced } : {}) };
-    let noted = false;
-    if (this.opts.notes) {
-      const store = source.store;
-      const carried = commit.replaced ? await this.carried(store, source.reader, commit.replaced) : undefined;
-      const log = authorshipLogOf(attribution, sessions, carried);
-      if (log) {
-        const text = serializeAuthorshipLog(log);
-        const ours = commit.replaced !== undefined && (await this.notedByUs(commit.replaced, sessions));
-        const result = await writeNotes(this.opts.repo, store, new Map([[commit.oid, text]]), ours ? [commit.replaced!] : []);
-        if (result.written.includes(commit.oid)) {
-          noted = true;
-          handled.note = text;
-        } else if (result.skipped.includes(commit.oid)) {
-          this.opts.log(`commit ${commit.oid.slice(0, 7)} already has a note under refs/notes/ai; it was left as it was`);
-        }
-      }
-    }
-    // Each session whose turns wrote lines of the commit keeps the link.
+    // Each session whose turns wrote lines of the commit shows the link at once, and keeps it once the note is written.
     const bySession = new Map<string, Record<string, number>>();
     for (const { author, lines } of attribution.turns) {
       const turns = bySession.get(author.session) ?? {};
       turns[author.turnId] = lines;
       bySession.set(author.session, turns);
     }
+    const links: { session: RecordingSession; link: StoredCommitLink; stored: StoredCommitLinks }[] = [];
     for (const session of sessions) {
       const turns = bySession.get(session.uri);
       if (!turns) continue;
-      await recordCommitLink(session, commit.replaced, {
-        oid: attribution.commit.oid,
-        summary: attribution.commit.summary,
-        at: attribution.commit.at,
-        turns,
-        ...(noted ? { noted: true as const } : {}),
-      });
+      const link: StoredCommitLink = { oid: attribution.commit.oid, summary: attribution.commit.summary, at: attribution.commit.at, turns };
+      links.push({ session, link, stored: await addCommitLink(session, commit.replaced, link) });
     }
+    if (this.opts.notes) {
+      const store = source.store;
+      const carried = commit.replaced ? await this.carried(store, source.reader, commit.replaced) : undefined;
+      const log = authorshipLogOf(attribution, sessions, carried);
+      if (log) {
+        const text = serializeAuthorshipLog(log);
+        const result = await writeNotes(this.opts.repo, store, new Map([[commit.oid, text]]), ours ? [commit.replaced!] : []);
+        if (result.written.includes(commit.oid)) {
+          for (const { link } of links) link.noted = true;
+          handled.note = text;
+        } else if (result.skipped.includes(commit.oid)) {
+          this.opts.log(`commit ${commit.oid.slice(0, 7)} already has a note under refs/notes/ai; it was left as it was`);
+        }
+      }
+    }
+    for (const { session, stored } of links) await saveCommitLinks(session, stored);
     this.opts.onCommit?.(handled);
+  }
+
+  /**
+   * Asks the provenance engine about the text files the turn changed inside
+   * this repository (its first {@link WARM_FILES}) as of the turn's end, so
+   * the engine holds their answers when a commit asks the same.
+   */
+  private async warm(session: RecordingSession, turn: TurnRecord): Promise<void> {
+    if (this.closed || session.isDisposed || !turn.after) return;
+    const changeset = formatChangesetUri({ sessionId: session.id, kind: 'turn', turnId: turn.id });
+    const changes = (await session.turnChanges(turn)).filter((c) => c.after?.mode.startsWith('100') && isInsideDir(this.opts.repo.workTree, c.absPath));
+    for (const change of changes.slice(0, WARM_FILES)) {
+      if (this.closed || session.isDisposed || session.turns[session.turns.length - 1] !== turn) return;
+      await this.opts.provenance({ session: session.uri, path: change.absPath, changeset, side: 'after' }).catch(() => undefined);
+    }
   }
 
   /** Whether this server attached the note of `commit` (a session keeps that with the link). */
   private async notedByUs(commit: string, sessions: readonly RecordingSession[]): Promise<boolean> {
-    for (const s of sessions) if ((await readCommitLinks(s)).commits.some((c) => c.oid === commit && c.noted)) return true;
+    for (const s of sessions) if ((await commitLinksOf(s)).commits.some((c) => c.oid === commit && c.noted)) return true;
     return false;
   }
 
@@ -343,7 +366,7 @@ export class CommitTrackers {
 
   /** Shows the session's stored commit links on its turns and follows the commits of its repositories. */
   attach(session: RecordingSession): void {
-    void readCommitLinks(session)
+    void commitLinksOf(session)
       .then((stored) => showCommitLinks(session, stored))
       .catch((error: unknown) => this.opts.log(`could not read the commits of session ${session.id}: ${(error as Error).message}`));
     for (const root of session.files.list()) {

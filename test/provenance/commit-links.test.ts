@@ -27,8 +27,8 @@ serviceForEachTest(temp, (_svc, c) => {
 const SESSION = 'ahp-session:/commits';
 
 async function turn(id: string, message: string, paths: string[], edit: () => void): Promise<void> {
-  await client.request('harness/turnStarted', { channel: SESSION, turnId: id, message });
-  await client.request('harness/beforeEdit', { channel: SESSION, turnId: id, paths, tool: 'Edit' });
+  await client.request('harness/turnStarted', { channel: SESSION, turnId: id, message }, { timeoutMs: 60_000 });
+  await client.request('harness/beforeEdit', { channel: SESSION, turnId: id, paths, tool: 'Edit' }, { timeoutMs: 60_000 });
   edit();
   await client.request('harness/turnEnded', { channel: SESSION, turnId: id }, { timeoutMs: 60_000 });
 }
@@ -38,7 +38,7 @@ async function statusWithCommit(turnIndex: number): Promise<StatusResult> {
   let status: StatusResult | undefined;
   const deadline = Date.now() + 20_000;
   for (;;) {
-    status = await client.request<StatusResult>('harness/status', { channel: SESSION });
+    status = await client.request<StatusResult>('harness/status', { channel: SESSION }, { timeoutMs: 60_000 });
     if (status.sessions[0]?.turns.find((t) => t.index === turnIndex)?.commits?.length) return status;
     if (Date.now() > deadline) throw new Error(`turn ${turnIndex} never listed a commit: ${JSON.stringify(status)}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -57,7 +57,7 @@ function repositoryWrites(repo: string): { refs: string; counts: string; packs: 
 describe('commits linked to turns', () => {
   it('shows the commit on the turns whose lines it added, in status words, and writes nothing into the repository', async () => {
     const repo = makeRepo(temp.make(), { 'parser.ts': 'one\ntwo\nthree\n', 'notes.md': 'n\n' });
-    await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href });
+    await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href }, { timeoutMs: 60_000 });
     await turn('t1', 'Make the parser count', ['parser.ts'], () => writeFiles(repo, { 'parser.ts': 'one\ntwo\nthree\ncount()\nreturn\n' }));
     await turn('t2', 'Only touch the notes', ['notes.md'], () => writeFiles(repo, { 'notes.md': 'n\nmore\n' }));
     // The user's own line, typed after the turns; and only parser.ts goes into the commit.

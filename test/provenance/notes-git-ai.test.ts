@@ -89,8 +89,8 @@ function parseStandardLog(text: string): Log {
 }
 
 async function turn(id: string, message: string, paths: string[], edit: () => void): Promise<void> {
-  await client.request('harness/turnStarted', { channel: SESSION, turnId: id, message });
-  await client.request('harness/beforeEdit', { channel: SESSION, turnId: id, paths, tool: 'Edit' });
+  await client.request('harness/turnStarted', { channel: SESSION, turnId: id, message }, { timeoutMs: 60_000 });
+  await client.request('harness/beforeEdit', { channel: SESSION, turnId: id, paths, tool: 'Edit' }, { timeoutMs: 60_000 });
   edit();
   await client.request('harness/turnEnded', { channel: SESSION, turnId: id }, { timeoutMs: 60_000 });
 }
@@ -119,7 +119,7 @@ const HASH = createHash('sha256').update(`claude:${SESSION_ID}`).digest('hex').s
 describe('serve --notes', () => {
   it("attaches a Git AI authorship log to the user's commit, with the turn's lines, and follows an amend", async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'one\ntwo\nthree\n' });
-    await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href, provider: 'claude-code' });
+    await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href, provider: 'claude-code' }, { timeoutMs: 60_000 });
     await turn('t1', 'Count to five', ['a.txt', 'b c.txt'], () => writeFiles(repo, { 'a.txt': 'one\ntwo\nthree\nfour\nfive\n', 'b c.txt': 'b1\nb2\n' }));
     writeFiles(repo, { 'a.txt': 'zero\none\ntwo\nthree\nfour\nfive\n' });
     git(repo, ['add', '-A']);
@@ -164,7 +164,7 @@ describe('serve --notes', () => {
   it('carries the notes of two commits rebased onto a new base, and leaves a note another tool wrote', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'one\n', 'b.txt': 'b\n' });
     const initial = git(repo, ['rev-parse', 'HEAD']);
-    await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href, provider: 'claude-code' });
+    await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href, provider: 'claude-code' }, { timeoutMs: 60_000 });
     await turn('t1', 'First', ['a.txt'], () => writeFiles(repo, { 'a.txt': 'one\ntwo\n' }));
     git(repo, ['commit', '-q', '-am', 'First']);
     const first = git(repo, ['rev-parse', 'HEAD']);
