@@ -196,6 +196,8 @@ export class CommitTracker {
     const last = lastReflogEntry(this.opts.repo);
     const commit = await readCommit(store, head);
     if (last?.message.startsWith('commit (amend)') && last.newOid === head && last.oldOid !== head) return [{ oid: head, replaced: last.oldOid }];
+    // A merge commit's diff against its first parent is the other branch's lines: the standard lets it go without a log.
+    if (commit.parents.length > 1) return [];
     if (previous === undefined ? commit.parents.length === 0 : commit.parents[0] === previous) return [{ oid: head }];
     if (last?.message.startsWith('rebase') && last.newOid === head) {
       const origHead = readFileText(join(this.opts.repo.gitDir, 'ORIG_HEAD'))?.trim() ?? previous;
