@@ -10,6 +10,7 @@ import { formatChangesetUri, parseChangesetUri, isChangesetUriError } from '../.
 import type { RootTrees } from '../changes/collect-changes.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SafetyRecord } from '../session/session-journal.js';
+import type { StepRecord, TurnRecord } from '../session/turn-record.js';
 import type { RecordedChange, RecordedSession, RecordedStep, RecordedTurn } from './attribute-change.js';
 
 /** A version of the file: its blob and mode, or undefined where it did not exist. */
@@ -70,23 +71,11 @@ export function recordedStates(
   const turns = session.turns;
   for (let n = 0; n < turns.length; n++) {
     const t = turns[n]!;
-    const turn: RecordedTurn = {
-      number: n + 1,
-      id: t.id,
-      at: t.startedAt,
-      changeset: formatChangesetUri({ sessionId: session.id, kind: 'turn', turnId: t.id }),
-      ...(t.message !== undefined && t.message !== '' ? { prompt: t.message } : {}),
-    };
+    const turn = recordedTurn(session, t, n + 1);
     drafts.push({ key: `t:${t.id}:start`, kind: 'turn-start', trees: t.before, at: t.startedAt, turn });
     let last: RecordedStep | undefined;
     for (const s of t.steps ?? []) {
-      const step: RecordedStep = {
-        index: s.index,
-        paths: s.paths,
-        at: s.at,
-        changeset: formatChangesetUri({ sessionId: session.id, kind: 'step', turnId: t.id, step: s.index }),
-        ...(s.tool !== undefined ? { tool: s.tool } : {}),
-      };
+      const step = recordedStep(session, t, s);
       // The state at step n's checkpoint closes the change made during step n-1 (or before the first step).
       drafts.push({ key: `t:${t.id}:s:${s.index}`, kind: 'step', trees: s.trees, at: s.at, turn, ...(last ? { step: last } : {}) });
       last = step;
@@ -100,8 +89,10 @@ export function recordedStates(
     }
   }
 
-  // Operations that wrote the file, by time among the states.
+  // Operations that wrote the file, by time among the states; one a rollback cancelled never ran.
+  const rolledBack = new Set(safety.filter((r) => r.details.operation === 'rollback').map((r) => r.details.undoes));
   for (const record of safety) {
+    if (record.details.operation === 'rollback' || rolledBack.has(record.index)) continue;
     const path = record.details.paths.find((p) => p.absPath === absPath);
     if (!path || path.result === undefined) continue;
     const at = Date.parse(record.createdAt);
@@ -155,6 +146,40 @@ export function recordedStates(
     states.push(state);
   }
   return { states, ...(active ? { active } : {}), ...(activeStep ? { activeStep } : {}) };
+}
+
+/** Turns and steps as provenance names them, made once each (a turn's number only changes when earlier turns are dropped). */
+const turnInfos = new WeakMap<TurnRecord, RecordedTurn>();
+const stepInfos = new WeakMap<StepRecord, RecordedStep>();
+
+function recordedTurn(session: RecordingSession, t: TurnRecord, number: number): RecordedTurn {
+  let turn = turnInfos.get(t);
+  if (turn?.number !== number || turn.prompt !== (t.message || undefined)) {
+    turn = {
+      number,
+      id: t.id,
+      at: t.startedAt,
+      changeset: formatChangesetUri({ sessionId: session.id, kind: 'turn', turnId: t.id }),
+      ...(t.message !== undefined && t.message !== '' ? { prompt: t.message } : {}),
+    };
+    turnInfos.set(t, turn);
+  }
+  return turn;
+}
+
+function recordedStep(session: RecordingSession, t: TurnRecord, s: StepRecord): RecordedStep {
+  let step = stepInfos.get(s);
+  if (!step) {
+    step = {
+      index: s.index,
+      paths: s.paths,
+      at: s.at,
+      changeset: formatChangesetUri({ sessionId: session.id, kind: 'step', turnId: t.id, step: s.index }),
+      ...(s.tool !== undefined ? { tool: s.tool } : {}),
+    };
+    stepInfos.set(s, step);
+  }
+  return step;
 }
 
 /** The recorded state an operation puts lines back from, from the changeset it was invoked on. */

@@ -201,16 +201,14 @@ async function walkTo(session: RecordingSession, file: FileRef, cache: FileCache
   if (end === 0) throw notFound(`changeset: the record holds no such state of ${file.rel}`);
   const upTo = states.slice(0, end);
   const kept = cache.walked;
-  const extends_ = kept.keys.length > 0 && kept.keys.length <= upTo.length && kept.keys.every((k, i) => k === upTo[i]!.key);
+  // What is kept is a walk over the first states of the record, as long as the record still begins with them.
+  const valid = kept.keys.length > 0 && kept.keys.length <= states.length && kept.keys.every((k, i) => k === states[i]!.key);
+  const extend = valid && kept.keys.length <= upTo.length;
   // Lines an operation puts back come from an earlier version: such a tail is walked whole, keeping those versions.
-  const tailWrites = upTo.slice(extends_ ? kept.keys.length : 0).some((s) => s.write);
-  if (extends_ && !tailWrites) {
-    const walked = await walk(session, file, cache, upTo, kept);
-    if (key === undefined || end === states.length) cache.walked = walked;
-    return walked;
-  }
-  const walked = await walk(session, file, cache, upTo, undefined);
-  if (key === undefined || end === states.length) cache.walked = walked;
+  const tailWrites = upTo.slice(extend ? kept.keys.length : 0).some((s) => s.write);
+  const walked = await walk(session, file, cache, upTo, extend && !tailWrites ? kept : undefined);
+  // The longest walk is kept (a state before it is walked again from the start when asked for).
+  if (!valid || walked.keys.length >= kept.keys.length) cache.walked = walked;
   return walked;
 }
 

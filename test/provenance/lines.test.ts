@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { LineAuthor, ProvenanceResult } from '../../protocol/index.js';
+import { forgetLineProvenance } from '../../server/provenance/line-provenance.js';
 import type { TestClient } from '../helpers/client.js';
-import { serviceForEachTest } from '../helpers/service.js';
+import { serviceForEachTest, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { useMemoryTempDir } from '../helpers/memory-temp.js';
 
@@ -12,7 +13,9 @@ useMemoryTempDir();
 
 const temp = new TempDirs();
 let client: TestClient;
-serviceForEachTest(temp, (_svc, c) => {
+let svc: TestService;
+serviceForEachTest(temp, (s, c) => {
+  svc = s;
   client = c;
 });
 
@@ -63,6 +66,8 @@ describe('provenance/lines', () => {
       ['Write', ['b.txt'], () => writeFiles(repo, { 'b.txt': 'bb\n', 'a.txt': 'zero\none\ntwo\nthree\nfour\n' })],
     ]);
     writeFiles(repo, { 'a.txt': 'zero\none\nTWO\nthree\nfour\n' });
+    // Asked once here, the answer is kept and extended by the next turn's versions.
+    expect(perLine(await blame({ path: 'a.txt', changeset: 'ahp-changeset:/provenance/turn/t1' }))).toHaveLength(5);
     await turn('t2', 'shell', [['Bash', ['b.txt'], () => writeFiles(repo, { 'a.txt': 'zero\none\nTWO\nthree\nfour\nfive\n' })]]);
 
     const answer = await blame({ path: 'a.txt' });
@@ -76,6 +81,9 @@ describe('provenance/lines', () => {
       'turn 1 step 1 (Edit)',
       'turn 2 step 1 (Bash)',
     ]);
+    // The same as walking the whole record again.
+    forgetLineProvenance(svc.service.sessions.require(SESSION));
+    expect(await blame({ path: 'a.txt' })).toEqual(answer);
     const turnAuthor = answer.authors.find((a) => a.kind === 'turn' && a.step === 1 && a.turn === 1);
     expect(turnAuthor).toMatchObject({ kind: 'turn', turnId: 't1', prompt: 'grow a.txt', tool: 'Edit', changeset: 'ahp-changeset:/provenance/step/t1/1' });
     const before = answer.authors.find((a) => a.kind === 'before-recording');
