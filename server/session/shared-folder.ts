@@ -80,12 +80,32 @@ interface SharedChange {
 /** The live sessions of every tracked server, by URI: what {@link sharedWriters} reads. */
 const tracked = new Map<string, { session: RecordingSession; manager: SessionManager }>();
 
+/** Ended turns' spans: provenance asks for them at every recorded change of a file. */
+const spans = new WeakMap<TurnRecord, { from: number; to: number }>();
+
+/** The span of a turn, ms since the epoch: to +∞ while it runs. */
+function rawSpan(turn: TurnRecord): { from: number; to: number } {
+  const kept = spans.get(turn);
+  if (kept) return kept;
+  const from = Date.parse(turn.startedAt);
+  if (!turn.after || turn.durationMs === undefined) return { from, to: Number.POSITIVE_INFINITY };
+  const span = { from, to: from + turn.durationMs };
+  spans.set(turn, span);
+  return span;
+}
+
 /** The span of a turn, ms since the epoch: to +∞ while it runs; undefined for automatic turns. */
 function spanOf(turn: TurnRecord): { from: number; to: number } | undefined {
   if (turn.automatic) return undefined;
-  const from = Date.parse(turn.startedAt);
-  if (Number.isNaN(from)) return undefined;
-  return { from, to: turn.after && turn.durationMs !== undefined ? from + turn.durationMs : Number.POSITIVE_INFINITY };
+  const span = rawSpan(turn);
+  return Number.isNaN(span.from) ? undefined : span;
+}
+
+/** Whether the session recorded turns over [from, to] (from its first turn's start to its last's end): past sessions are passed over at once. */
+function recordedDuring(session: RecordingSession, from: number, to: number): boolean {
+  const turns = session.turns;
+  if (turns.length === 0) return false;
+  return rawSpan(turns[0]!).from < to && rawSpan(turns[turns.length - 1]!).to > from;
 }
 
 /** True when a directory of one list is, contains or lies in a directory of the other. */
@@ -166,7 +186,9 @@ function candidatesFor(
 ): Candidate[] {
   const out: Candidate[] = [];
   for (const other of sessions) {
-    if (other === session ? !self : other.isDisposed || !foldersOverlap(session.workingDirectories, other.workingDirectories)) continue;
+    if (other === session) {
+      if (!self) continue;
+    } else if (other.isDisposed || !recordedDuring(other, from, to) || !foldersOverlap(session.files.dirs, other.files.dirs)) continue;
     const turns = other === session ? [self!] : other.turns;
     let last: Candidate | undefined;
     for (const turn of turns) {
@@ -255,7 +277,8 @@ function alsoChangedByOf(sessions: readonly RecordingSession[], self: SessionTur
   if (!span || !mine || mine.size === 0) return [];
   const byTurn = new Map<TurnRecord, { other: SessionTurn; paths: string[] }>();
   for (const other of sessions) {
-    if (other === self.session || other.isDisposed || !foldersOverlap(self.session.workingDirectories, other.workingDirectories)) continue;
+    if (other === self.session || other.isDisposed || !recordedDuring(other, span.from, span.to) || !foldersOverlap(self.session.files.dirs, other.files.dirs))
+      continue;
     for (const turn of other.turns) {
       const otherSpan = spanOf(turn);
       const theirs = changedFiles(other, turn);
@@ -306,7 +329,7 @@ export function trackSharedFolders(manager: SessionManager, opts: SharedFolderOp
   let stopped = false;
 
   const sharing = (session: RecordingSession): RecordingSession[] =>
-    manager.list().filter((s) => s !== session && !s.isDisposed && foldersOverlap(session.workingDirectories, s.workingDirectories));
+    manager.list().filter((s) => s !== session && !s.isDisposed && foldersOverlap(session.files.dirs, s.files.dirs));
 
   const refresh = (targets: readonly SessionTurn[]): void => {
     const sessions = manager.list();
