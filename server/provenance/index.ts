@@ -7,8 +7,6 @@ import type { MethodTable } from '../method-table.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { lineProvenance } from './line-provenance.js';
 
-export { attributeChange, isFileTool, type RecordedChange } from './attribute-change.js';
-export { MAX_COMMITS } from './before-recording.js';
 export { lineProvenance } from './line-provenance.js';
 
 /** The `provenance/lines` method. */
