@@ -10,7 +10,7 @@ interface PageGlobals {
 const fx = useViewerFixture();
 
 describe("the viewer's blame gutter", () => {
-  it('colours each line by who wrote it, says who on hover, and opens the turn on a click', async () => {
+  it('colours each line by who wrote it, says who on hover, opens the turn on a click, and marks the files of All files too', async () => {
     // src/greet.ts: committed before recording; turn 1 rewrites line 3, you line 7, turn 2 appends lines 9–12.
     await recordBlameScene(fx);
     const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=blame&view=session&file=src/greet.ts`, undefined, { layout: 'file' });
@@ -59,6 +59,16 @@ describe("the viewer's blame gutter", () => {
     await three.hover();
     await three.click();
     await page.waitForURL(/[?&]turn=t1\b/);
+
+    // All files, on turn 1's view: the file as turn 1 left it (its diff shows lines 1–6).
+    await page.locator('[data-layout="all"]').click();
+    const section = page.locator('.rv-file[data-path="src/greet.ts"]');
+    await section.locator('.num[data-line="R6"] .blame-mark').waitFor();
+    expect(await section.locator('.blame-toggle').getAttribute('aria-pressed')).toBe('true');
+    const who = (line: number) => section.locator(`.num[data-line="R${line}"] .blame-mark`).getAttribute('data-blame');
+    expect(await who(3)).toBe('turn 1 · step 1 Edit');
+    expect(await who(6)).toMatch(/^before recording · /);
+    expect(await section.locator('.blame-mark').count()).toBe(6);
     expect(errors).toEqual([]);
   }, 60_000);
 });

@@ -91,14 +91,12 @@ export function blameToggle(app: App, file: ChangesetFile): HTMLElement | null {
 
 /**
  * Draws the gutter over a file's diff already in `pane` (its new-side line
- * numbers are `td.num[data-line="R<n>"]`), and the legend under `header`.
- * Does nothing while blame is off.
+ * numbers are `td.num[data-line="R<n>"]`), and the legend under `header`
+ * (the one-file layout). Does nothing while blame is off.
  */
 export function drawBlame(app: App, pane: HTMLElement, channel: URI, file: ChangesetFile): void {
   const store = blameOf(app);
   if (!store.on || !file.edit.after) return;
-  const table = pane.querySelector('table.diff');
-  const header = pane.querySelector('header');
   const entry = store.entry(channel, file);
   if (!entry) return;
   const path = displayPathOf(file);
@@ -108,20 +106,35 @@ export function drawBlame(app: App, pane: HTMLElement, channel: URI, file: Chang
   } else if (!entry.result) {
     legend = h('p', { class: ['blame-legend', 'note'], role: 'status' }, 'Finding who wrote each line…');
   } else {
-    const result = entry.result;
-    legend = legendOf(app, result, path);
-    if (table) {
-      table.classList.add('blamed');
-      for (const cell of table.querySelectorAll<HTMLElement>('td.num[data-line^="R"]')) {
-        const line = Number(cell.dataset['line']!.slice(1));
-        const range = rangeAt(result, line);
-        if (!range) continue;
-        cell.append(mark(app, result.authors[range.author]!, line, range.restored === true));
-      }
-    }
+    legend = legendOf(app, entry.result, path);
+    const table = pane.querySelector('table.diff');
+    if (table) markLines(app, table, entry.result);
   }
+  const header = pane.querySelector('header');
   if (header) header.after(legend);
   else pane.prepend(legend);
+}
+
+/**
+ * Marks the drawn rows of one file of the review page (All files): its
+ * new-side line numbers `.num[data-line="R<n>"]` under `body`. Rows keep
+ * their height there, so there is no legend: each mark's tooltip says who.
+ * Asked for only for the files drawn, and only while blame is on.
+ */
+export function markBlame(app: App, body: HTMLElement, channel: URI, file: ChangesetFile): void {
+  const store = blameOf(app);
+  if (!store.on || !file.edit.after) return;
+  const result = store.entry(channel, file)?.result;
+  if (result) markLines(app, body, result);
+}
+
+function markLines(app: App, container: Element, result: ProvenanceResult): void {
+  container.classList.add('blamed');
+  for (const cell of container.querySelectorAll<HTMLElement>('.num[data-line^="R"]')) {
+    const line = Number(cell.dataset['line']!.slice(1));
+    const range = rangeAt(result, line);
+    if (range) cell.append(mark(app, result.authors[range.author]!, line, range.restored === true));
+  }
 }
 
 /** The range holding a line (ranges are sorted and do not overlap). */

@@ -21,6 +21,7 @@ import type { FileDiffEntry } from './diff-store.js';
 import type { BodyRow, RowPart } from './review-rows.js';
 import type { CommentStore } from '../comments/comment-store.js';
 import { commentBlock, composerBlock } from '../comments/comment-rows.js';
+import { blameToggle } from '../blame/blame-gutter.js';
 
 /** What drawing a file needs from the page. */
 export interface SectionHost {
@@ -78,6 +79,7 @@ export function fileHeader(host: SectionHost, channel: URI, row: FileRow, collap
     openComments(host.comments.openCount(row.path)),
     viewedElsewhere(app, file),
     fileHabits(app, channel, file),
+    blameToggle(app, file),
     fileOperations(app, channel, file, row.path, `Operations on ${row.path}`),
     app.open?.reviewable
       ? h(

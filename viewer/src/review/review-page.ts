@@ -17,6 +17,7 @@ import { heldByPress } from '../press-hold.js';
 import { ScrollBox } from '../scroll-box.js';
 import { DiffStore, type FileDiffEntry } from './diff-store.js';
 import { bodyRow, fileHeader, type SectionHost } from './file-section.js';
+import { markBlame } from '../blame/blame-gutter.js';
 import { bodyRows, estimateRows, rowOfLine, type BodyRow } from './review-rows.js';
 import { commentsOf, type CommentStore } from '../comments/comment-store.js';
 import { withComments } from '../comments/comment-rows.js';
@@ -433,6 +434,7 @@ export class ReviewPage implements SectionHost {
       const drawn: HTMLElement[] = [];
       for (let k = first; k < last; k++) if (!isLaterPart(rows[k])) drawn.push(bodyRow(this, channel, file, entry, rows[k]!));
       body.append(...drawn);
+      markBlame(this.app, body, channel, file);
       el.append(body);
     }
     return el;
