@@ -44,7 +44,7 @@ export interface ServeArgs {
 }
 
 /** The environment variable that turns `--notes` on (`1`) when the flag is not given. */
-export const NOTES_ENV = 'CHANGESET_SERVER_NOTES';
+const NOTES_ENV = 'CHANGESET_SERVER_NOTES';
 
 /** Default quiet period for `--auto-turns` without a value. */
 export const DEFAULT_AUTO_TURNS_MS = 3000;

@@ -20,7 +20,7 @@ import { blobLines, committedFiles, lineMapping, readCommit, type CommitInfo, ty
 export type LineProvenance = (params: ProvenanceParams) => Promise<ProvenanceResult>;
 
 /** A committed file with the turn that wrote each added line (undefined: the user, or not known). */
-export interface AttributedFile extends CommittedFile {
+interface AttributedFile extends CommittedFile {
   /** Parallel to `added`. */
   authors: (TurnAuthor | undefined)[];
 }
@@ -34,7 +34,7 @@ export interface CommitAttribution {
 }
 
 /** Where the repository is and which sessions recorded it. */
-export interface CommitContext {
+interface CommitContext {
   /** Top of the repository's working tree. */
   workTree: string;
   /** Sessions recording inside it, the newest first: the first that wrote a line is named. */

@@ -32,12 +32,12 @@ export interface StoredCommitLinks {
 }
 
 /** The ref holding a session's commit links. */
-export function commitLinksRef(sessionId: string): string {
+function commitLinksRef(sessionId: string): string {
   return `${sessionRefs(sessionId).prefix}commits`;
 }
 
 /** The session's commit links as stored; none when it has none or they cannot be read. */
-export async function readCommitLinks(session: RecordingSession): Promise<StoredCommitLinks> {
+async function readCommitLinks(session: RecordingSession): Promise<StoredCommitLinks> {
   const store = session.files.root(0).store;
   const oid = await readRef(store.layout.shadowDir, commitLinksRef(session.id));
   if (oid === undefined) return { version: 1, commits: [] };

@@ -44,7 +44,7 @@ const WARM_FILES = 50;
 const POLL_MS = 2000;
 
 /** Options of {@link CommitTracker}. */
-export interface CommitTrackerOptions {
+interface CommitTrackerOptions {
   repo: GitRepositoryLocation;
   provenance: LineProvenance;
   /** Attach authorship notes (`serve --notes`). */
@@ -57,7 +57,7 @@ export interface CommitTrackerOptions {
 }
 
 /** What was done for one commit. */
-export interface HandledCommit {
+interface HandledCommit {
   attribution: CommitAttribution;
   /** The commit it replaced (amend, rebase), when it was one. */
   replaced?: string;
@@ -72,7 +72,7 @@ interface NewCommit {
 }
 
 /** Follows HEAD of one repository for the sessions recording in it. */
-export class CommitTracker {
+class CommitTracker {
   private readonly sessions: RecordingSession[] = [];
   private readonly queue = new SerialQueue();
   private readonly stops: (() => void)[] = [];
@@ -355,7 +355,7 @@ function readFileText(path: string): string | undefined {
 }
 
 /** Options of {@link CommitTrackers}: those of each tracker but its repository. */
-export type CommitTrackersOptions = Omit<CommitTrackerOptions, 'repo'>;
+type CommitTrackersOptions = Omit<CommitTrackerOptions, 'repo'>;
 
 /**
  * One {@link CommitTracker} per repository the sessions record in, each
@@ -389,11 +389,6 @@ export class CommitTrackers {
         }
       });
     }
-  }
-
-  /** The tracker of a repository (by its git directory), while a session records in it. */
-  tracker(gitDir: string): CommitTracker | undefined {
-    return this.byRepo.get(gitDir);
   }
 
   /** Stops every tracker, after the commits being handled. */

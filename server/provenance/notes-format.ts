@@ -37,7 +37,7 @@ export interface PromptRecord {
 }
 
 /** The metadata section. */
-export interface AuthorshipMetadata {
+interface AuthorshipMetadata {
   schema_version: string;
   base_commit_sha: string;
   prompts: Record<string, PromptRecord>;

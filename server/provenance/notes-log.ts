@@ -15,7 +15,7 @@ import { AUTHORSHIP_SCHEMA, promptHash, type AuthorshipLog, type AuthorshipMessa
 const TOOLS: Record<string, string> = { 'Claude Code': 'claude', Cursor: 'cursor', 'Gemini CLI': 'gemini', Codex: 'codex' };
 
 /** The tool name a prompt record carries for a session's agent. */
-export function toolOf(agent: string | undefined): string {
+function toolOf(agent: string | undefined): string {
   if (!agent) return 'unknown';
   return (
     TOOLS[agent] ??

@@ -23,10 +23,10 @@ import { resolveRef, type GitRepositoryLocation } from '../snapshot/index.js';
 import { parseCommit } from '../store/commit.js';
 
 /** The notes ref the Git AI Standard names. */
-export const AI_NOTES_REF = 'refs/notes/ai';
+const AI_NOTES_REF = 'refs/notes/ai';
 
 /** What one write did. */
-export interface NotesWriteResult {
+interface NotesWriteResult {
   /** Commits that got a note. */
   written: string[];
   /** Commits that already had one, left as they were. */
@@ -38,7 +38,7 @@ export interface NotesWriteResult {
 }
 
 /** The ref was moved by someone else while we wrote, three times running. */
-export class NotesRefBusyError extends Error {}
+class NotesRefBusyError extends Error {}
 
 /** The note attached to `commit` under `refs/notes/ai`, or undefined. */
 export async function readNote(repo: GitRepositoryLocation, store: ObjectStore, commit: string): Promise<string | undefined> {
