@@ -184,6 +184,8 @@ function recordedStep(session: RecordingSession, t: TurnRecord, s: StepRecord): 
 
 /** The recorded state an operation puts lines back from, from the changeset it was invoked on. */
 function restoredFrom(session: RecordingSession, record: SafetyRecord): string | undefined {
+  // Undo and redo put back a version exactly (found by its content); discard puts back `HEAD`'s, not a recorded one.
+  if (record.details.operation === 'undo' || record.details.operation === 'redo' || record.details.operation === 'discard') return undefined;
   const parsed = parseChangesetUri(record.details.changeset);
   if (isChangesetUriError(parsed) || parsed.sessionId !== session.id) return undefined;
   switch (parsed.kind) {
