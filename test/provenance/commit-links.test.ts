@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SessionState, StatusResult, TimelineMeta } from '../../protocol/index.js';
 import { formatStatus } from '../../server/cli/status-command.js';
+import { ChangesetService } from '../../server/service.js';
 import type { TestClient } from '../helpers/client.js';
 import { useMemoryTempDir } from '../helpers/memory-temp.js';
 import { serviceForEachTest } from '../helpers/service.js';
@@ -92,5 +93,36 @@ describe('commits linked to turns', () => {
     expect(after.sessions[0]!.turns.find((t) => t.index === 2)!.commits).toEqual([expect.objectContaining({ oid: second, summary: 'Notes', lines: 1 })]);
     expect(after.sessions[0]!.turns.find((t) => t.index === 1)!.commits!.map((c) => c.oid)).toEqual([head]);
     await until(() => repositoryWrites(repo).refs === `refs/heads/main ${second}`, 'the branch alone');
+  });
+
+  it('keeps the link with the session: a restarted server shows it on the resumed turn', async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
+    const stateDir = temp.make('state-');
+    const start = async (): Promise<ChangesetService> => {
+      const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir, log: () => undefined });
+      await service.start();
+      return service;
+    };
+    const first = await start();
+    let head: string;
+    try {
+      const session = await first.openWorkspace([repo]);
+      const handle = await session.startTurn({ id: 'one', message: 'Grow a' });
+      writeFiles(repo, { 'a.txt': 'a\nb\n' });
+      await handle.end();
+      git(repo, ['commit', '-q', '-am', 'Grow a']);
+      head = git(repo, ['rev-parse', 'HEAD']);
+      await until(() => session.meta.turns['one']?.commits?.[0]?.oid === head, 'the link');
+    } finally {
+      await first.stop();
+    }
+    const second = await start();
+    try {
+      const resumed = await second.openWorkspace([repo]);
+      await until(() => resumed.meta.turns['one']?.commits?.[0]?.oid === head, 'the link after the restart');
+      expect(resumed.meta.turns['one']!.commits).toEqual([{ oid: head, summary: 'Grow a', lines: 1, at: expect.any(String) }]);
+    } finally {
+      await second.stop();
+    }
   });
 });
