@@ -4,14 +4,10 @@
  * or not) and marks one addressed with a note, which the reviewer then
  * sees as resolved by the agent.
  */
-import { resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import type { ReviewComment } from '../../protocol/extensions/comments.js';
-import { BIN, startServe } from '../cli/serve-process.js';
-import { TestClient } from '../helpers/client.js';
+import { callTool, mcpAgent, servedWorkspace } from '../helpers/mcp-agent.js';
 import { it } from '../helpers/per-test.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 
@@ -21,12 +17,7 @@ describe('changeset-server mcp: review comments', () => {
   it('lists the open comments with where their lines are now, and marks one addressed by the agent with its note', async ({ temp, defer, expect }) => {
     const repo = makeRepo(temp.make(), { 'src/app.ts': lines(20) });
     const stateDir = temp.make('state-');
-    const server = await startServe([repo, '--port', '0', '--state-dir', stateDir]);
-    defer(() => void server.stop('SIGKILL'));
-    const client = await TestClient.connect(server.ready.url, { token: server.ready.token! });
-    await client.initialize();
-    defer(() => client.close());
-    const session = server.ready.sessions[0]!;
+    const { client, session } = await servedWorkspace(repo, stateDir, defer);
     const turn = async (turnId: string, files: Record<string, string>) => {
       await client.request('harness/turnStarted', { channel: session, turnId, message: `turn ${turnId}` }, { timeoutMs: 20_000 });
       writeFiles(repo, files);
@@ -41,23 +32,8 @@ describe('changeset-server mcp: review comments', () => {
     // A later turn inserts two lines above the first comment's lines (they move) and rewrites the second's (outdated).
     await turn('t2', { 'src/app.ts': `// one\n// two\n${lines(20, { 5: 'const a = 1;', 6: 'const b = 2;', 18: 'y()' })}` });
 
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [resolve(BIN), 'mcp', '--state-dir', stateDir],
-      cwd: repo,
-      stderr: 'inherit',
-    });
-    const mcp = new Client({ name: 'test-agent', version: '1.0.0' });
-    await mcp.connect(transport);
-    defer(() => mcp.close());
-    const call = async (name: string, args: Record<string, unknown> = {}) => {
-      const result = (await mcp.callTool({ name, arguments: args })) as {
-        content: { text: string }[];
-        structuredContent?: Record<string, unknown>;
-        isError?: boolean;
-      };
-      return { data: result.structuredContent ?? {}, text: result.content.map((c) => c.text).join('\n'), isError: result.isError === true };
-    };
+    const mcp = await mcpAgent(repo, stateDir, defer);
+    const call = (name: string, args: Record<string, unknown> = {}) => callTool(mcp, name, args);
 
     const { tools } = await mcp.listTools();
     expect(tools.find((t) => t.name === 'list_comments')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });

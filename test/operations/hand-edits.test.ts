@@ -1,18 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
-import { BIN, run, startServe } from '../cli/serve-process.js';
-import { TestClient } from '../helpers/client.js';
+import { run } from '../cli/serve-process.js';
+import type { TestClient } from '../helpers/client.js';
+import { callTool, mcpAgent, servedWorkspace } from '../helpers/mcp-agent.js';
 import { subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
 const temp = new TempDirs();
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   temp.cleanup();
@@ -81,20 +80,23 @@ describe('edits no turn made, over the protocol', () => {
 });
 
 describe('edits no turn made, named by the command line and the MCP tools', () => {
-  async function serve(): Promise<{ repo: string; stateDir: string }> {
-    const repo = makeRepo(temp.make(), START);
-    const stateDir = temp.make('state-');
-    const server = await startServe([repo, '--port', '0', '--state-dir', stateDir]);
-    cleanups.push(() => void server.stop('SIGKILL'));
-    const client = await TestClient.connect(server.ready.url, { token: server.ready.token! });
-    await client.initialize();
-    cleanups.push(() => client.close());
-    await handEditBetweenTurns(client, server.ready.sessions[0]!, repo);
-    return { repo, stateDir };
-  }
+  // Both tests only read (dry runs): one server over one recorded workspace for the two of them.
+  const shared = new TempDirs();
+  const stops: (() => unknown)[] = [];
+  let repo: string;
+  let stateDir: string;
+  beforeAll(async () => {
+    repo = makeRepo(shared.make(), START);
+    stateDir = shared.make('state-');
+    const { client, session } = await servedWorkspace(repo, stateDir, (stop) => stops.push(stop));
+    await handEditBetweenTurns(client, session, repo);
+  }, 120_000);
+  afterAll(async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+    shared.cleanup();
+  });
 
   it('restore --turn 1 --dry-run names the file, in text and in --json', async () => {
-    const { repo, stateDir } = await serve();
     const text = await run(['restore', '--turn', '1', '--dry-run', '--state-dir', stateDir], { cwd: repo });
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('write  b.txt');
@@ -109,24 +111,11 @@ describe('edits no turn made, named by the command line and the MCP tools', () =
   }, 120_000);
 
   it('restore_checkpoint with a step and dry_run names the file', async () => {
-    const { repo, stateDir } = await serve();
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [resolve(BIN), 'mcp', '--state-dir', stateDir],
-      cwd: repo,
-      stderr: 'inherit',
-    });
-    const mcp = new Client({ name: 'test-agent', version: '1.0.0' });
-    await mcp.connect(transport);
-    cleanups.push(() => mcp.close());
-    const result = (await mcp.callTool({ name: 'restore_checkpoint', arguments: { turn: 1, step: 2, dry_run: true } })) as {
-      content: { text: string }[];
-      structuredContent?: Record<string, unknown>;
-      isError?: boolean;
-    };
+    const mcp = await mcpAgent(repo, stateDir, (close) => cleanups.push(close));
+    const result = await callTool(mcp, 'restore_checkpoint', { turn: 1, step: 2, dry_run: true });
     expect(result.isError).not.toBe(true);
-    expect(result.structuredContent?.['userEdited']).toEqual(['b.txt']);
-    expect(result.structuredContent?.['userEdits']).toEqual([BETWEEN]);
+    expect(result.data['userEdited']).toEqual(['b.txt']);
+    expect(result.data['userEdits']).toEqual([BETWEEN]);
     expect(readFileSync(join(repo, 'b.txt'), 'utf8')).toBe('b by hand\n');
   }, 120_000);
 });
