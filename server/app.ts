@@ -4,14 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { ROOT_CHANNEL, type Implementation, type RootNotificationMap, type RootState, type ServerNotificationMap } from '../protocol/index.js';
 import { ChannelStore } from './channels/channel-store.js';
 import { ServerSeqLease } from './channels/server-seq-lease.js';
-import { ClientConnection } from './connection/client-connection.js';
+import type { ClientConnection } from './connection/client-connection.js';
 import { coreMethods } from './connection/core-methods.js';
 import { MethodRegistry } from './connection/method-registry.js';
-import { checkParams } from './connection/params.js';
+import type { checkParams } from './connection/params.js';
 import { ProviderRegistry } from './connection/provider-registry.js';
 import type { SessionProvider } from './connection/providers.js';
 import type { ContentProviders, MethodTable } from './method-table.js';
-import { HttpTransportServer, type HttpRequestHandler, type ProtocolSelector, type UpgradeCheck } from './transport/http-server.js';
+import { HttpTransportServer, type HttpRequestHandler, type ProtocolSelector, type UpgradeCheck, type UpgradeVerdict } from './transport/http-server.js';
 import { resolveTransportLimits, type TransportLimits } from './transport/limits.js';
 
 /** Options for {@link ChangesetServer}. */
@@ -95,22 +95,30 @@ export class ChangesetServer {
   async start(): Promise<StartedServer> {
     if (this.transport) throw new Error('server already started');
     const host = this.options.host ?? '127.0.0.1';
+    // What a connection runs on (`vscode-jsonrpc`, the protocol's params checks) is loaded at the first upgrade the
+    // check accepts, before the peer is handed over: the server answers sooner, and one no client reaches never loads it.
+    let connections: ConnectionModules | undefined;
+    const check = this.options.checkUpgrade;
     const transport = new HttpTransportServer({
       host,
       port: this.options.port ?? 0,
       limits: this.limits,
       isOrderedResponseMethod: (method) => this.methods.get(method)?.options.carriesSnapshots === true,
+      checkUpgrade: async (req) => {
+        const verdict: UpgradeVerdict = check ? await check(req) : { ok: true };
+        if (verdict.ok) connections ??= await loadConnectionModules();
+        return verdict;
+      },
       onPeer: (peer) => {
-        const connection = new ClientConnection(peer, {
+        const connection = new connections!.ClientConnection(peer, {
           store: this.store,
           registry: this.methods,
-          checkParams,
+          checkParams: connections!.checkParams,
           onInternalError: (method, err) => this.log(`${method}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
         });
         this.connections.add(connection);
         connection.onClose(() => this.connections.delete(connection));
       },
-      ...(this.options.checkUpgrade ? { checkUpgrade: this.options.checkUpgrade } : {}),
       ...(this.options.handleHttpRequest ? { handleHttpRequest: this.options.handleHttpRequest } : {}),
       ...(this.options.selectProtocol ? { selectProtocol: this.options.selectProtocol } : {}),
     });
@@ -158,6 +166,17 @@ export class ChangesetServer {
     if (this.options.log) this.options.log(line);
     else process.stderr.write(`changeset-server: ${line}\n`);
   }
+}
+
+/** The modules each connection runs on. */
+interface ConnectionModules {
+  ClientConnection: typeof ClientConnection;
+  checkParams: typeof checkParams;
+}
+
+async function loadConnectionModules(): Promise<ConnectionModules> {
+  const [{ ClientConnection }, { checkParams }] = await Promise.all([import('./connection/client-connection.js'), import('./connection/params.js')]);
+  return { ClientConnection, checkParams };
 }
 
 let cachedServerInfo: Implementation | undefined;

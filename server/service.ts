@@ -161,7 +161,8 @@ export class ChangesetService {
       // `serve` answers at once: a new session's first snapshot runs in the background and what needs it waits.
       ...(opts.startInBackground ? { startInBackground: true } : {}),
     });
-    if (auto && autoTurns) this.autoTurns.push(autoTurns.startAutoTurns(this.sessions, session, { quietMs: auto.quietMs, ignoreDirs: [this.stateDir], log: this.log }));
+    if (auto && autoTurns)
+      this.autoTurns.push(autoTurns.startAutoTurns(this.sessions, session, { quietMs: auto.quietMs, ignoreDirs: [this.stateDir], log: this.log }));
     return session;
   }
 

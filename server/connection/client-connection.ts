@@ -1,11 +1,11 @@
-import { createMessageConnection, NullLogger, type MessageConnection } from 'vscode-jsonrpc/node';
+import { createMessageConnection, NullLogger, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { Snapshot, URI } from '../../protocol/index.js';
 import type { ChannelStore } from '../channels/channel-store.js';
 import type { ChannelSubscriber } from '../channels/types.js';
 import { notificationFrame, type OutboundFrame } from '../channels/frames.js';
 import type { PeerCloseInfo, WsPeer } from '../transport/ws-peer.js';
-import { DomainError, invalidParams, invalidRequest } from '../domain-error.js';
-import { methodNotFound, toResponseError } from './errors.js';
+import { DomainError, internalError, invalidParams, invalidRequest } from '../domain-error.js';
+import { methodNotFound } from './errors.js';
 import type { MethodContext, MethodRegistry } from './method-registry.js';
 
 /** Checks params against the protocol's validator for a method; a message naming the field, or undefined. */
@@ -176,4 +176,14 @@ export class ClientConnection implements ChannelSubscriber {
     this.subscriptions.clear();
     this.rpc.dispose();
   }
+}
+
+/**
+ * The JSON-RPC error response for what a handler threw: a domain error with
+ * its own code, anything else an internal error naming the method (the
+ * handler's failure is logged by the caller).
+ */
+function toResponseError(method: string, error: unknown): ResponseError<unknown> {
+  const domain = error instanceof DomainError ? error : internalError(`"${method}" failed: ${error instanceof Error ? error.message : String(error)}`);
+  return new ResponseError(domain.code, domain.message, domain.data);
 }

@@ -21,10 +21,11 @@ import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
 import type { SafetyRecord } from '../session/session-journal.js';
 import { OperationId, operationsFor, type OperationStatusInfo } from './catalogue.js';
-import { assertInside, executePlan, OutsideWorkspaceError } from './execute.js';
-import { noteUnrecordedEdits, planRestore, planReverse, planUndo, type Plan } from './plan.js';
+import type * as Execute from './execute.js';
+import type * as Planning from './plan.js';
+import type { Plan } from './plan.js';
 import type { HistoryFrom, UnrecordedGap } from './unrecorded-edits.js';
-import { writeGuardFor } from './write-guard.js';
+import type * as WriteGuard from './write-guard.js';
 import type { RangeSelection } from './reverse-merge.js';
 import { userActionText } from '../session/user-action-text.js';
 import { stepOf } from '../session/step-recorder.js';
@@ -36,6 +37,17 @@ import { checkpointTrees, missingStepMessage } from '../changesets/changeset-sid
  * `data.conflicts` lists every path with the reason.
  */
 const OPERATION_CONFLICT = AhpErrorCodes.AlreadyExists;
+
+/** Planning and the write path (merges, the disk writes), loaded at the first operation: a server that runs none never loads them. */
+type WritePath = typeof Execute & typeof Planning & typeof WriteGuard;
+let writePath: WritePath | undefined;
+async function loadWritePath(): Promise<WritePath> {
+  if (!writePath) {
+    const [execute, planning, guard] = await Promise.all([import('./execute.js'), import('./plan.js'), import('./write-guard.js')]);
+    writePath = { ...execute, ...planning, ...guard };
+  }
+  return writePath;
+}
 
 /** What `_meta` of an invocation may carry. */
 type InvocationMeta = OperationInvocationMeta;
@@ -104,6 +116,7 @@ export class ChangesetOperations {
     const scope = params.target?.kind ?? 'changeset';
     if (!op.scopes.includes(scope)) throw invalidParams(`target.kind: "${op.id}" takes ${op.scopes.join(', ')}, not ${scope}`);
     const selected = this.selectChanges(channel, params);
+    const { assertInside, OutsideWorkspaceError } = await loadWritePath();
     for (const change of selected) {
       for (const path of [change.absPath, change.oldAbsPath]) {
         if (path === undefined) continue;
@@ -155,7 +168,7 @@ export class ChangesetOperations {
         const action = userActionText(session, { operation: opId, parsed, target: params.target, files, ...(undid ? { undid } : {}) });
         const written = plan.writes.length > 0 || truncateAfter !== undefined;
         if (written) {
-          await executePlan(session, plan, {
+          await (await loadWritePath()).executePlan(session, plan, {
             operation: opId,
             changeset: params.channel,
             message,
@@ -188,7 +201,7 @@ export class ChangesetOperations {
         });
       }
       if (error instanceof RangeError) throw invalidParams(`target.range: ${error.message}`);
-      if (error instanceof OutsideWorkspaceError) throw new DomainError(AhpErrorCodes.PermissionDenied, error.message);
+      if (writePath && error instanceof writePath.OutsideWorkspaceError) throw new DomainError(AhpErrorCodes.PermissionDenied, error.message);
       throw error;
     }
   }
@@ -201,6 +214,7 @@ export class ChangesetOperations {
     selected: FileChange[],
   ): Promise<{ plan: Plan; undoes?: number; truncateAfter?: string | null; describe: (plan: Plan) => string }> {
     const target = params.target;
+    const { planReverse, planRestore, planUndo, writeGuardFor } = await loadWritePath();
     const guard = await writeGuardFor(session, (params as { _meta?: InvocationMeta })._meta?.allowOutsideSymlinks === true);
     const selection: RangeSelection | undefined =
       target?.kind === 'range' ? { range: target.range, side: target.side === 'before' ? 'before' : 'after' } : undefined;
@@ -294,7 +308,7 @@ export class ChangesetOperations {
       if (parsed.kind === 'since') fate = () => reverted;
     }
     if (from === undefined || plan.writes.length === 0) return;
-    await noteUnrecordedEdits(session, plan, from, await session.snapshotInQueue(), fate);
+    await (await loadWritePath()).noteUnrecordedEdits(session, plan, from, await session.snapshotInQueue(), fate);
   }
 
   /** The state a revert goes back to, where it is recorded: directories it does not have are removed once emptied. */

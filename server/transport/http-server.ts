@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { CloseCode, type TransportLimits } from './limits.js';
-import { WsPeer } from './ws-peer.js';
+import type { WsPeer } from './ws-peer.js';
 
 /** Verdict of an upgrade check: accept, or refuse with an HTTP status. */
 export type UpgradeVerdict = { ok: true } | { ok: false; status: number; reason: string };
@@ -52,17 +52,16 @@ const allowAll: UpgradeCheck = () => ({ ok: true });
  */
 export class HttpTransportServer {
   private readonly http: Server;
-  private readonly wss: WebSocketServer;
+  /**
+   * `ws` and the peer (with `vscode-jsonrpc` under it), loaded at the first
+   * upgrade a check accepts: `serve` answers sooner, and a server no client
+   * reaches never loads them.
+   */
+  private upgrades: Promise<{ wss: WebSocketServer; WsPeer: typeof WsPeer }> | undefined;
   private readonly sockets = new Set<WebSocket>();
   private readonly peers = new Set<WsPeer>();
 
   constructor(private readonly options: HttpTransportOptions) {
-    this.wss = new WebSocketServer({
-      noServer: true,
-      maxPayload: options.limits.maxFrameBytes,
-      perMessageDeflate: false,
-      ...(options.selectProtocol ? { handleProtocols: options.selectProtocol } : {}),
-    });
     const handle = options.handleHttpRequest ?? placeholderPage;
     this.http = createServer((req, res) => handle(req, res));
     this.http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -105,7 +104,8 @@ export class HttpTransportServer {
     const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
     await Promise.race([Promise.all(closing), timer]);
     for (const socket of this.sockets) socket.terminate();
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    const upgrades = await this.upgrades;
+    if (upgrades) await new Promise<void>((resolve) => upgrades.wss.close(() => resolve()));
     await new Promise<void>((resolve) => {
       this.http.close(() => resolve());
       this.http.closeAllConnections();
@@ -129,7 +129,8 @@ export class HttpTransportServer {
       refuse(socket, verdict.status, verdict.reason);
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
+    const { wss, WsPeer } = await this.loadUpgrades();
+    wss.handleUpgrade(req, socket, head, (ws) => {
       this.sockets.add(ws);
       ws.on('close', () => this.sockets.delete(ws));
       const peer = new WsPeer(ws, {
@@ -140,6 +141,19 @@ export class HttpTransportServer {
       peer.onClose(() => this.peers.delete(peer));
       this.options.onPeer(peer, req);
     });
+  }
+
+  private loadUpgrades(): Promise<{ wss: WebSocketServer; WsPeer: typeof WsPeer }> {
+    this.upgrades ??= Promise.all([import('ws'), import('./ws-peer.js')]).then(([{ WebSocketServer }, { WsPeer }]) => ({
+      wss: new WebSocketServer({
+        noServer: true,
+        maxPayload: this.options.limits.maxFrameBytes,
+        perMessageDeflate: false,
+        ...(this.options.selectProtocol ? { handleProtocols: this.options.selectProtocol } : {}),
+      }),
+      WsPeer,
+    }));
+    return this.upgrades;
   }
 }
 
