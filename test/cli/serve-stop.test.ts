@@ -1,4 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe } from 'vitest';
 import type { SessionState } from '../../protocol/index.js';
@@ -18,6 +19,31 @@ async function start(defer: PerTest['defer'], args: string[], env?: NodeJS.Proce
 /** Resolves with the exit code, or with 'still running' after `ms`. */
 function exitWithin(serve: ServeProcess, ms: number): Promise<number | null | 'still running'> {
   return Promise.race([exitCode(serve.child), new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), ms).unref())]);
+}
+
+/** A port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Connects as soon as something listens at `url` (trying again while the connection is refused, for up to a minute). */
+async function connectWhenListening(url: string, token: string): Promise<TestClient> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await TestClient.connect(url, { token });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNREFUSED' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }
 
 // Each test has its own server and directories: they run side by side.
@@ -88,9 +114,12 @@ describe.concurrent('serve stops', { timeout: 120_000 }, () => {
   it('by itself after --idle-timeout when the turn left open is in a working directory that was deleted', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make('cs-stop-ws-'), { 'a.txt': 'a\n' });
     const state = temp.make('cs-stop-state-');
-    // Long enough for the client below to connect first on a loaded machine (10 s was not, at a load average of 40).
-    const serve = await start(defer, [workspace, '--state-dir', state, '--idle-timeout', '20000']);
-    const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
+    // The client connects while serve starts (its port and token are given), so it is connected before the idle clock
+    // runs at the ready line, however loaded the machine: the timeout need not leave room for a connection after it.
+    const [port, token] = [await freePort(), 'idle-exit-token'];
+    const connecting = connectWhenListening(`ws://127.0.0.1:${port}/`, token);
+    const serve = await start(defer, [workspace, '--state-dir', state, '--port', String(port), '--token', token, '--idle-timeout', '3000']);
+    const client = await connecting;
     await client.initialize();
     const channel = serve.ready.sessions[0]!;
     await client.request('harness/turnStarted', { channel, turnId: 'left-open' }, { timeoutMs: 60_000 });
