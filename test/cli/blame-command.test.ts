@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProvenanceResult } from '../../protocol/extensions/provenance.js';
+import { authorSentence, rangesInWords, turnsOf, type BlameContext } from '../../server/client/blame-words.js';
 import { TestClient } from '../helpers/client.js';
 import { protocolWords } from '../helpers/protocol-words.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
@@ -168,4 +170,74 @@ describe('changeset-server blame', () => {
     expect(none.stderr).toContain('start one with "changeset-server serve" in the project folder');
     for (const said of [bad, past, outside, missing, missingJson, none]) clean(`${said.stdout}\n${said.stderr}`);
   }, 60_000);
+});
+
+/** The words of the authors a small session rarely shows: another session, two at once, put back, during a turn, no commit. */
+describe('blame words', () => {
+  const own = { channel: 'ahp-session:/01J9ZQ0000000000000000000A', title: 'Fix the login', turnCount: 4 };
+  const other = { channel: 'ahp-session:/01J9ZQ0000000000000000000B', title: 'Docs pass', turnCount: 2 };
+  const at = '2026-12-02T10:04:00.000Z';
+  const turn = (session: string, n: number, extra = {}) => ({
+    kind: 'turn' as const,
+    session,
+    turn: n,
+    turnId: `T${n}`,
+    at,
+    changeset: `ahp-changeset:/x/turn/T${n}`,
+    ...extra,
+  });
+  const result: ProvenanceResult = {
+    path: 'src/app.ts',
+    lineCount: 7,
+    authors: [
+      turn(own.channel, 2, { agent: 'Claude Code', prompt: 'Fix the login\nplease', step: 3, tool: 'Bash' }),
+      turn(other.channel, 1, { sessionTitle: 'Docs pass', prompt: 'Write docs' }),
+      { kind: 'mixed', candidates: [turn(own.channel, 4, { prompt: 'Tidy' }), turn(other.channel, 2, { sessionTitle: 'Docs pass' })] },
+      { kind: 'user', when: 'during-turn', turn: 3, session: own.channel },
+      { kind: 'user', when: 'between-turns', turn: 4, session: own.channel },
+      { kind: 'before-recording', reason: 'not committed' },
+    ],
+    ranges: [
+      { startLine: 1, endLine: 1, author: 0, restored: true },
+      { startLine: 2, endLine: 2, author: 1 },
+      { startLine: 3, endLine: 3, author: 2 },
+      { startLine: 4, endLine: 4, author: 3 },
+      { startLine: 5, endLine: 5, author: 4 },
+      { startLine: 6, endLine: 7, author: 5 },
+    ],
+  };
+  const person: BlameContext = { session: own, others: [other], user: 'you', year: 2026 };
+
+  it('name the turn, the other session by title, both candidates, the turn a hand edit came during or after, and a line put back', () => {
+    expect(rangesInWords(result, person).map((r) => r.by)).toEqual([
+      'turn 2 · Claude Code · step 3 Bash · put back',
+      'turn 1 of "Docs pass"',
+      'mixed: turn 4 of this session, turn 2 of "Docs pass"',
+      'you, during turn 3',
+      'you, after turn 4',
+      'before recording · not committed',
+    ]);
+    expect(turnsOf(result, person).map((t) => [t.name, t.prompt])).toEqual([
+      ['turn 2', 'Fix the login\nplease'],
+      ['turn 4', 'Tidy'],
+      ['turn 1 of "Docs pass"', 'Write docs'],
+      ['turn 2 of "Docs pass"', undefined],
+    ]);
+    const json = JSON.stringify(rangesInWords(result, person));
+    expect(json).not.toMatch(/ahp-|turnId|"T\d"/);
+    expect(json).toContain('"session":"01J9ZQ0000000000000000000B"');
+  });
+
+  it('tell an agent "the user" and say a line two sessions wrote cannot be told apart', () => {
+    const agent: BlameContext = { ...person, user: 'the user' };
+    expect(result.authors.map((a) => authorSentence(a, agent))).toEqual([
+      'turn 2 ("Fix the login please"), by Claude Code, in step 3 (Bash), 2 Dec 10:04 UTC',
+      'turn 1 of "Docs pass" ("Write docs"), 2 Dec 10:04 UTC',
+      'one of turn 4 or turn 2 of "Docs pass": several sessions changed the file at once and the record cannot tell which',
+      'the user, by hand during turn 3 (no turn made this edit)',
+      'the user, by hand after turn 4 (no turn made this edit)',
+      'already there before recording began (not committed)',
+    ]);
+    for (const a of result.authors) expect(protocolWords(authorSentence(a, agent))).toEqual([]);
+  });
 });
