@@ -1,4 +1,3 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expandCompactFiles, type ChangesetFilesResult } from '../../protocol/extensions/changeset-files.js';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
@@ -46,36 +45,8 @@ async function viewedOnServer(path: string): Promise<boolean> {
 }
 
 describe('a changeset past the server’s state cap', () => {
-  /**
-   * The one page of the file, opened on a link to the last file: a changeset of 1,500 files costs the browser much to
-   * load, so the tests look at it in turn, in the order below (the first is about what the link opens).
-   */
-  let linked: Promise<{ page: Page; errors: string[] }> | undefined;
-  const linkedPage = () =>
-    (linked ??= openViewer(
-      fx.browser,
-      `${server.viewerUrl}&session=wide&turn=codemod&file=${encodeURIComponent(pathOf(FILES - 1))}`,
-      { width: 1400, height: 900 },
-      { keep: true },
-    ));
-
-  it('opens a link to a file past the cap, on the review page, and expands its unchanged lines', async () => {
-    const path = pathOf(1499);
-    const { page, errors } = await linkedPage();
-    const section = page.locator(`.rv-file[data-path="${path}"]`);
-    await section.locator('.rl.add').first().waitFor({ timeout: 120_000 });
-    expect(await section.locator('.rl.add').first().textContent()).toContain("import { renamed } from 'lib';");
-    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).location.search)).toContain('file=pkg14');
-    // Its unchanged lines come from its content, which the list's compact entry does not carry: the full entry is asked for.
-    await section.locator('.expand').last().click();
-    await section.locator('.rl', { hasText: 'export const w9 = 9;' }).waitFor();
-    expect(errors).toEqual([]);
-  }, 300_000);
-
   it('lists, filters, opens and ticks files past the cap, and j / k walk across them', async () => {
-    // One file at a time, in the page the link above opened.
-    const { page, errors } = await linkedPage();
-    await page.locator('[data-layout="file"]').click();
+    const { page, errors } = await openViewer(fx.browser, `${server.viewerUrl}&session=wide&turn=codemod`, { width: 1400, height: 900 }, { layout: 'file' });
     await expect.poll(() => page.locator('.toolbar .counts').first().textContent(), { timeout: 120_000 }).toMatch(/^1500 files \+1500 −1500/);
     // Every file is listed: the last one, far past the 300 the state carries, is in the list once scrolled to.
     await expect.poll(() => page.locator('#review-progress').textContent(), { timeout: 60_000 }).toBe('0 / 1500 viewed');
@@ -102,6 +73,19 @@ describe('a changeset past the server’s state cap', () => {
     await page.locator('body').press('k');
     await page.locator('body').press('k');
     await expect.poll(() => page.locator('#diff-title .path').textContent()).toBe(pathOf(1204));
+    expect(errors).toEqual([]);
+  }, 300_000);
+
+  it('opens a link to a file past the cap, on the review page, and expands its unchanged lines', async () => {
+    const path = pathOf(1499);
+    const { page, errors } = await openViewer(fx.browser, `${server.viewerUrl}&session=wide&turn=codemod&file=${encodeURIComponent(path)}`);
+    const section = page.locator(`.rv-file[data-path="${path}"]`);
+    await section.locator('.rl.add').first().waitFor({ timeout: 120_000 });
+    expect(await section.locator('.rl.add').first().textContent()).toContain("import { renamed } from 'lib';");
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).location.search)).toContain('file=pkg14');
+    // Its unchanged lines come from its content, which the list's compact entry does not carry: the full entry is asked for.
+    await section.locator('.expand').last().click();
+    await section.locator('.rl', { hasText: 'export const w9 = 9;' }).waitFor();
     expect(errors).toEqual([]);
   }, 300_000);
 });
