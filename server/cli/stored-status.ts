@@ -3,7 +3,9 @@
  * their last turns, read from the store itself (only reads: no lock,
  * nothing written, no server started), numbered as `--turn` takes them.
  */
+import { sessionRefs } from '../store/checkpoint-format.js';
 import { Checkpoints } from '../store/checkpoints.js';
+import { readRef } from '../store/refs.js';
 import { ShadowStore } from '../store/shadow-store.js';
 import { workspaceLayout } from '../store/state-dir.js';
 import { TreeReader } from '../store/tree.js';
@@ -17,6 +19,8 @@ export interface StoredTurn {
   message?: string;
   /** How it ended; absent when it never ended (cut short). */
   state?: string;
+  /** The commits its lines landed in, oldest first. */
+  commits?: { oid: string; summary: string }[];
 }
 
 /** A stored session with its last turns (latest last). */
@@ -48,13 +52,38 @@ export async function readStoredStatus(stateDir: string, root: string, turns: nu
           if (turn && c.turn?.state) turn.state = c.turn.state;
         }
       }
-      const recentTurns = all.map((t, i) => ({ index: i + 1, ...(t.message ? { message: t.message } : {}), ...(t.state ? { state: t.state } : {}) }));
+      const landed = await storedCommits(shadowDir, objects, session.id);
+      const recentTurns = all.map((t, i) => ({
+        index: i + 1,
+        ...(t.message ? { message: t.message } : {}),
+        ...(t.state ? { state: t.state } : {}),
+        ...(landed.has(t.id) ? { commits: landed.get(t.id)! } : {}),
+      }));
       out.push({ ...session, recentTurns: turns === 0 ? [] : recentTurns.slice(-turns) });
     }
     return out;
   } finally {
     await objects.close();
   }
+}
+
+/** The commits each turn's lines landed in (turn id → commits), as the session keeps them (`…/commits`). */
+async function storedCommits(shadowDir: string, objects: ShadowStore, sessionId: string): Promise<Map<string, { oid: string; summary: string }[]>> {
+  const out = new Map<string, { oid: string; summary: string }[]>();
+  try {
+    const oid = await readRef(shadowDir, `${sessionRefs(sessionId).prefix}commits`);
+    if (oid === undefined) return out;
+    const stored = JSON.parse(Buffer.from((await objects.readObject(oid)).content).toString('utf8')) as {
+      commits?: { oid?: unknown; summary?: unknown; turns?: Record<string, unknown> }[];
+    };
+    for (const c of stored.commits ?? []) {
+      if (typeof c.oid !== 'string' || typeof c.summary !== 'string' || typeof c.turns !== 'object' || c.turns === null) continue;
+      for (const turnId of Object.keys(c.turns)) out.set(turnId, [...(out.get(turnId) ?? []), { oid: c.oid, summary: c.summary }]);
+    }
+  } catch {
+    // Unreadable links are left out: status still shows the turns.
+  }
+  return out;
 }
 
 /** The stored record as `status` prints it. */
@@ -67,6 +96,7 @@ export function formatStoredStatus(sessions: readonly StoredSessionStatus[]): st
     lines.push(`  directory:   ${s.directory}`);
     lines.push(`  turns:       ${s.turns}${s.recentTurns.length > 0 ? ' (latest last)' : ''}`);
     for (const t of s.recentTurns) lines.push(`    #${t.index} ${t.state ?? 'cut short'}${quote(t.message)}`);
+    for (const t of s.recentTurns) for (const c of t.commits ?? []) lines.push(`    turn ${t.index} landed in ${c.oid.slice(0, 7)}${quote(c.summary)}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -4,12 +4,13 @@
  * session state's `_meta.turns`, `harness/status`, the `status` words), and
  * without `--notes` nothing is written into the user's repository.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SessionState, StatusResult, TimelineMeta } from '../../protocol/index.js';
 import { formatStatus } from '../../server/cli/status-command.js';
+import { formatStoredStatus, readStoredStatus } from '../../server/cli/stored-status.js';
 import { ChangesetService } from '../../server/service.js';
 import type { TestClient } from '../helpers/client.js';
 import { useMemoryTempDir } from '../helpers/memory-temp.js';
@@ -116,6 +117,9 @@ describe('commits linked to turns', () => {
     } finally {
       await first.stop();
     }
+    // status with no server running reads it from the store.
+    const stored = await readStoredStatus(stateDir, realpathSync(repo), 5);
+    expect(formatStoredStatus(stored)).toContain(`turn 1 landed in ${head.slice(0, 7)} "Grow a"`);
     const second = await start();
     try {
       const resumed = await second.openWorkspace([repo]);
