@@ -108,6 +108,25 @@ function recordedDuring(session: RecordingSession, from: number, to: number): bo
   return rawSpan(turns[0]!).from < to && rawSpan(turns[turns.length - 1]!).to > from;
 }
 
+/**
+ * The session's turns that ran over [from, to], oldest first: its turns
+ * follow one another, so the ones before the first that starts after `to`,
+ * back to the first that ended before `from`.
+ */
+function turnsDuring(session: RecordingSession, from: number, to: number): TurnRecord[] {
+  const turns = session.turns;
+  let lo = 0;
+  let hi = turns.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rawSpan(turns[mid]!).from < to) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: TurnRecord[] = [];
+  for (let i = lo - 1; i >= 0 && rawSpan(turns[i]!).to > from; i--) out.push(turns[i]!);
+  return out.reverse();
+}
+
 /** True when a directory of one list is, contains or lies in a directory of the other. */
 function foldersOverlap(a: readonly string[], b: readonly string[]): boolean {
   return a.some((x) => b.some((y) => isInsideDir(x, y) || isInsideDir(y, x)));
@@ -189,7 +208,7 @@ function candidatesFor(
     if (other === session) {
       if (!self) continue;
     } else if (other.isDisposed || !recordedDuring(other, from, to) || !foldersOverlap(session.files.dirs, other.files.dirs)) continue;
-    const turns = other === session ? [self!] : other.turns;
+    const turns = other === session ? [self!] : turnsDuring(other, from, to);
     let last: Candidate | undefined;
     for (const turn of turns) {
       const role = roleOf(turn, file, from, to, writesOnlyNamed);
@@ -279,7 +298,7 @@ function alsoChangedByOf(sessions: readonly RecordingSession[], self: SessionTur
   for (const other of sessions) {
     if (other === self.session || other.isDisposed || !recordedDuring(other, span.from, span.to) || !foldersOverlap(self.session.files.dirs, other.files.dirs))
       continue;
-    for (const turn of other.turns) {
+    for (const turn of turnsDuring(other, span.from, span.to)) {
       const otherSpan = spanOf(turn);
       const theirs = changedFiles(other, turn);
       if (!otherSpan || !theirs || !(otherSpan.from < span.to && otherSpan.to > span.from)) continue;
