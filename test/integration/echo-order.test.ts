@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import type { ActionEnvelope } from '../../protocol/index.js';
+import { bareSubscriber, reviewAction } from '../helpers/bare-subscriber.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/wait.js';
 import { createChangeset, file } from './fixtures.js';
 
 const CS = 'ahp-changeset:/s1/session';
@@ -13,34 +15,14 @@ interface Observer {
 }
 
 async function observer(url: string, clientId: string, onAction: (o: Observer, envelope: ActionEnvelope) => void): Promise<Observer> {
-  const socket = new WebSocket(url, { perMessageDeflate: false });
-  await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
-  const o: Observer = { socket, frames: [] };
-  const initialized = new Promise<void>((resolve) => socket.once('message', () => resolve()));
-  socket.send(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { channel: 'ahp-root://', protocolVersions: ['0.6.0'], clientId, initialSubscriptions: [CS] },
-    }),
-  );
-  await initialized;
-  socket.on('message', (data: Buffer) => {
+  const o: Observer = { socket: await bareSubscriber(url, clientId, CS), frames: [] };
+  o.socket.on('message', (data: Buffer) => {
     const message = JSON.parse(data.toString('utf8')) as { method?: string; params?: ActionEnvelope };
     if (message.method !== 'action' || !message.params) return;
     o.frames.push({ envelope: message.params, bytes: data });
     onAction(o, message.params);
   });
   return o;
-}
-
-async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 describe('a review action dispatched among many subscribers', () => {
@@ -74,19 +56,13 @@ describe('a review action dispatched among many subscribers', () => {
     for (let clientSeq = 1; clientSeq <= 10; clientSeq++) {
       // Between two reviews the server also fans out an action of its own.
       t.server.store.dispatch(CS, { type: 'changeset/fileSet', file: file(`c${clientSeq}.ts`) });
-      sender.socket.send(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          method: 'dispatchAction',
-          params: { channel: CS, clientSeq, action: { type: 'changeset/filesReviewChanged', files: ['file:///w/a.ts'], reviewed: clientSeq % 2 === 1 } },
-        }),
-      );
-      await until(() => (arrivals.get(clientSeq)?.length ?? 0) === everyone.length);
+      sender.socket.send(reviewAction(CS, clientSeq));
+      await until(() => (arrivals.get(clientSeq)?.length ?? 0) === everyone.length, `review ${clientSeq} to reach everyone`, 15_000);
       expect(arrivals.get(clientSeq)![0]).toBe(sender);
     }
 
     const last = t.server.store.serverSeq;
-    await until(() => everyone.every((o) => o.frames.at(-1)?.envelope.serverSeq === last));
+    await until(() => everyone.every((o) => o.frames.at(-1)?.envelope.serverSeq === last), 'everyone to have the last action', 15_000);
     const reference = sender.frames;
     expect(reference).toHaveLength(20);
     for (const o of everyone) {

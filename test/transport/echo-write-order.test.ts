@@ -1,12 +1,14 @@
 // The order in which the server writes a reviewer's action to the sockets of its subscribers, read from the
 // server's own writes as it makes them (not from arrival times, which the scheduler decides).
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import type { ActionEnvelope } from '../../protocol/index.js';
 import { frameText, type OutboundFrame } from '../../server/channels/frames.js';
 import type { Disposable } from '../../server/events.js';
 import { observeWrites } from '../../server/transport/write-trace.js';
+import { bareSubscriber, reviewAction } from '../helpers/bare-subscriber.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/wait.js';
 import { createChangeset, file } from '../integration/fixtures.js';
 
 const CS = 'ahp-changeset:/s1/session';
@@ -44,20 +46,10 @@ describe('a review action among many subscribers', () => {
     });
 
     const connect = async (clientId: string): Promise<WebSocket> => {
-      const socket = new WebSocket(t!.url, { perMessageDeflate: false });
+      const socket = await bareSubscriber(t!.url, clientId, CS, () => {
+        connecting = clientId;
+      });
       sockets.push(socket);
-      await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
-      const initialized = new Promise<void>((resolve) => socket.once('message', () => resolve()));
-      connecting = clientId;
-      socket.send(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { channel: 'ahp-root://', protocolVersions: ['0.6.0'], clientId, initialSubscriptions: [CS] },
-        }),
-      );
-      await initialized;
       connecting = undefined;
       return socket;
     };
@@ -83,18 +75,16 @@ describe('a review action among many subscribers', () => {
     for (let clientSeq = 1; clientSeq <= reviews; clientSeq++) {
       // Between two reviews the server fans out an action of its own, still waiting for some sockets when the next review arrives.
       t.server.store.dispatch(CS, { type: 'changeset/fileSet', file: file(`c${clientSeq}.ts`) });
-      reviewer.send(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          method: 'dispatchAction',
-          params: { channel: CS, clientSeq, action: { type: 'changeset/filesReviewChanged', files: ['file:///w/a.ts'], reviewed: clientSeq % 2 === 1 } },
-        }),
-      );
-      await until(() => received.get(clientSeq) === 1);
+      reviewer.send(reviewAction(CS, clientSeq));
+      await until(() => received.get(clientSeq) === 1, `review ${clientSeq} to reach the reviewer`, 15_000);
     }
     // Until every watcher has been written the last review.
     const last = t.server.store.serverSeq;
-    await until(() => new Set(writes.filter((w) => w.messages.some((m) => m.params?.serverSeq === last)).map((w) => w.client)).size === 91);
+    await until(
+      () => new Set(writes.filter((w) => w.messages.some((m) => m.params?.serverSeq === last)).map((w) => w.client)).size === 91,
+      'every subscriber to be written the last review',
+      15_000,
+    );
 
     for (let clientSeq = 1; clientSeq <= reviews; clientSeq++) {
       // The writes carrying this review, in the order the server made them.
@@ -104,11 +94,3 @@ describe('a review action among many subscribers', () => {
     }
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
