@@ -361,10 +361,7 @@ export function trackSharedFolders(manager: SessionManager, opts: SharedFolderOp
   const turnsAround = (session: RecordingSession, from: number, to: number): SessionTurn[] => {
     const out: SessionTurn[] = [];
     for (const s of [session, ...sharing(session)]) {
-      for (const turn of s.turns) {
-        const span = spanOf(turn);
-        if (span && span.from < to && span.to > from) out.push({ session: s, turn });
-      }
+      for (const turn of turnsDuring(s, from, to)) if (spanOf(turn)) out.push({ session: s, turn });
     }
     return out;
   };
@@ -400,9 +397,11 @@ export function trackSharedFolders(manager: SessionManager, opts: SharedFolderOp
       }),
     );
     store.add(subs);
+    // Opened (after a restart, the folder's past sessions one by one): its turns, and the others' that ran in its time.
     schedule(() => {
-      const others = sharing(session);
-      if (others.length > 0 && session.turns.length > 0) refresh(everyTurn([session, ...others]));
+      const turns = session.turns;
+      if (turns.length === 0 || sharing(session).length === 0) return;
+      refresh(turnsAround(session, rawSpan(turns[0]!).from, rawSpan(turns[turns.length - 1]!).to));
     });
   };
   for (const session of manager.list()) follow(session);
