@@ -7,6 +7,7 @@
  * they had before (see `line-provenance.ts`).
  */
 import type { LineAuthor, TurnAuthor, UserAuthor } from '../../protocol/extensions/provenance.js';
+import { sharedWriters } from '../session/shared-folder.js';
 
 /** The session whose record saw the change. */
 export interface RecordedSession {
@@ -98,8 +99,16 @@ export function isFileTool(tool: string | undefined): boolean {
  *   whose named files do not include this one, then the user made it while
  *   the turn ran (`during-turn`). A shell tool, or a step naming no file,
  *   wrote whatever changed during it.
+ * - before all that, when turns of other sessions recording the folder ran
+ *   meanwhile and changed the file (`session/shared-folder.ts`): the one
+ *   turn whose tool call named it, else the one that may have written it,
+ *   else `mixed` with every turn that may have.
  */
 export function attributeChange(change: RecordedChange): LineAuthor {
+  // Another session recording the folder ran a turn meanwhile that changed the file: the hooks say whose it is, or it is mixed.
+  const shared = sharedWriters(change, isFileTool);
+  if (shared?.kind === 'one') return turnAuthor(shared.writer.session, shared.writer.turn, shared.writer.step);
+  if (shared?.kind === 'mixed') return { kind: 'mixed', candidates: shared.writers.map((w) => turnAuthor(w.session, w.turn, w.step)) };
   if (change.kind === 'outside-turns') {
     const user: UserAuthor = { kind: 'user', when: 'between-turns', session: change.session.uri };
     if (change.afterTurn) user.turn = change.afterTurn.number;
