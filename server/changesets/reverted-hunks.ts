@@ -8,7 +8,7 @@ import type { ParsedChangesetUri } from '../../protocol/index.js';
 import type { DiffHunk } from '../../protocol/extensions/file-diff.js';
 import type { FileChange } from '../changes/file-change.js';
 import { readDiskFile } from '../disk/workspace-file.js';
-import { planReverse } from '../operations/plan.js';
+import type { planReverse } from '../operations/plan.js';
 import type { RecordingSession } from '../session/recording-session.js';
 
 /** A file with more hunks than this is not checked hunk by hunk (each check reads the file and merges it). */
@@ -29,6 +29,8 @@ export async function markRevertedHunks(session: RecordingSession, parsed: Parse
   // Today's file is still what the change left (the usual case): every hunk is there.
   const today = await readDiskFile(change.absPath, session.workingDirectories).catch(() => undefined);
   if (today && today.oid === change.after.oid && today.mode === change.after.mode) return;
+  // The operations' planning (merges, write checks) loads here, at the first file whose hunks are checked, not at serve's start.
+  const { planReverse } = await import('../operations/plan.js');
   for (const hunk of hunks) {
     let plan: Awaited<ReturnType<typeof planReverse>>;
     try {

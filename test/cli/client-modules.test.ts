@@ -31,9 +31,9 @@ describe('what each client command loads', () => {
   });
 
   /** Runs the command with every loaded module logged; its output, and the modules as paths of the checkout. */
-  async function loads(args: string[]): Promise<{ stdout: string; ours: string[]; dependencies: string[] }> {
+  async function loads(args: string[], stateDir = state): Promise<{ stdout: string; ours: string[]; dependencies: string[] }> {
     const log = join(temp.make(), 'modules.log');
-    const result = await run([...args, '--state-dir', state], {
+    const result = await run([...args, '--state-dir', stateDir], {
       cwd: workspace,
       env: { CHANGESET_SERVER_TEST_MODULE_LOG: log },
       nodeArgs: ['--import', join(process.cwd(), 'test', 'cli', 'module-log.mjs')],
@@ -84,6 +84,20 @@ describe('what each client command loads', () => {
       ).toEqual([]);
       expect(ours.length, what).toBeLessThanOrEqual(25);
     }
+  }, 60_000);
+
+  it('serve answers, records and stops without loading the WebSocket and JSON-RPC libraries while no client connects', async () => {
+    // A second folder and state: the idle timeout stops this serve once its ready line is out (no client, no turn).
+    const folder = makeRepo(temp.make('cs-modules-serve-'), { 'a.txt': 'a\n' });
+    const { stdout, ours, dependencies } = await loads(['serve', folder, '--json', '--idle-timeout', '1'], temp.make('cs-modules-serve-state-'));
+    const what = `serve loaded ${dependencies.join(', ')} and ${ours.join(', ')}`;
+    expect(JSON.parse(stdout)).toMatchObject({ sessions: [expect.stringMatching(/^ahp-session:/)] });
+    expect(dependencies.sort(), what).toEqual(['immer', 'url-template']);
+    // What the first client, the first operation or --auto-turns loads, each when it comes.
+    expect(
+      ours.filter((m) => /server\/(transport\/ws-|connection\/(client-connection|params)\.js|operations\/(execute|plan|write-guard)\.js|auto-turns\/)/.test(m)),
+      what,
+    ).toEqual([]);
   }, 60_000);
 
   it('--help loads the entry point alone, --version the package reader beside it', async () => {
