@@ -5,11 +5,8 @@
  * plainly what it cannot answer.
  */
 import { resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe } from 'vitest';
-import { BIN, startServe } from '../cli/serve-process.js';
-import { TestClient } from '../helpers/client.js';
+import { callTool, mcpAgent, servedWorkspace } from '../helpers/mcp-agent.js';
 import { protocolWords } from '../helpers/protocol-words.js';
 import { it } from '../helpers/per-test.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
@@ -18,12 +15,7 @@ describe('changeset-server mcp: who_wrote', () => {
   it("names each range's author in words: a turn and its tool call, the user by hand, a commit before recording", async ({ temp, defer, expect }) => {
     const repo = makeRepo(temp.make(), { 'src/app.ts': 'const a = 1;\nconst b = 2;\nconst c = 3;\n', 'notes.md': '# notes\n' });
     const stateDir = temp.make('state-');
-    const server = await startServe([repo, '--port', '0', '--state-dir', stateDir]);
-    defer(() => void server.stop('SIGKILL'));
-    const client = await TestClient.connect(server.ready.url, { token: server.ready.token! });
-    await client.initialize();
-    defer(() => client.close());
-    const session = server.ready.sessions[0]!;
+    const { client, session } = await servedWorkspace(repo, stateDir, defer);
     // Turn 1: one Edit tool call rewrites line 2.
     await client.request('harness/turnStarted', { channel: session, turnId: 't1', message: 'Double b' }, { timeoutMs: 20_000 });
     await client.request('harness/beforeEdit', { channel: session, turnId: 't1', paths: ['src/app.ts'], tool: 'Edit' }, { timeoutMs: 20_000 });
@@ -35,23 +27,8 @@ describe('changeset-server mcp: who_wrote', () => {
     writeFiles(repo, { 'notes.md': '# notes\nmore\n' });
     await client.request('harness/turnEnded', { channel: session, turnId: 't2' }, { timeoutMs: 20_000 });
 
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [resolve(BIN), 'mcp', '--state-dir', stateDir],
-      cwd: repo,
-      stderr: 'inherit',
-    });
-    const mcp = new Client({ name: 'test-agent', version: '1.0.0' });
-    await mcp.connect(transport);
-    defer(() => mcp.close());
-    const call = async (name: string, args: Record<string, unknown> = {}) => {
-      const result = (await mcp.callTool({ name, arguments: args })) as {
-        content: { text: string }[];
-        structuredContent?: Record<string, unknown>;
-        isError?: boolean;
-      };
-      return { data: result.structuredContent ?? {}, text: result.content.map((c) => c.text).join('\n'), isError: result.isError === true };
-    };
+    const mcp = await mcpAgent(repo, stateDir, defer);
+    const call = (name: string, args: Record<string, unknown> = {}) => callTool(mcp, name, args);
     const { tools } = await mcp.listTools();
     expect(tools.find((t) => t.name === 'who_wrote')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
 
