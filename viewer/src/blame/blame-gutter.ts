@@ -52,7 +52,8 @@ class BlameStore {
             asked.result = result;
           },
           (error: unknown) => {
-            asked.error = (error as Error).message;
+            // "changeset: turn 3 is still in progress": the reader needs the words, not the field they are about.
+            asked.error = (error as Error).message.replace(/^(?:params\.)?(?:changeset|path|session|side): /, '');
           },
         )
         .finally(() => this.app.invalidate('diff'));
