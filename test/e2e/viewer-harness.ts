@@ -160,9 +160,11 @@ export function useViewerFixture(serverScope: 'test' | 'file' | 'none' = 'test',
  * browser far more than a new document in one. Each further page a test
  * opens is a page of its own, in a context of its own (another browser as
  * far as the pages can tell), closed after the test; so is the file's page
- * when a test sets it up itself ({@link ViewerOptions.fresh}). A page's first
- * document at an origin in a test starts with empty storage (see
- * {@link freshOrigin}), so nothing one test's page stored reaches another.
+ * when a test sets it up itself ({@link ViewerOptions.fresh}). A page kept
+ * for the file's tests ({@link ViewerOptions.keep}) is closed when the file
+ * ends. A page's first document at an origin in a test starts with empty
+ * storage (see {@link freshOrigin}), so nothing one test's page stored
+ * reaches another.
  */
 interface FilePages {
   context?: Promise<BrowserContext>;
