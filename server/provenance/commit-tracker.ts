@@ -82,9 +82,13 @@ class CommitTracker {
   private head: string | undefined;
   private readonly handled = new Set<string>();
   private closed = false;
+  /** Settles when the tracker closes: a commit waiting for a turn to end stops waiting. */
+  private readonly closing: Promise<void>;
+  private closeNow: () => void = () => undefined;
 
   constructor(private readonly opts: CommitTrackerOptions) {
     this.head = resolveRef(opts.repo, 'HEAD');
+    this.closing = new Promise<void>((resolve) => (this.closeNow = resolve));
   }
 
   get repo(): GitRepositoryLocation {
@@ -114,6 +118,7 @@ class CommitTracker {
   /** Stops watching; resolves once a commit being handled is done. */
   async close(): Promise<void> {
     this.closed = true;
+    this.closeNow();
     for (const stop of this.stops.splice(0)) stop();
     if (this.watcher) void this.watcher.release();
     this.watcher = undefined;
@@ -161,8 +166,10 @@ class CommitTracker {
     if (head === undefined || head === this.head) return;
     const previous = this.head;
     // The record must hold what an agent's commit holds: wait for the turns being recorded to end.
-    const active = this.sessions.filter((s) => s.activeTurnId !== undefined && !s.isDisposed);
-    await Promise.all(active.map(turnEndedOrClosed));
+    // (A turn being ended is no longer active but has no end state yet: it counts until it has.)
+    const active = this.sessions.filter((s) => !s.isDisposed && (s.activeTurnId !== undefined || (s.turns.length > 0 && !s.turns[s.turns.length - 1]!.after)));
+    await Promise.race([Promise.all(active.map(turnEndedOrClosed)), this.closing]);
+    if (this.closed) return;
     this.head = head;
     const store = this.store();
     if (!store) return;

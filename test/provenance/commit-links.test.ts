@@ -129,4 +129,31 @@ describe('commits linked to turns', () => {
       await second.stop();
     }
   });
+
+  it("takes an agent's own commit once its turn has ended, and a stop does not wait for a turn that never ends", async () => {
+    const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
+    const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir: temp.make('state-'), log: () => undefined });
+    await service.start();
+    let stopped = false;
+    try {
+      const session = await service.openWorkspace([repo]);
+      const first = await session.startTurn({ id: 'one', message: 'Grow a and commit' });
+      writeFiles(repo, { 'a.txt': 'a\nb\n' });
+      git(repo, ['commit', '-q', '-am', 'Grow a']);
+      const head = git(repo, ['rev-parse', 'HEAD']);
+      await first.end();
+      await until(() => session.meta.turns['one']?.commits?.[0]?.oid === head, 'the link after the turn ended', 60_000);
+      expect(session.meta.turns['one']!.commits![0]!.lines).toBe(1);
+
+      // A commit during a turn still running when the server stops.
+      await session.startTurn({ id: 'two', message: 'Grow more' });
+      writeFiles(repo, { 'a.txt': 'a\nb\nc\n' });
+      git(repo, ['commit', '-q', '-am', 'Grow more']);
+      await new Promise((r) => setTimeout(r, 300));
+      await service.stop();
+      stopped = true;
+    } finally {
+      if (!stopped) await service.stop();
+    }
+  });
 });
