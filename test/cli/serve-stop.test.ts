@@ -33,14 +33,17 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Connects as soon as something listens at `url` (trying again while the connection is refused, for up to a minute). */
-async function connectWhenListening(url: string, token: string): Promise<TestClient> {
-  const deadline = Date.now() + 60_000;
+/** Connects as soon as something listens at `url`: tries again while the connection is refused, until the test ends. */
+async function connectWhenListening(defer: PerTest['defer'], url: string, token: string): Promise<TestClient> {
+  let ended = false;
+  defer(() => {
+    ended = true;
+  });
   for (;;) {
     try {
       return await TestClient.connect(url, { token });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ECONNREFUSED' || Date.now() > deadline) throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNREFUSED' || ended) throw error;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -114,10 +117,12 @@ describe.concurrent('serve stops', { timeout: 120_000 }, () => {
   it('by itself after --idle-timeout when the turn left open is in a working directory that was deleted', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make('cs-stop-ws-'), { 'a.txt': 'a\n' });
     const state = temp.make('cs-stop-state-');
-    // The client connects while serve starts (its port and token are given), so it is connected before the idle clock
-    // runs at the ready line, however loaded the machine: the timeout need not leave room for a connection after it.
+    // The client connects while serve starts (its port and token are given), as soon as it listens, which is before the
+    // idle clock starts at the ready line: the timeout need not leave room for a connection made after that line.
     const [port, token] = [await freePort(), 'idle-exit-token'];
-    const connecting = connectWhenListening(`ws://127.0.0.1:${port}/`, token);
+    const connecting = connectWhenListening(defer, `ws://127.0.0.1:${port}/`, token);
+    // Awaited below; a serve that fails to start fails the test there, not as a rejection nobody awaited.
+    connecting.catch(() => undefined);
     const serve = await start(defer, [workspace, '--state-dir', state, '--port', String(port), '--token', token, '--idle-timeout', '3000']);
     const client = await connecting;
     await client.initialize();
