@@ -206,7 +206,8 @@ class CommitTracker {
     // A merge commit's diff against its first parent is the other branch's lines: the standard lets it go without a log.
     if (commit.parents.length > 1) return [];
     if (previous === undefined ? commit.parents.length === 0 : commit.parents[0] === previous) return [{ oid: head }];
-    if (last?.message.startsWith('rebase') && last.newOid === head) {
+    // `rebase (finish)`, or `pull --rebase (finish)` when a pull rebased.
+    if (last && /(^|\s)rebase\b/.test(last.message) && last.newOid === head) {
       const origHead = readFileText(join(this.opts.repo.gitDir, 'ORIG_HEAD'))?.trim() ?? previous;
       if (origHead) return this.rebased(store, origHead, head);
     }
