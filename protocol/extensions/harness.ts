@@ -40,7 +40,7 @@ export interface BeforeEditParams {
   channel: string;
   /** The id of the turn being recorded. */
   turnId: string;
-  /** The paths the tool is about to write: absolute, or relative to the session's first working directory. */
+  /** The paths the tool is about to write: absolute, or relative to the session's first working directory. Empty for a tool that names none (a shell command): the step is recorded, nothing is captured. */
   paths: string[];
   /** The tool's name. It is recorded with the turn's changes and starts a new step of the turn. */
   tool?: string;

@@ -53,7 +53,8 @@ export const checkBeforeEdit: Check = (params) => {
   const basic = nonEmpty(p, 'channel') ?? turnId(p) ?? nonEmpty(p, 'tool', true);
   if (basic) return basic;
   const paths = p['paths'];
-  if (!Array.isArray(paths) || paths.length === 0) return 'params.paths must be a non-empty array of strings';
+  // Empty for a tool call that names no file (a shell command): a step checkpoint only.
+  if (!Array.isArray(paths)) return 'params.paths must be an array of strings';
   const bad = paths.findIndex((x) => typeof x !== 'string' || x.length === 0 || x.includes('\0'));
   if (bad >= 0) return `params.paths[${bad}] must be a non-empty path`;
   for (let i = 0; i < paths.length; i++) {

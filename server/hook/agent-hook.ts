@@ -45,8 +45,13 @@ export async function runAgentHook(agent: HookAgent, input: string, options: Age
   const event = parseHookEvent(agent, input);
   const action = event.action;
   if (!action) return undefined;
-  // A finished edit inside a recorded turn needs nothing from the server.
-  if (action.kind === 'continue-turn' && (await readSessionState(options.stateDir, agent.name, event.sessionId)).turnId !== undefined) return undefined;
+  if (action.kind === 'continue-turn' || action.kind === 'before-shell') {
+    const recording = (await readSessionState(options.stateDir, agent.name, event.sessionId)).turnId !== undefined;
+    // A finished edit inside a recorded turn needs nothing from the server.
+    if (action.kind === 'continue-turn' && recording) return undefined;
+    // A shell command outside a recorded turn starts neither a server nor a turn: most commands write nothing.
+    if (action.kind === 'before-shell' && !recording) return undefined;
+  }
   const [{ DEFAULT_HOOK_IDLE_MS, ensureServer }, { RpcClient }] = await Promise.all([import('../client/ensure-server.js'), import('../client/rpc-client.js')]);
   const entry = await ensureServer({
     stateDir: options.stateDir,
@@ -93,7 +98,10 @@ class HookContext {
         await this.startTurn(action.turnId ?? ulid(), action.message);
         return;
       case 'before-edit':
-        return this.beforeEdit(action.path, action.tool, action.turnId);
+        return this.beforeEdit([action.path], action.tool, action.turnId);
+      case 'before-shell':
+        // A step that names no file: whatever changes while the command runs is its doing.
+        return this.beforeEdit([], action.tool, action.turnId);
       case 'continue-turn':
         return this.continueTurn();
       case 'end-turn':
@@ -144,22 +152,23 @@ class HookContext {
   }
 
   /**
-   * Captures the file before the tool edits it. When the server has no
-   * matching turn (it restarted, or the prompt event was missed) the active
-   * turn is used, or a turn is started now, so the edit is still recorded.
+   * Records the tool call's step and captures the files it names (none for
+   * a shell command) before it writes. When the server has no matching turn
+   * (it restarted, or the prompt event was missed) the active turn is used,
+   * or a turn is started now, so the edit is still recorded.
    */
-  private async beforeEdit(path: string, tool: string, eventTurnId: string | undefined): Promise<void> {
+  private async beforeEdit(paths: string[], tool: string, eventTurnId: string | undefined): Promise<void> {
     const known = eventTurnId ?? (await this.knownTurnId());
     if (known !== undefined) {
       try {
-        await this.client.request('harness/beforeEdit', { channel: this.channel, turnId: known, paths: [path], tool });
+        await this.client.request('harness/beforeEdit', { channel: this.channel, turnId: known, paths, tool });
         return;
       } catch (error) {
         if (!(error instanceof RemoteError && (error.code === INVALID_PARAMS || error.code === SESSION_NOT_FOUND))) throw error;
       }
     }
     const turnId = await this.recordingTurn(eventTurnId, RESUMED_TURN_MESSAGE);
-    await this.client.request('harness/beforeEdit', { channel: this.channel, turnId, paths: [path], tool });
+    await this.client.request('harness/beforeEdit', { channel: this.channel, turnId, paths, tool });
   }
 
   /** A file was written with no turn remembered: the rest of the agent's work goes into a turn. */

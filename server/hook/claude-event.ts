@@ -2,6 +2,8 @@ import { cwdDirectories, type HookAgent } from './hook-event.js';
 
 /** Claude Code tools whose file edits are captured before they run. */
 const CLAUDE_EDIT_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+/** Claude Code's shell tool: a step before each command, so what it writes is the agent's. */
+const CLAUDE_SHELL_TOOLS: ReadonlySet<string> = new Set(['Bash']);
 
 /** Longest `prompt_id` taken as a turn id. */
 const MAX_PROMPT_ID = 200;
@@ -17,6 +19,7 @@ export const claudeAgent: HookAgent = {
   provider: 'claude-code',
   events: { sessionStart: 'SessionStart', promptSubmit: 'UserPromptSubmit', beforeTool: 'PreToolUse', stop: 'Stop', sessionEnd: 'SessionEnd' },
   editTools: CLAUDE_EDIT_TOOLS,
+  shellTools: CLAUDE_SHELL_TOOLS,
   pathFields: ['file_path', 'notebook_path'],
   sessionIdFields: ['session_id'],
   directoriesOf: cwdDirectories,

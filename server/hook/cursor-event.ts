@@ -21,6 +21,9 @@ const TURN_STATES: ReadonlyMap<unknown, HookTurnState> = new Map([
  * the approval the user configured, so it gives none. `afterFileEdit`
  * comes once the file is written: the turn's baseline already holds what it
  * was (see docs/harness.md, Cursor), so it only makes sure a turn records.
+ * A shell command is a step before it runs, from `preToolUse` for `Shell`
+ * or from `beforeShellExecution` (`command`, `cwd`), with the tool name
+ * `Shell` either way: a configuration hooks one of the two.
  */
 export const cursorAgent: HookAgent = {
   name: 'cursor',
@@ -30,10 +33,14 @@ export const cursorAgent: HookAgent = {
     promptSubmit: 'beforeSubmitPrompt',
     beforeTool: 'preToolUse',
     afterFileEdit: 'afterFileEdit',
+    beforeShell: 'beforeShellExecution',
     stop: 'stop',
     sessionEnd: 'sessionEnd',
   },
   editTools: CURSOR_EDIT_TOOLS,
+  // preToolUse names the shell tool `Shell`; beforeShellExecution, the older event for it, is recorded the same way.
+  shellTools: new Set(['Shell']),
+  shellEventTool: 'Shell',
   pathFields: ['file_path', 'path'],
   sessionIdFields: ['conversation_id', 'session_id'],
   directoriesOf: (input) => {

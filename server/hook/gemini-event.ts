@@ -2,6 +2,8 @@ import { cwdDirectories, type HookAgent } from './hook-event.js';
 
 /** Gemini CLI's built-in tools that write files (https://geminicli.com/docs/tools/file-system). */
 const GEMINI_EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'replace']);
+/** Gemini CLI's shell tool (https://geminicli.com/docs/tools/shell): a step before each command. */
+const GEMINI_SHELL_TOOLS: ReadonlySet<string> = new Set(['run_shell_command']);
 
 /**
  * Gemini CLI (https://geminicli.com/docs/hooks/reference): every event
@@ -14,6 +16,7 @@ export const geminiAgent: HookAgent = {
   provider: 'gemini-cli',
   events: { sessionStart: 'SessionStart', promptSubmit: 'BeforeAgent', beforeTool: 'BeforeTool', stop: 'AfterAgent', sessionEnd: 'SessionEnd' },
   editTools: GEMINI_EDIT_TOOLS,
+  shellTools: GEMINI_SHELL_TOOLS,
   pathFields: ['file_path'],
   sessionIdFields: ['session_id'],
   directoriesOf: cwdDirectories,

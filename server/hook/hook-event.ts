@@ -9,6 +9,8 @@ export type HookAction =
   | { kind: 'start-turn'; message: string; turnId?: string }
   /** A tool is about to write `path`: a step checkpoint, and a capture when snapshots cannot see the file. */
   | { kind: 'before-edit'; path: string; tool: string; turnId?: string }
+  /** A shell command is about to run: a step checkpoint naming no file, so whatever changes while it runs is its doing. */
+  | { kind: 'before-shell'; tool: string; turnId?: string }
   /** A tool has written a file and no event came before it: a turn records what follows. */
   | { kind: 'continue-turn' }
   /** The agent finished answering: the turn ends. */
@@ -43,11 +45,17 @@ export interface HookAgent {
     beforeTool: string;
     /** Reports a file the agent has written, when the agent has such an event. */
     afterFileEdit?: string;
+    /** Comes before a shell command runs, when the agent has an event of its own for it (not a tool at `beforeTool`). */
+    beforeShell?: string;
     stop: string;
     sessionEnd: string;
   };
   /** Tools that write files. */
   editTools: ReadonlySet<string>;
+  /** Tools (at `beforeTool`) that run shell commands, which may write any file. */
+  shellTools: ReadonlySet<string>;
+  /** The tool name a step records for the `beforeShell` event. */
+  shellEventTool?: string;
   /** The `tool_input` fields that name the file a tool writes, in order of preference. */
   pathFields: readonly string[];
   /** The fields that may hold the session id, in order of preference. */
@@ -88,6 +96,7 @@ function hookActionOf(agent: HookAgent, name: string, input: Record<string, unkn
       return { kind: 'start-turn', message: typeof input['prompt'] === 'string' ? input['prompt'] : '', ...named };
     case agent.events.beforeTool: {
       const tool = input['tool_name'];
+      if (typeof tool === 'string' && agent.shellTools.has(tool)) return { kind: 'before-shell', tool, ...named };
       const args = toolInputOf(input);
       const path = agent.pathFields.map((field) => toolPath(args[field])).find((p) => p !== undefined);
       if (typeof tool !== 'string' || !agent.editTools.has(tool) || !path) return undefined;
@@ -95,6 +104,8 @@ function hookActionOf(agent: HookAgent, name: string, input: Record<string, unkn
     }
     case agent.events.afterFileEdit:
       return { kind: 'continue-turn' };
+    case agent.events.beforeShell:
+      return { kind: 'before-shell', tool: agent.shellEventTool ?? name, ...named };
     case agent.events.stop: {
       const state = agent.turnStateOf?.(input);
       return { kind: 'end-turn', ...named, ...(state ? { state } : {}) };

@@ -154,7 +154,7 @@ describe('harness methods over a socket', () => {
       ['harness/turnStarted', { channel: SESSION, turnId: '' }, 'params.turnId must be a non-empty string'],
       ['harness/turnStarted', { channel: SESSION, message: 7 }, 'params.message must be a string'],
       ['harness/turnStarted', [SESSION], 'params must be an object'],
-      ['harness/beforeEdit', { channel: SESSION, turnId: 'x', paths: [] }, 'params.paths must be a non-empty array of strings'],
+      ['harness/beforeEdit', { channel: SESSION, turnId: 'x', paths: 'a' }, 'params.paths must be an array of strings'],
       ['harness/beforeEdit', { channel: SESSION, turnId: 'x', paths: ['ok', 3] }, 'params.paths[1] must be a non-empty path'],
       ['harness/beforeEdit', { channel: SESSION, turnId: 'x', paths: ['a\0b'] }, 'params.paths[0] must be a non-empty path'],
       ['harness/beforeEdit', { channel: SESSION, turnId: 'x', paths: ['a'], tool: '' }, 'params.tool must be a non-empty string'],

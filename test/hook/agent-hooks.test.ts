@@ -32,7 +32,9 @@ interface Recording {
   /** Hook events (fixture names) and the writes its tools made between them, up to before the session ends. */
   steps: readonly (string | Write)[];
   sessionEnd: string;
-  /** The tool each step checkpoint of the first turn names. */
+  /** The shell tool of the first turn's first step, which names no file. */
+  shell: string;
+  /** The tool each later step checkpoint of the first turn names. */
   tools: readonly string[];
   /** What the agent reads on stdout after an event, by event name; `*` for the others. */
   answers: Readonly<Record<string, string>>;
@@ -62,6 +64,7 @@ const CURSOR: Recording = {
     'cursor/14-stop-env.json',
   ],
   sessionEnd: 'cursor/15-session-end.json',
+  shell: 'Shell',
   tools: ['Write', 'Write', 'Write'],
   answers: { beforeSubmitPrompt: '{"continue":true}\n', '*': '{}\n' },
 };
@@ -87,6 +90,7 @@ const GEMINI: Recording = {
     'gemini/11-after-agent-env.json',
   ],
   sessionEnd: 'gemini/12-session-end.json',
+  shell: 'run_shell_command',
   tools: ['replace', 'write_file', 'replace'],
   answers: { '*': '{}\n' },
 };
@@ -148,11 +152,12 @@ describe.concurrent('Cursor and Gemini CLI hooks', { timeout: 120_000 }, () => {
     ]);
     const stepUri = (vars: Record<string, string>) => expandChangesetUri(changesetUriTemplate(SESSION_ID, 'step'), vars);
     expect(session.turns[0]!.steps?.map((s) => [s.tool, s.paths])).toEqual([
+      [recording.shell, []],
       [recording.tools[0], ['hello.txt']],
       [recording.tools[1], ['notes/todo.md']],
       [recording.tools[2], ['analysis.ipynb']],
     ]);
-    const second = await subscribeReady(client, stepUri({ turnId: session.turns[0]!.turnId, step: '2' }));
+    const second = await subscribeReady(client, stepUri({ turnId: session.turns[0]!.turnId, step: '3' }));
     expect(second.files.map((f) => (f._meta as { path: string }).path)).toEqual(['notes/todo.md']);
 
     await hook(recording.sessionEnd);

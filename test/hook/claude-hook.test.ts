@@ -73,14 +73,15 @@ describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
     const chat = await client.subscribe(session.chat);
     const turns = (chat.snapshot!.state as { turns: { id: string; _meta?: unknown }[] }).turns;
     expect(turns.map((t) => t.id)).toEqual(session.turns.map((t) => t.turnId));
-    // Each file-tool event recorded a step checkpoint before its tool wrote.
+    // Each file-tool and shell event recorded a step checkpoint before its tool ran.
     const stepUri = (vars: Record<string, string>) => expandChangesetUri(changesetUriTemplate(SESSION_ID, 'step'), vars);
     expect(session.turns[0]!.steps?.map((s) => [s.tool, s.paths])).toEqual([
+      ['Bash', []],
       ['Edit', ['hello.txt']],
       ['Write', ['notes/todo.md']],
       ['NotebookEdit', ['analysis.ipynb']],
     ]);
-    const write = await subscribeReady(client, stepUri({ turnId: session.turns[0]!.turnId, step: '2' }));
+    const write = await subscribeReady(client, stepUri({ turnId: session.turns[0]!.turnId, step: '3' }));
     expect(write.files.map((f) => (f._meta as { path: string }).path)).toEqual(['notes/todo.md']);
     const last = await client.request<StatusResult>('harness/status', { channel, turns: 1 });
     expect(last.sessions[0]!.turnCount).toBe(2);
