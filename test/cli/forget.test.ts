@@ -34,61 +34,68 @@ describe('forget', () => {
   let id: string;
   const cli = (...args: string[]) => run([...args, '--state-dir', state], { cwd: workspace });
 
-  beforeEach(async () => {
-    workspace = makeRepo(temp.make('cs-forget-ws-'), { 'a.txt': 'a\n' });
-    state = temp.make('cs-forget-state-');
-    serve = await startServe([workspace, '--state-dir', state]);
-    id = serve.ready.sessions[0]!.replace('ahp-session:/', '');
-    expect((await cli('turn', 'start', '--message', 'Change a')).code).toBe(0);
-    writeFileSync(join(workspace, 'a.txt'), 'A\n');
-    expect((await cli('turn', 'end')).code).toBe(0);
-  }, 60_000);
-
-  afterEach(async () => {
-    await serve.stop('SIGKILL');
-    await stopRegistered(state);
-    temp.cleanup();
-  });
-
-  const listed = async () => JSON.parse((await cli('sessions', '--json')).stdout).sessions as { id: string }[];
-
-  it('says what would go on a dry run, refuses without --yes when nobody can be asked, and removes it with --yes', async () => {
-    const dry = await cli('forget', id, '--dry-run');
-    expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toMatch(/^Dry run, nothing removed: forget would remove 1 session, ".*" \(still recording, started [\d-]+ [\d:]+\) and its 1 turn\.\n$/);
-    const dryJson = JSON.parse((await cli('forget', id, '--dry-run', '--json')).stdout);
-    expect(dryJson).toMatchObject({ dryRun: true, session: { id, turns: 1, recording: true } });
-
-    // No terminal to ask on (stdin is a pipe): refused, nothing removed.
-    const refused = await cli('forget', id);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('add --yes to confirm (or --dry-run to see what would go)');
-    expect((await listed()).map((s) => s.id)).toEqual([id]);
-
-    const forgot = await cli('forget', id, '--yes');
-    expect(forgot.code, forgot.stderr).toBe(0);
-    expect(forgot.stdout).toMatch(/^Forgot ".*" \(still recording, started .*\) and its 1 turn: its history is removed from the store\.\n$/);
-    expect(await listed()).toEqual([]);
-  }, 90_000);
-
-  it('asks on a terminal: anything but yes keeps the session, y removes it', async () => {
-    const kept = await onTerminal(['forget', id, '--state-dir', state], workspace, 'n\n');
-    expect(kept.output).toContain('and its 1 turn for good? [y/N]');
-    expect(kept.output).toContain('Nothing removed.');
-    expect(kept.code).toBe(1);
-    expect((await listed()).map((s) => s.id)).toEqual([id]);
-
-    const removed = await onTerminal(['forget', id, '--state-dir', state], workspace, 'y\n');
-    expect(removed.code, removed.output).toBe(0);
-    expect(removed.output).toContain('its history is removed from the store');
-    expect(await listed()).toEqual([]);
-  }, 90_000);
+  afterEach(() => temp.cleanup());
 
   it('lists in its help only the flags it takes, and refuses the others', async () => {
+    // Its arguments are checked before any server or store is looked for: no session is needed.
+    [workspace, state] = [temp.make('cs-forget-ws-'), temp.make('cs-forget-state-')];
     const help = await cli('forget', '--help');
     expect([...new Set(help.stdout.match(/--[a-z-]+/g))].sort()).toEqual(['--dry-run', '--json', '--state-dir', '--token', '--url', '--yes']);
-    const wrong = await cli('forget', id, '--session', id);
+    const wrong = await cli('forget', '01M8T46DSY4X7W3CNR5161QKE4', '--session', '01M8T46DSY4X7W3CNR5161QKE4');
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('unknown option --session');
+  });
+
+  describe('a session with a turn, recording', () => {
+    beforeEach(async () => {
+      workspace = makeRepo(temp.make('cs-forget-ws-'), { 'a.txt': 'a\n' });
+      state = temp.make('cs-forget-state-');
+      serve = await startServe([workspace, '--state-dir', state]);
+      id = serve.ready.sessions[0]!.replace('ahp-session:/', '');
+      expect((await cli('turn', 'start', '--message', 'Change a')).code).toBe(0);
+      writeFileSync(join(workspace, 'a.txt'), 'A\n');
+      expect((await cli('turn', 'end')).code).toBe(0);
+    }, 60_000);
+
+    afterEach(async () => {
+      await serve.stop('SIGKILL');
+      await stopRegistered(state);
+    });
+
+    const listed = async () => JSON.parse((await cli('sessions', '--json')).stdout).sessions as { id: string }[];
+
+    it('says what would go on a dry run, refuses without --yes when nobody can be asked, and removes it with --yes', async () => {
+      const dry = await cli('forget', id, '--dry-run');
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toMatch(
+        /^Dry run, nothing removed: forget would remove 1 session, ".*" \(still recording, started [\d-]+ [\d:]+\) and its 1 turn\.\n$/,
+      );
+      const dryJson = JSON.parse((await cli('forget', id, '--dry-run', '--json')).stdout);
+      expect(dryJson).toMatchObject({ dryRun: true, session: { id, turns: 1, recording: true } });
+
+      // No terminal to ask on (stdin is a pipe): refused, nothing removed.
+      const refused = await cli('forget', id);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('add --yes to confirm (or --dry-run to see what would go)');
+      expect((await listed()).map((s) => s.id)).toEqual([id]);
+
+      const forgot = await cli('forget', id, '--yes');
+      expect(forgot.code, forgot.stderr).toBe(0);
+      expect(forgot.stdout).toMatch(/^Forgot ".*" \(still recording, started .*\) and its 1 turn: its history is removed from the store\.\n$/);
+      expect(await listed()).toEqual([]);
+    }, 90_000);
+
+    it('asks on a terminal: anything but yes keeps the session, y removes it', async () => {
+      const kept = await onTerminal(['forget', id, '--state-dir', state], workspace, 'n\n');
+      expect(kept.output).toContain('and its 1 turn for good? [y/N]');
+      expect(kept.output).toContain('Nothing removed.');
+      expect(kept.code).toBe(1);
+      expect((await listed()).map((s) => s.id)).toEqual([id]);
+
+      const removed = await onTerminal(['forget', id, '--state-dir', state], workspace, 'y\n');
+      expect(removed.code, removed.output).toBe(0);
+      expect(removed.output).toContain('its history is removed from the store');
+      expect(await listed()).toEqual([]);
+    }, 90_000);
   });
 });
