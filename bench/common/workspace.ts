@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 
 /** git with no user or system configuration, so every machine measures the same git. */
 export const gitEnv: NodeJS.ProcessEnv = {
@@ -24,6 +25,30 @@ export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * Runs ours and the anchor `reps` times, alternated, who goes first swapping
+ * each round so neither always runs on a warmer machine; the load average
+ * (1 minute) is taken before each round.
+ */
+export async function alternated<T>(
+  reps: number,
+  ours: () => T | Promise<T>,
+  anchor: () => T | Promise<T>,
+): Promise<{ ours: T[]; anchor: T[]; loads: number[] }> {
+  const out = { ours: [] as T[], anchor: [] as T[], loads: [] as number[] };
+  for (let r = 0; r < reps; r++) {
+    out.loads.push(loadavg()[0]!);
+    if (r % 2 === 0) {
+      out.ours.push(await ours());
+      out.anchor.push(await anchor());
+    } else {
+      out.anchor.push(await anchor());
+      out.ours.push(await ours());
+    }
+  }
+  return out;
 }
 
 /** The path of file `i`: ten to a directory, `pkgN/modN/dirN/fileN.ts`. */

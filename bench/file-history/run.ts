@@ -12,11 +12,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChangesetService } from '../../server/service.js';
 import { BenchClient } from '../common/bench-client.js';
-import { editFiles, fileAt, generateRepository, git, gitEnv, median } from '../common/workspace.js';
+import { alternated, editFiles, fileAt, generateRepository, git, gitEnv, median } from '../common/workspace.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
@@ -67,19 +67,7 @@ async function main(): Promise<void> {
 
     // A warm-up each (ours: the first lookups fill the tree cache), then alternated, who goes first swapping.
     const cold = { ours: await ours(), git: anchor() };
-    const o: number[] = [];
-    const g: number[] = [];
-    const loads: number[] = [];
-    for (let r = 0; r < REPS; r++) {
-      loads.push(loadavg()[0]!);
-      if (r % 2 === 0) {
-        o.push(await ours());
-        g.push(anchor());
-      } else {
-        g.push(anchor());
-        o.push(await ours());
-      }
-    }
+    const { ours: o, anchor: g, loads } = await alternated(REPS, ours, anchor);
     client.ws.close();
     await service.stop();
 

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { forgetLineProvenance } from '../../server/provenance/line-provenance.js';
 import { ChangesetService } from '../../server/service.js';
 import { BenchClient } from '../common/bench-client.js';
-import { git, gitEnv, median } from '../common/workspace.js';
+import { alternated, git, gitEnv, median } from '../common/workspace.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
@@ -113,19 +113,7 @@ async function main(): Promise<void> {
     forgetLineProvenance(session);
     const cold = { ours: await ours(), git: theirs() };
     const coldCpu = { ours: oursCpu.pop()!, git: gitCpu.pop()! };
-    const o: number[] = [];
-    const g: number[] = [];
-    const loads: number[] = [];
-    for (let r = 0; r < REPS; r++) {
-      loads.push(loadavg()[0]!);
-      if (r % 2 === 0) {
-        o.push(await ours());
-        g.push(theirs());
-      } else {
-        g.push(theirs());
-        o.push(await ours());
-      }
-    }
+    const { ours: o, anchor: g, loads } = await alternated(REPS, ours, theirs);
     // One more turn: the kept answer is extended by one diff.
     const extended: number[] = [];
     const extendedCpu: number[] = [];

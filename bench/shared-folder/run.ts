@@ -16,13 +16,13 @@
  *   npm run bench -- shared-folder [--lines 2000] [--rounds 60] [--reps 11]
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forgetLineProvenance } from '../../server/provenance/line-provenance.js';
 import type { RecordingSession } from '../../server/session/recording-session.js';
 import { ChangesetService } from '../../server/service.js';
 import { BenchClient } from '../common/bench-client.js';
-import { git, median } from '../common/workspace.js';
+import { alternated, git, median } from '../common/workspace.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
@@ -104,19 +104,15 @@ async function main(): Promise<void> {
     };
     // One of each first (modules, the stores' first reads), not counted.
     const first = { ours: await ask(oursClient, a), anchor: await ask(anchorClient, one) };
-    const o: { ms: number; cpu: number }[] = [];
-    const n: { ms: number; cpu: number }[] = [];
-    const loads: number[] = [];
-    for (let r = 0; r < REPS; r++) {
-      loads.push(loadavg()[0]!);
-      if (r % 2 === 0) {
-        o.push(await ask(oursClient, a));
-        n.push(await ask(anchorClient, one));
-      } else {
-        n.push(await ask(anchorClient, one));
-        o.push(await ask(oursClient, a));
-      }
-    }
+    const {
+      ours: o,
+      anchor: n,
+      loads,
+    } = await alternated(
+      REPS,
+      () => ask(oursClient, a),
+      () => ask(anchorClient, one),
+    );
     oursClient.ws.close();
     anchorClient.ws.close();
     await ours.stop();

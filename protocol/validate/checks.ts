@@ -199,3 +199,14 @@ export function discriminated(key: string, variants: Record<string, Check>): Che
     return variants[value[key] as string]?.(value, path);
   };
 }
+
+/** The first problem with the `{ session, path }` params of a method about one file of a session, or undefined. */
+export function sessionFileParamsProblem(params: unknown): string | undefined {
+  if (!isObject(params)) return 'params must be an object';
+  const session = sessionChannel(params['session'], 'params.session');
+  if (session !== undefined) return session;
+  const path = params['path'];
+  if (typeof path !== 'string' || path.length === 0) return 'params.path must be a non-empty string';
+  if (path.length > 4096) return 'params.path must be at most 4096 characters';
+  return undefined;
+}

@@ -1,14 +1,11 @@
-import { relative } from 'node:path';
 import { formatChangesetUri, type FileHistoryEntry, type FileHistoryParams, type FileHistoryResult } from '../../protocol/index.js';
-import { sessionChannel } from '../../protocol/validate/checks.js';
+import { sessionFileParamsProblem } from '../../protocol/validate/checks.js';
 import type { RootTrees } from '../changes/collect-changes.js';
 import { classify, type BlobRef, type FileChange, type GitMode } from '../changes/file-change.js';
 import { lookupPath } from '../changes/tree-lookup.js';
-import { invalidParams } from '../domain-error.js';
-import { fileUri, pathOfFileUri } from '../file-uri.js';
-import { toSlashes } from '../paths.js';
-import type { RecordingSession } from '../session/recording-session.js';
+import { fileUri } from '../file-uri.js';
 import type { SessionManager } from '../session/session-manager.js';
+import { namedFile } from './named-file.js';
 
 /** Most entries one answer carries (the newest are kept). */
 export const MAX_HISTORY_ENTRIES = 500;
@@ -26,10 +23,7 @@ type Version = { oid: string; mode: string } | undefined;
  */
 export async function fileHistory(sessions: SessionManager, params: FileHistoryParams): Promise<FileHistoryResult> {
   const session = sessions.require(params.session);
-  const absPath = resolveFile(session, params.path);
-  const root = session.files.rootIndexOf(absPath);
-  if (root < 0) throw invalidParams(`path: ${params.path} is outside the session's working directories`);
-  const rel = toSlashes(relative(session.files.root(root).dir, absPath));
+  const { absPath, root, rel } = namedFile(session, params.path);
   const source = session.files.source(root);
   const known = new Map<string, Promise<Version>>();
   const versionIn = (trees: readonly RootTrees[] | undefined): Promise<Version> => {
@@ -108,25 +102,11 @@ export async function fileHistory(sessions: SessionManager, params: FileHistoryP
 
 /** Checks `fileHistory`'s params: the first problem, or undefined. */
 export function checkFileHistoryParams(params: unknown): string | undefined {
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return 'params must be an object';
-  const p = params as Record<string, unknown>;
-  const session = sessionChannel(p['session'], 'params.session');
-  if (session !== undefined) return session;
-  if (typeof p['path'] !== 'string' || p['path'].length === 0) return 'params.path must be a non-empty string';
-  if (p['path'].length > 4096) return 'params.path must be at most 4096 characters';
-  const limit = p['limit'];
+  const problem = sessionFileParamsProblem(params);
+  if (problem !== undefined) return problem;
+  const limit = (params as Record<string, unknown>)['limit'];
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) return 'params.limit must be an integer from 1';
   return undefined;
-}
-
-/** The absolute path a client named: a `file:` URI, an absolute path, or one relative to the first working directory. */
-function resolveFile(session: RecordingSession, path: string): string {
-  if (path.startsWith('file:')) {
-    const named = pathOfFileUri(path);
-    if (named === undefined) throw invalidParams(`path: ${path} is not a local file URI`);
-    return named;
-  }
-  return session.files.resolvePath(path);
 }
 
 function blobRef(store: BlobRef['store'], version: Version): BlobRef | undefined {

@@ -2,7 +2,7 @@
  * Line provenance (`provenance/lines`): who last wrote each line of a file,
  * read from a session's record. See docs/provenance.md.
  */
-import { sessionChannel } from '../../protocol/validate/checks.js';
+import { sessionFileParamsProblem } from '../../protocol/validate/checks.js';
 import type { MethodTable } from '../method-table.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { lineProvenance } from './line-provenance.js';
@@ -18,12 +18,9 @@ export function provenanceMethods(sessions: SessionManager): MethodTable {
 
 /** Checks `provenance/lines`'s params: the first problem, or undefined. */
 export function checkProvenanceParams(params: unknown): string | undefined {
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return 'params must be an object';
+  const problem = sessionFileParamsProblem(params);
+  if (problem !== undefined) return problem;
   const p = params as Record<string, unknown>;
-  const session = sessionChannel(p['session'], 'params.session');
-  if (session !== undefined) return session;
-  if (typeof p['path'] !== 'string' || p['path'].length === 0) return 'params.path must be a non-empty string';
-  if (p['path'].length > 4096) return 'params.path must be at most 4096 characters';
   const changeset = p['changeset'];
   if (changeset !== undefined && (typeof changeset !== 'string' || !changeset.startsWith('ahp-changeset:')))
     return 'params.changeset must be a changeset URI (ahp-changeset:/…)';

@@ -26,10 +26,10 @@ import type { RootTrees } from '../changes/collect-changes.js';
 import { lookupPath } from '../changes/tree-lookup.js';
 import { isBinary } from '../diff/binary.js';
 import { invalidParams, notFound } from '../domain-error.js';
-import { pathOfFileUri } from '../file-uri.js';
 import { toSlashes } from '../paths.js';
 import type { RecordingSession } from '../session/recording-session.js';
 import type { SessionManager } from '../session/session-manager.js';
+import { namedFile, type NamedFile } from '../changesets/named-file.js';
 import { resolveRef } from '../snapshot/index.js';
 import { parseCommit } from '../store/commit.js';
 import { attributeChange, type RecordedChange } from './attribute-change.js';
@@ -41,12 +41,7 @@ import { AuthorTable, allBy, carry, restoreFrom, type BlamedLines } from './line
 const CACHED_FILES = 64;
 
 /** The file as one session sees it. */
-interface FileRef {
-  absPath: string;
-  root: number;
-  /** Relative to its working directory, `/`-separated. */
-  rel: string;
-}
+type FileRef = NamedFile;
 
 /** The walk's state after some recorded versions: the last version and its lines' authors. */
 interface Walked {
@@ -82,7 +77,7 @@ export function forgetLineProvenance(session: RecordingSession): void {
  */
 export async function lineProvenance(sessions: SessionManager, params: ProvenanceParams): Promise<ProvenanceResult> {
   const session = sessions.require(params.session);
-  const file = resolveFile(session, params.path);
+  const file = namedFile(session, params.path);
   const display = session.files.display({ absPath: file.absPath, root: file.root, path: file.rel });
   const target = await targetOf(session, params);
   const cache = cacheFor(session, file);
@@ -358,21 +353,6 @@ function cacheFor(session: RecordingSession, file: FileRef): FileCache {
   }
   files.set(file.absPath, cache);
   return cache;
-}
-
-/** The file a client named: a `file:` URI, an absolute path, or one relative to the first working directory; inside one of them. */
-function resolveFile(session: RecordingSession, path: string): FileRef {
-  let absPath: string;
-  if (path.startsWith('file:')) {
-    const named = pathOfFileUri(path);
-    if (named === undefined) throw invalidParams(`path: ${path} is not a local file URI`);
-    absPath = named;
-  } else {
-    absPath = session.files.resolvePath(path);
-  }
-  const root = session.files.rootIndexOf(absPath);
-  if (root < 0) throw invalidParams(`path: ${path} is outside the session's working directories`);
-  return { absPath, root, rel: toSlashes(relative(session.files.root(root).dir, absPath)) };
 }
 
 function sameVersion(a: Version, b: Version): boolean {
