@@ -82,6 +82,13 @@ class CommitTracker {
   private head: string | undefined;
   private readonly handled = new Set<string>();
   private closed = false;
+  /**
+   * Turns whose end the session announced, or that it had when it was
+   * followed. A turn that is no longer active but not announced yet is still
+   * being ended: its end snapshot may be taken, but its row is not shown yet,
+   * so a link made then would not show on it.
+   */
+  private readonly announced = new WeakSet<TurnRecord>();
   /** Settles when the tracker closes: a commit waiting for a turn to end stops waiting. */
   private readonly closing: Promise<void>;
   private closeNow: () => void = () => undefined;
@@ -99,8 +106,13 @@ class CommitTracker {
   add(session: RecordingSession): void {
     if (this.sessions.includes(session)) return;
     this.sessions.push(session);
+    // Its turns so far have ended (a turn an ended session never finished included), but an active one.
+    for (const turn of session.turns) if (turn.id !== session.activeTurnId) this.announced.add(turn);
     // What a commit will ask about the files a turn changed is worked out once the turn ends, in the background.
-    const warm = session.onTurnEnded((turn) => void this.queue.run(() => this.warm(session, turn)).catch(() => undefined));
+    const warm = session.onTurnEnded((turn) => {
+      this.announced.add(turn);
+      void this.queue.run(() => this.warm(session, turn)).catch(() => undefined);
+    });
     const gone = session.onDisposed(() => {
       warm.dispose();
       gone.dispose();
@@ -166,8 +178,9 @@ class CommitTracker {
     if (head === undefined || head === this.head) return;
     const previous = this.head;
     // The record must hold what an agent's commit holds: wait for the turns being recorded to end.
-    // (A turn being ended is no longer active but has no end state yet: it counts until it has.)
-    const active = this.sessions.filter((s) => !s.isDisposed && (s.activeTurnId !== undefined || (s.turns.length > 0 && !s.turns[s.turns.length - 1]!.after)));
+    // (A turn being ended is no longer active, and has its end snapshot before its end is complete:
+    // it counts until the session announces its end, which is when its row shows.)
+    const active = this.sessions.filter((s) => !s.isDisposed && (s.activeTurnId !== undefined || this.beingEnded(s)));
     await Promise.race([Promise.all(active.map(turnEndedOrClosed)), this.closing]);
     if (this.closed) return;
     this.head = head;
@@ -178,6 +191,12 @@ class CommitTracker {
       this.handled.add(commit.oid);
       await this.handle(commit);
     }
+  }
+
+  /** Whether the session's last turn has ended but its end is not announced yet. */
+  private beingEnded(session: RecordingSession): boolean {
+    const last = session.turns[session.turns.length - 1];
+    return last !== undefined && !this.announced.has(last);
   }
 
   private store(): ObjectStore | undefined {
@@ -397,6 +416,11 @@ export class CommitTrackers {
         }
       });
     }
+  }
+
+  /** Reads HEAD of every repository followed now and handles a new commit (what the watchers do on their own). */
+  async check(): Promise<void> {
+    await Promise.all([...this.byRepo.values()].map((t) => t.check()));
   }
 
   /** Stops every tracker, after the commits being handled. */

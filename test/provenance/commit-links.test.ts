@@ -142,12 +142,28 @@ describe('commits linked to turns', () => {
       git(repo, ['commit', '-q', '-am', 'Grow a']);
       const head = git(repo, ['rev-parse', 'HEAD']);
       await first.end();
-      await until(() => session.meta.turns['one']?.commits?.[0]?.oid === head, 'the link after the turn ended', 60_000);
+      await until(() => session.meta.turns['one']?.commits?.[0]?.oid === head, 'the link after the turn ended');
       expect(session.meta.turns['one']!.commits![0]!.lines).toBe(1);
 
+      // A commit seen while the turn is being ended (its end snapshot taken, its row not shown yet) waits for the end too.
+      const second = await session.startTurn({ id: 'two', message: 'Grow b and commit' });
+      writeFiles(repo, { 'a.txt': 'a\nb\nb2\n' });
+      const ending = second.end();
+      await new Promise<void>((resolve) => {
+        const poll = (): void => void (session.turns[1]?.after ? resolve() : setImmediate(poll));
+        poll();
+      });
+      expect(session.meta.turns['two']).toBeUndefined();
+      git(repo, ['commit', '-q', '-am', 'Grow b']);
+      const next = git(repo, ['rev-parse', 'HEAD']);
+      const checked = service.commits.check();
+      await ending;
+      await checked;
+      expect(session.meta.turns['two']!.commits).toEqual([{ oid: next, summary: 'Grow b', lines: 1, at: expect.any(String) }]);
+
       // A commit during a turn still running when the server stops.
-      await session.startTurn({ id: 'two', message: 'Grow more' });
-      writeFiles(repo, { 'a.txt': 'a\nb\nc\n' });
+      await session.startTurn({ id: 'three', message: 'Grow more' });
+      writeFiles(repo, { 'a.txt': 'a\nb\nb2\nc\n' });
       git(repo, ['commit', '-q', '-am', 'Grow more']);
       await new Promise((r) => setTimeout(r, 300));
       await service.stop();
