@@ -11,8 +11,7 @@
  * the two alternate which goes first. Medians, spread and the ratio are
  * printed, with the load average before and after each phase.
  *
- *   npx esbuild bench/provenance/commit-attribution.ts --bundle --platform=node --format=esm \
- *     --packages=external --outfile=dist-bench/commit-attribution.mjs && node dist-bench/commit-attribution.mjs [--rounds 15]
+ *   npm run bench -- commit-attribution [--rounds 15]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
