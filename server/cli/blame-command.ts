@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { ProvenanceResult } from '../../protocol/extensions/provenance.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { Output } from '../client/output.js';
-import { connect, pickSession, realDir, sessionNote } from '../client/target.js';
+import { connectToSession, realDir } from '../client/target.js';
 import { CommandError, UsageError } from '../client/errors.js';
 import { isInsideDir } from '../paths.js';
 import { lineWords, oneLine, rangesInWords, sessionId, timeWords, turnsOf, type BlameContext, type BlameRange, type BlameTurn } from '../client/blame-words.js';
@@ -36,12 +36,8 @@ export async function blameCommand(argv: readonly string[]): Promise<number> {
   const lines = values.lines === undefined ? undefined : lineRange(values.lines);
   const out = new Output(values.json === true);
   const target = { ...targetOf(values), startForHistory: true };
-  const { client, started } = await connect(target);
+  const { client, picked, report } = await connectToSession(target, out);
   try {
-    const report: Record<string, unknown> = {};
-    out.note(started, report);
-    const picked = await pickSession(client, target);
-    out.note(sessionNote(picked), report);
     const session = picked.session;
     const abs = resolve(realDir(undefined), file);
     if (!session.workingDirectories.some((dir) => isInsideDir(dir, abs))) {

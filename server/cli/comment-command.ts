@@ -3,7 +3,7 @@ import type { CommentAnchor, ReviewComment, SessionStatusInfo } from '../../prot
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/changeset/uris.js';
 import { parseClientArgs, TARGET_USAGE, targetOf, type ClientValues } from './client-args.js';
 import { Output } from '../client/output.js';
-import { connect, pickSession, realDir, sessionNote } from '../client/target.js';
+import { connectToSession, realDir } from '../client/target.js';
 import { plural, resolveTurn } from '../client/turn-ref.js';
 import { CommandError, UsageError } from '../client/errors.js';
 import { isInsideDir } from '../paths.js';
@@ -54,13 +54,9 @@ export async function commentCommand(argv: readonly string[]): Promise<number> {
   }
   const out = new Output(values.json === true);
   const target = { ...targetOf(values), startForHistory: true };
-  const { client, started } = await connect(target);
+  const { client, picked, report } = await connectToSession(target, out, (p) => ({ session: p.session.channel }));
   try {
-    const picked = await pickSession(client, target);
     const session = picked.session;
-    const report: Record<string, unknown> = { session: session.channel };
-    out.note(started, report);
-    out.note(sessionNote(picked), report);
     if (action === 'add') {
       const anchor = anchorOf(session, values, positionals);
       const comment = await client.request('comments/add', { channel: session.channel, anchor: anchor.anchor, body: anchor.body });

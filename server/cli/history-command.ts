@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { FileHistoryEntry } from '../../protocol/index.js';
 import { parseClientArgs, TARGET_USAGE, targetOf } from './client-args.js';
 import { Output } from '../client/output.js';
-import { connect, pickSession, sessionNote } from '../client/target.js';
+import { connectToSession } from '../client/target.js';
 import { plural } from '../client/turn-ref.js';
 import { UsageError } from '../client/errors.js';
 
@@ -29,12 +29,8 @@ export async function historyCommand(argv: readonly string[]): Promise<number> {
   if (file === undefined) throw new UsageError('history needs a FILE');
   const out = new Output(values.json === true);
   const target = { ...targetOf(values), startForHistory: true };
-  const { client, started } = await connect(target);
+  const { client, picked, report } = await connectToSession(target, out);
   try {
-    const report: Record<string, unknown> = {};
-    out.note(started, report);
-    const picked = await pickSession(client, target);
-    out.note(sessionNote(picked), report);
     const answer = await client.request('fileHistory', { session: picked.session.channel, path: resolve(file) });
     const entries = answer.entries.map(({ changeset: _c, fileId: _f, turnId: _t, ...rest }) => rest);
     const head =

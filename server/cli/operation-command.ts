@@ -2,7 +2,7 @@ import { parseClientArgs, TARGET_USAGE, targetOf, type ClientValues } from './cl
 import { Output } from '../client/output.js';
 
 import { parseLineRange, runOperation, type OperationCommand } from '../client/operation-request.js';
-import { connect, pickSession, sessionNote } from '../client/target.js';
+import { connectToSession } from '../client/target.js';
 import { plural } from '../client/turn-ref.js';
 import { UsageError } from '../client/errors.js';
 
@@ -102,12 +102,8 @@ export async function operationCommand(command: OperationCommand, argv: readonly
   const dryRun = values['dry-run'] === true;
   const out = new Output(values.json === true);
   const target = { ...targetOf(values), startForHistory: true };
-  const { client, started } = await connect(target);
+  const { client, picked, report } = await connectToSession(target, out, (p) => ({ session: p.session.channel }));
   try {
-    const picked = await pickSession(client, target);
-    const report: Record<string, unknown> = { session: picked.session.channel };
-    out.note(started, report);
-    out.note(sessionNote(picked), report);
     const done = await runOperation(client, picked.session, {
       command,
       ...(values.turn !== undefined ? { turn: values.turn } : {}),

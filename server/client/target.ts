@@ -8,6 +8,7 @@ import { defaultStateDir, workspaceLayout } from '../store/state-dir.js';
 import { RpcClient } from './rpc-client.js';
 import { CommandError } from './errors.js';
 import { CLI_HINTS, type Hints } from './hints.js';
+import type { Output } from './output.js';
 
 /** How a client command finds its server and session. */
 export interface TargetOptions {
@@ -129,6 +130,38 @@ export async function pickSession(client: RpcClient, options: TargetOptions): Pr
   const rank = (s: SessionStatusInfo) => (s.activeTurn ? 2 : s.endedAt === undefined ? 1 : 0);
   candidates.sort((a, b) => rank(b) - rank(a) || b.createdAt.localeCompare(a.createdAt));
   return { session: candidates[0]!, others: candidates.slice(1) };
+}
+
+/** A command's connection to the session it acts on. */
+export interface SessionConnection {
+  client: RpcClient;
+  picked: Picked;
+  /** What a `--json` answer carries besides the result: the notes said so far. */
+  report: Record<string, unknown>;
+}
+
+/**
+ * Connects for a command that acts on one session (starting a server when
+ * none records the folder), picks the session, and says both — that a
+ * server was started, and which session was used when several record the
+ * folder — through `out`. `first` puts keys at the head of the report.
+ */
+export async function connectToSession(
+  options: TargetOptions,
+  out: Output,
+  first: (picked: Picked) => Record<string, unknown> = () => ({}),
+): Promise<SessionConnection> {
+  const { client, started } = await connect(options);
+  try {
+    const picked = await pickSession(client, options);
+    const report = first(picked);
+    out.note(started, report);
+    out.note(sessionNote(picked), report);
+    return { client, picked, report };
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
 }
 
 /** What a command says when several sessions record the folder: which it used, and how to pick another. */
