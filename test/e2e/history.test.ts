@@ -4,7 +4,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAutoTurns } from '../../server/auto-turns/index.js';
 import { findServerFor } from '../../server/registry/index.js';
-import { run, startServe, type ServeProcess } from '../cli/serve-process.js';
+import { startServe, type ServeProcess } from '../cli/serve-process.js';
+import { run } from '../helpers/cli-in-process.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { fixture as recordedEvent, stopServer, waitFor } from '../hook/hook-fixtures.js';
 import { closePages, connectBrowser, openViewer, startViewerServer, viewerDir, type ViewerServer } from './viewer-harness.js';
@@ -33,6 +34,7 @@ describe('history in the viewer', () => {
     temp.cleanup();
   });
 
+  // The hook and the CLI run in the test's process (`main()`, as the binary runs it); the server the hook starts is a process of its own.
   it('keeps a Claude Code session reviewable and revertable after SessionEnd, in the viewer and the CLI', async () => {
     const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n', 'analysis.ipynb': '{"cells": []}\n' });
     const state = temp.make('cs-hook-state-');

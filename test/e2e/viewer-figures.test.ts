@@ -7,7 +7,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { chatUri, ROOT_CHANNEL, type ChatState, type ListSessionsResult, type SessionState, type SessionSummary } from '../../protocol/index.js';
 import type { TimelineMeta } from '../../protocol/extensions/timeline.js';
 import { startAutoTurns } from '../../server/auto-turns/index.js';
@@ -40,9 +40,13 @@ describe('the figures the viewer shows', () => {
     const repo = makeRepo(fx.temp.make(), { 'a.txt': 'a\n' });
     const past = await createSession(client, 'past', repo);
     await recordTurn(client, past, 't1', 'Work', () => writeFiles(repo, { 'a.txt': 'b\n' }));
-    // Ended once the clock reads another second than when it started, so the two times read differently.
+    // Ended a second after it started by the clock, which the test moves on, so the two times read differently.
     const startedAt = (await summaryOf(past)).createdAt;
-    while (shown(new Date().toISOString()) === shown(startedAt)) await new Promise((r) => setTimeout(r, 20));
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    vi.setSystemTime(Math.max(Date.now(), Date.parse(startedAt) + 1000));
     await fx.server.service.sessions.dispose(past);
     const liveRepo = makeRepo(fx.temp.make(), { 'b.txt': 'b\n' });
     const live = await createSession(client, 'live', liveRepo);
@@ -82,11 +86,13 @@ describe('the figures the viewer shows', () => {
   it('an automatic turn reads when its first change was seen, and for edits apart, how long from the first to the last; one save has no duration', async () => {
     const repo = makeRepo(fx.temp.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const session = await fx.server.service.sessions.create({ workingDirectories: [repo], id: 'auto' });
-    const auto = startAutoTurns(fx.server.service.sessions, session, { quietMs: 2500, ignoreDirs: [fx.server.service.stateDir] });
+    // The quiet period that ends a turn is real time; the edits' times are read from the clock, which the test moves on.
+    const auto = startAutoTurns(fx.server.service.sessions, session, { quietMs: 1000, ignoreDirs: [fx.server.service.stateDir] });
     let one: string;
     let two: string;
     let first: number;
     let second: number;
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
     try {
       let ended = nextEvent(auto.onTurnEnded);
       writeFileSync(join(repo, 'a.txt'), 'a\nmore\n');
@@ -94,11 +100,14 @@ describe('the figures the viewer shows', () => {
       ended = nextEvent(auto.onTurnEnded);
       first = Date.now();
       writeFileSync(join(repo, 'a.txt'), 'a\n');
-      await new Promise((r) => setTimeout(r, 1500));
+      // Seen (the turn starts from it): the second edit comes a second and a half later by the clock.
+      while (!(await nextEvent(auto.onChecked)));
+      vi.setSystemTime(Date.now() + 1500);
       second = Date.now();
       writeFileSync(join(repo, 'b.txt'), 'B\n');
       two = (await ended).turnId;
     } finally {
+      vi.useRealTimers();
       auto.stop();
       await auto.idle();
     }
