@@ -1,6 +1,6 @@
 // Runs real git as the reference implementation for the diff tests.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -127,4 +127,41 @@ export function randomEdit(rand: () => number, text: string, alphabet: readonly 
   const final = rand() < 0.15 ? !hadFinal : hadFinal;
   if (!final && out.length > 0) out = out.slice(0, -1);
   return out;
+}
+
+/** What `git merge-file -p ours base theirs` printed, and its exit status (the number of conflicts). */
+export interface GitMerge {
+  status: number;
+  output: string;
+}
+
+/**
+ * Merges many cases with `git merge-file -p ours base theirs`, one run of
+ * git per case as before, all started by one shell: starting a process from
+ * the test's own (a large one) costs more than the merge. Each case is
+ * written as `<i>/base`, `<i>/ours` and `<i>/theirs` (latin1, so bytes
+ * round-trip) and merged in its folder, so the conflict markers name
+ * `ours` and `theirs` as a merge of those three files does.
+ */
+export function gitMergeFiles(cases: readonly (readonly [base: string, ours: string, theirs: string])[]): GitMerge[] {
+  const { dir, dispose } = scratchDir();
+  try {
+    cases.forEach(([base, ours, theirs], i) => {
+      mkdirSync(join(dir, String(i)));
+      writeFileSync(join(dir, String(i), 'base'), base, 'latin1');
+      writeFileSync(join(dir, String(i), 'ours'), ours, 'latin1');
+      writeFileSync(join(dir, String(i), 'theirs'), theirs, 'latin1');
+    });
+    const script = `i=0; while [ "$i" -lt ${cases.length} ]; do git -C "$i" merge-file -p ours base theirs > "$i/out" 2> "$i/err"; echo $? > "$i/status"; i=$((i+1)); done`;
+    const r = spawnSync('sh', ['-c', script], { cwd: dir, env: gitEnv(dir), encoding: 'latin1' });
+    if (r.error) throw r.error;
+    if (r.status !== 0) throw new Error(`the merges did not run: ${r.stderr}`);
+    return cases.map((_, i) => {
+      const status = Number(readFileSync(join(dir, String(i), 'status'), 'latin1'));
+      if (!(status >= 0 && status <= 127)) throw new Error(`git merge-file failed on case ${i}: ${readFileSync(join(dir, String(i), 'err'), 'latin1')}`);
+      return { status, output: readFileSync(join(dir, String(i), 'out'), 'latin1') };
+    });
+  } finally {
+    dispose();
+  }
 }

@@ -3,29 +3,15 @@
  * it reports a conflict, the lines it names on each side are the ones
  * `git merge-file` puts between its conflict markers.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { merge3 } from '../../server/diff/merge3.js';
-import { prng, randomEdit, randomText, runGit, scratchDir } from './git-oracle.js';
+import { gitMergeFiles, prng, randomEdit, randomText } from './git-oracle.js';
 
-let scratch: { dir: string; dispose: () => void };
-beforeAll(() => {
-  scratch = scratchDir();
-});
-afterAll(() => scratch.dispose());
-
-/** The conflicts of `git merge-file -p ours base theirs`: each side's lines between the markers. */
-function gitConflicts(base: string, ours: string, theirs: string): { ours: string; theirs: string }[] {
-  const { dir } = scratch;
-  writeFileSync(join(dir, 'base'), base, 'latin1');
-  writeFileSync(join(dir, 'ours'), ours, 'latin1');
-  writeFileSync(join(dir, 'theirs'), theirs, 'latin1');
-  const r = runGit(['merge-file', '-p', 'ours', 'base', 'theirs'], dir, dir);
-  if (r.status < 0 || r.status > 127) throw new Error(`git merge-file failed: ${r.stderr}`);
+/** The conflicts in what `git merge-file -p ours base theirs` printed: each side's lines between the markers. */
+function conflictsIn(output: string): { ours: string; theirs: string }[] {
   const out: { ours: string; theirs: string }[] = [];
   let side: 'ours' | 'theirs' | undefined;
-  for (const line of r.stdout.split(/(?<=\n)/)) {
+  for (const line of output.split(/(?<=\n)/)) {
     if (line.startsWith('<<<<<<< ')) {
       out.push({ ours: '', theirs: '' });
       side = 'ours';
@@ -40,15 +26,27 @@ const lines = (text: string) => text.split(/(?<=\n)/).filter((l) => l !== '');
 const slice = (text: string, range: { start: number; end: number }) => lines(text).slice(range.start, range.end).join('');
 const withFinalNewline = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`);
 
+/**
+ * For each case, the lines merge3 names on each side of each conflict are
+ * the ones `git merge-file` puts between its markers (all of git's runs
+ * started at once). Returns each case's number of conflicts.
+ */
+function expectConflictsAsGitEach(cases: readonly (readonly [base: string, ours: string, theirs: string])[], label: (i: number) => string): number[] {
+  const git = gitMergeFiles(cases);
+  return cases.map(([base, ours, theirs], i) => {
+    const merged = merge3(base, ours, theirs);
+    const named = merged.conflicts.map((c) => ({ ours: slice(ours, c.oursRange), theirs: slice(theirs, c.theirsRange) }));
+    expect({ label: label(i), conflicts: named }).toEqual({ label: label(i), conflicts: conflictsIn(git[i]!.output) });
+    for (const c of merged.conflicts) {
+      expect(c.oursRange.end, label(i)).toBeGreaterThanOrEqual(c.oursRange.start);
+      expect(c.theirsRange.end, label(i)).toBeGreaterThanOrEqual(c.theirsRange.start);
+    }
+    return merged.conflicts.length;
+  });
+}
+
 function expectConflictsAsGit(base: string, ours: string, theirs: string, label: string): number {
-  const merged = merge3(base, ours, theirs);
-  const named = merged.conflicts.map((c) => ({ ours: slice(ours, c.oursRange), theirs: slice(theirs, c.theirsRange) }));
-  expect({ label, conflicts: named }).toEqual({ label, conflicts: gitConflicts(base, ours, theirs) });
-  for (const c of merged.conflicts) {
-    expect(c.oursRange.end, label).toBeGreaterThanOrEqual(c.oursRange.start);
-    expect(c.theirsRange.end, label).toBeGreaterThanOrEqual(c.theirsRange.start);
-  }
-  return merged.conflicts.length;
+  return expectConflictsAsGitEach([[base, ours, theirs]], () => label)[0]!;
 }
 
 describe('merge3 conflicts', () => {
@@ -89,13 +87,14 @@ describe('merge3 conflicts', () => {
     it(`agree with git merge-file's markers on random edits over ${alphabetSize} lines`, () => {
       const rand = prng(900 + alphabetSize);
       const alphabet = Array.from({ length: alphabetSize }, (_, i) => (i % 3 === 0 ? '}' : `line${i}`));
-      let conflicting = 0;
+      const cases: [string, string, string][] = [];
       for (let n = 0; n < 40; n++) {
         const base = withFinalNewline(randomText(rand, alphabet, 30));
         const ours = withFinalNewline(randomEdit(rand, base, alphabet));
         const theirs = withFinalNewline(randomEdit(rand, base, alphabet));
-        if (expectConflictsAsGit(base, ours, theirs, `random ${n}`) > 0) conflicting++;
+        cases.push([base, ours, theirs]);
       }
+      const conflicting = expectConflictsAsGitEach(cases, (n) => `random ${n}`).filter((count) => count > 0).length;
       expect(conflicting).toBeGreaterThan(5);
     });
   }

@@ -1,32 +1,29 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { merge3 } from '../../server/diff/merge3.js';
-import { prng, randomEdit, randomText, runGit, scratchDir } from './git-oracle.js';
+import { gitMergeFiles, prng, randomEdit, randomText } from './git-oracle.js';
 
-let scratch: { dir: string; dispose: () => void };
-beforeAll(() => {
-  scratch = scratchDir();
-});
-afterAll(() => scratch.dispose());
-
-/** `git merge-file -p ours base theirs`: conflict count and output. */
-function gitMerge(base: string, ours: string, theirs: string): { conflicts: number; output: string } {
-  const { dir } = scratch;
-  writeFileSync(join(dir, 'base'), base, 'latin1');
-  writeFileSync(join(dir, 'ours'), ours, 'latin1');
-  writeFileSync(join(dir, 'theirs'), theirs, 'latin1');
-  const r = runGit(['merge-file', '-p', 'ours', 'base', 'theirs'], dir, dir);
-  if (r.status < 0 || r.status > 127) throw new Error(`git merge-file failed: ${r.stderr}`);
-  return { conflicts: r.status, output: r.stdout };
-}
-
-function expectSameAsGit(base: string, ours: string, theirs: string, label: string): boolean {
-  const ours3 = merge3(base, ours, theirs);
-  const git = gitMerge(base, ours, theirs);
-  expect({ label, clean: ours3.clean, conflicts: ours3.conflicts.length }).toEqual({ label, clean: git.conflicts === 0, conflicts: git.conflicts });
-  if (ours3.clean) expect({ label, result: ours3.result }).toEqual({ label, result: git.output });
-  return ours3.clean;
+/**
+ * Merges every case with merge3 and with `git merge-file -p ours base theirs`
+ * (all of git's runs started at once): the same verdict, the same number of
+ * conflicts, and the same result when clean. Returns how many were clean.
+ */
+function expectSameAsGit(cases: readonly (readonly [base: string, ours: string, theirs: string])[], label: (i: number) => string): number {
+  const git = gitMergeFiles(cases);
+  let clean = 0;
+  cases.forEach(([base, ours, theirs], i) => {
+    const ours3 = merge3(base, ours, theirs);
+    const theirsGit = git[i]!;
+    expect({ label: label(i), clean: ours3.clean, conflicts: ours3.conflicts.length }).toEqual({
+      label: label(i),
+      clean: theirsGit.status === 0,
+      conflicts: theirsGit.status,
+    });
+    if (ours3.clean) {
+      expect({ label: label(i), result: ours3.result }).toEqual({ label: label(i), result: theirsGit.output });
+      clean++;
+    }
+  });
+  return clean;
 }
 
 describe('merge3', () => {
@@ -72,22 +69,21 @@ describe('merge3', () => {
       ['1\n2\n3\n4\n5\n6\n', '1\nX\nY\n4\n5\n6\n', '1\nX\nZ\n4\n5\n6\n'],
       ['1\n2\n3\n4\n5\n6\n7\n8\n9\n', '1\nA\n3\n4\n5\n6\n7\nB\n9\n', '1\nA2\n3\n4\n5\n6\n7\nB2\n9\n'],
     ];
-    cases.forEach(([b, o, t], i) => {
-      expectSameAsGit(b, o, t, `case ${i}`);
-    });
+    expectSameAsGit(cases, (i) => `case ${i}`);
   });
 
   for (const alphabetSize of [2, 4, 8]) {
     it(`agrees with git merge-file on random edits over ${alphabetSize} lines`, () => {
       const rand = prng(500 + alphabetSize);
       const alphabet = Array.from({ length: alphabetSize }, (_, i) => (i % 3 === 0 ? '}' : `line${i}`));
-      let clean = 0;
+      const cases: [string, string, string][] = [];
       for (let n = 0; n < 150; n++) {
         const base = randomText(rand, alphabet, 30);
         const ours = randomEdit(rand, base, alphabet);
         const theirs = rand() < 0.2 ? ours : randomEdit(rand, base, alphabet);
-        if (expectSameAsGit(base, ours, theirs, `random ${n}`)) clean++;
+        cases.push([base, ours, theirs]);
       }
+      const clean = expectSameAsGit(cases, (n) => `random ${n}`);
       // Both verdicts must be exercised.
       expect(clean).toBeGreaterThan(10);
       expect(clean).toBeLessThan(150);
