@@ -7,6 +7,10 @@
  * the manifest and session refs moved to the rewritten chain.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { mirrorRemote } from '../../server/mirror/mirror-remote.js';
 import { WorkspaceMirror } from '../../server/mirror/workspace-mirror.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
@@ -32,9 +36,26 @@ function gitBare(bare: string, args: readonly string[], input?: Buffer | string)
     .trim();
 }
 
+/**
+ * Writes an object into the bare repository as a loose object, as
+ * `git hash-object -t <type> --literally -w --stdin` does (the same file,
+ * `objects/<2>/<38>`, holding the deflated `<type> <size>\0<content>`),
+ * without starting git: a test crafts hundreds of them.
+ */
+function writeObject(bare: string, type: 'blob' | 'tree' | 'commit', content: Buffer): string {
+  const raw = Buffer.concat([Buffer.from(`${type} ${content.byteLength}\0`, 'latin1'), content]);
+  const oid = createHash('sha1').update(raw).digest('hex');
+  const file = join(bare, 'objects', oid.slice(0, 2), oid.slice(2));
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, deflateSync(raw), { mode: 0o444 });
+  }
+  return oid;
+}
+
 /** Writes a blob into the bare repository. */
 export function writeBlob(bare: string, content: string | Buffer): string {
-  return gitBare(bare, ['hash-object', '-w', '--stdin'], content);
+  return writeObject(bare, 'blob', Buffer.from(content));
 }
 
 /** Writes a tree exactly as given: no sorting, no checks (what `git mktree` would refuse gets in). */
@@ -42,12 +63,41 @@ export function writeRawTree(bare: string, entries: readonly RawEntry[]): string
   const content = Buffer.concat(
     entries.flatMap((e) => [Buffer.from(`${e.mode} `, 'latin1'), Buffer.from(e.name), Buffer.from([0]), Buffer.from(e.oid, 'hex')]),
   );
-  return gitBare(bare, ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], content);
+  return writeObject(bare, 'tree', content);
+}
+
+/**
+ * Objects read with `git cat-file <type> <oid>`, by id: an object's id is the
+ * hash of its content, so what one repository holds under an id is what any
+ * other does, and the copies of one mirror a test rewrites are read once.
+ */
+const readObjects = new Map<string, Buffer>();
+
+function readObject(bare: string, type: 'blob' | 'tree' | 'commit', oid: string): Buffer {
+  const key = `${type} ${oid}`;
+  let content = readObjects.get(key);
+  if (!content) {
+    content = execFileSync('git', ['--git-dir', bare, 'cat-file', type, oid], { maxBuffer: 64 * 1024 * 1024 });
+    readObjects.set(key, content);
+  }
+  return content;
+}
+
+/** The commits reachable from `oid`, oldest first (`git rev-list --reverse`), by id as {@link readObjects}. */
+const commitLists = new Map<string, string[]>();
+
+function commitsUpTo(bare: string, oid: string): string[] {
+  let list = commitLists.get(oid);
+  if (!list) {
+    list = gitBare(bare, ['rev-list', '--reverse', oid]).split('\n');
+    commitLists.set(oid, list);
+  }
+  return list;
 }
 
 /** A tree's raw entries. */
 export function readRawTree(bare: string, oid: string): RawEntry[] {
-  const buf = execFileSync('git', ['--git-dir', bare, 'cat-file', 'tree', oid]);
+  const buf = readObject(bare, 'tree', oid);
   const out: RawEntry[] = [];
   for (let i = 0; i < buf.length; ) {
     const space = buf.indexOf(0x20, i);
@@ -56,6 +106,12 @@ export function readRawTree(bare: string, oid: string): RawEntry[] {
     i = nul + 21;
   }
   return out;
+}
+
+/** Points a ref of the bare repository at `oid`, as `git update-ref` does there (a loose ref, which wins over a packed one). */
+function setRef(bare: string, ref: string, oid: string): void {
+  mkdirSync(dirname(join(bare, ref)), { recursive: true });
+  writeFileSync(join(bare, ref), `${oid}\n`);
 }
 
 /** A tree with `extra` entries added to `base`'s, in git's order unless `unsorted`. */
@@ -168,12 +224,17 @@ export interface Rewrite {
 export function rewriteMirror(bare: string, rewrite: Rewrite): void {
   const manifestRef = gitBare(bare, ['for-each-ref', '--format=%(refname)', 'refs/changeset-server/mirror/*/manifest']).split('\n')[0]!;
   const manifest = gitBare(bare, ['rev-parse', manifestRef]);
-  const refsText = gitBare(bare, ['cat-file', 'blob', `${manifest}:refs`]);
+  const raw = readObject(bare, 'commit', manifest).toString('utf8');
+  const [head, ...message] = raw.split('\n\n');
+  const manifestTree = readRawTree(bare, /^tree ([0-9a-f]{40})$/m.exec(head!)![1]!);
+  const refsText = readObject(bare, 'blob', manifestTree.find((e) => Buffer.from(e.name).toString() === 'refs')!.oid)
+    .toString('latin1')
+    .trim();
   const moved = new Map<string, string>();
   for (const line of refsText.split('\n')) {
     const [oid, name] = line.split(' ');
     if (!name?.endsWith('/head')) continue;
-    for (const commit of gitBare(bare, ['rev-list', '--reverse', oid!]).split('\n')) moved.set(commit, rewriteCommit(bare, commit, moved, rewrite));
+    for (const commit of commitsUpTo(bare, oid!)) moved.set(commit, rewriteCommit(bare, commit, moved, rewrite));
   }
   const mapped = (oid: string) => moved.get(oid) ?? oid;
   const newRefs = refsText.split('\n').map((l) => {
@@ -181,25 +242,21 @@ export function rewriteMirror(bare: string, rewrite: Rewrite): void {
     return `${mapped(oid!)} ${name}`;
   });
   const refsBlob = writeBlob(bare, `${newRefs.join('\n')}\n`);
-  const tree = readRawTree(bare, gitBare(bare, ['rev-parse', `${manifest}^{tree}`])).map((e) =>
-    Buffer.from(e.name).toString() === 'refs' ? { ...e, oid: refsBlob } : e,
-  );
-  const raw = execFileSync('git', ['--git-dir', bare, 'cat-file', 'commit', manifest]).toString('utf8');
-  const [head, ...message] = raw.split('\n\n');
+  const tree = manifestTree.map((e) => (Buffer.from(e.name).toString() === 'refs' ? { ...e, oid: refsBlob } : e));
   const lines = head!
     .split('\n')
     .map((l) => (l.startsWith('tree ') ? `tree ${writeRawTree(bare, tree)}` : l.startsWith('parent ') ? `parent ${mapped(l.slice(7))}` : l));
-  const newManifest = gitBare(bare, ['hash-object', '-t', 'commit', '-w', '--stdin'], `${lines.join('\n')}\n\n${message.join('\n\n')}`);
-  gitBare(bare, ['update-ref', manifestRef, newManifest]);
+  const newManifest = writeObject(bare, 'commit', Buffer.from(`${lines.join('\n')}\n\n${message.join('\n\n')}`));
+  setRef(bare, manifestRef, newManifest);
   const base = manifestRef.slice(0, -'manifest'.length);
   for (const line of newRefs) {
     const [oid, name] = line.split(' ');
-    if (name?.endsWith('/head')) gitBare(bare, ['update-ref', `${base}${name.slice('refs/changeset-server/'.length)}`, oid!]);
+    if (name?.endsWith('/head')) setRef(bare, `${base}${name.slice('refs/changeset-server/'.length)}`, oid!);
   }
 }
 
 function rewriteCommit(bare: string, oid: string, moved: ReadonlyMap<string, string>, rewrite: Rewrite): string {
-  const raw = execFileSync('git', ['--git-dir', bare, 'cat-file', 'commit', oid]).toString('utf8');
+  const raw = readObject(bare, 'commit', oid).toString('utf8');
   const split = raw.indexOf('\n\n');
   const headers = raw.slice(0, split).split('\n');
   const messageLines = raw.slice(split + 2).split('\n');
@@ -212,5 +269,5 @@ function rewriteCommit(bare: string, oid: string, moved: ReadonlyMap<string, str
   const newHeaders = headers.map((l) =>
     l.startsWith('tree ') ? `tree ${newTree}` : l.startsWith('parent ') ? `parent ${moved.get(l.slice(7)) ?? l.slice(7)}` : l,
   );
-  return gitBare(bare, ['hash-object', '-t', 'commit', '-w', '--stdin'], `${newHeaders.join('\n')}\n\n${messageLines.join('\n')}`);
+  return writeObject(bare, 'commit', Buffer.from(`${newHeaders.join('\n')}\n\n${messageLines.join('\n')}`));
 }
