@@ -6,6 +6,7 @@ import { startAutoTurns } from '../../server/auto-turns/index.js';
 import { findServerFor } from '../../server/registry/index.js';
 import { startServe, type ServeProcess } from '../cli/serve-process.js';
 import { run } from '../helpers/cli-in-process.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { fixture as recordedEvent, stopServer, waitFor } from '../hook/hook-fixtures.js';
 import { closePages, connectBrowser, openViewer, startViewerServer, viewerDir, type ViewerServer } from './viewer-harness.js';
@@ -16,6 +17,10 @@ const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
 const fixture = (name: string, cwd: string): string => recordedEvent(name, SESSION_ID, cwd);
 
 const LINES = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
+
+// Workspaces and state directories in memory when the system has room: the files, the watchers and the recorded
+// turns are the same; what goes is the disk's round trip for each of the store's fsyncs and each file written.
+useMemoryTempDir();
 
 describe('history in the viewer', () => {
   const temp = new TempDirs();

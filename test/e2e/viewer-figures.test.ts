@@ -14,9 +14,13 @@ import { startAutoTurns } from '../../server/auto-turns/index.js';
 import { importMirror } from '../../server/mirror/import.js';
 import { nextEvent } from '../helpers/next-event.js';
 import { cloneAtStart, numstat, recordMirroredSession } from '../helpers/mirrored-session.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
 import { git, makeRepo, writeFiles } from '../helpers/workspace.js';
 import { createSession, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
 
+// Workspaces and state directories in memory when the system has room: the files, the watchers and the recorded
+// turns are the same; what goes is the disk's round trip for each of the store's fsyncs and each file written.
+useMemoryTempDir();
 // The pages run in UTC with British English, so the test knows how times read.
 const fx = useViewerFixture('test', { clock: { locale: 'en-GB', timezoneId: 'UTC' } });
 

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 import { createSession, followLink, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
 
+// Workspaces and state directories in memory when the system has room: the files, the watchers and the recorded
+// turns are the same; what goes is the disk's round trip for each of the store's fsyncs and each file written.
+useMemoryTempDir();
 const fx = useViewerFixture();
 
 const SHOTS = process.env['HABITS_SHOTS'];

@@ -1,10 +1,14 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 import { colourOf, openThemeReview, showReviewTop } from './doc-scenes.js';
 import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals } from './viewer-harness.js';
 
+// Workspaces and state directories in memory when the system has room: the files, the watchers and the recorded
+// turns are the same; what goes is the disk's round trip for each of the store's fsyncs and each file written.
+useMemoryTempDir();
 const fx = useViewerFixture();
 
 const numbered = (n: number, prefix: string): string => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n') + '\n';

@@ -1,8 +1,12 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals } from './viewer-harness.js';
 
+// Workspaces and state directories in memory when the system has room: the files, the watchers and the recorded
+// turns are the same; what goes is the disk's round trip for each of the store's fsyncs and each file written.
+useMemoryTempDir();
 // One server for the file: both tests look at the same turn of 5,000 files, recorded once.
 const fx = useViewerFixture('file');
 

@@ -1,9 +1,13 @@
 import type { ChangesetState } from '../../protocol/index.js';
 import { describe, expect, it } from 'vitest';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 import { recordDemoTurn } from './doc-scenes.js';
 import { createSession, openViewer, recordTurn, useViewerFixture, type PageGlobals } from './viewer-harness.js';
 
+// Workspaces and state directories in memory when the system has room: the files, the watchers and the recorded
+// turns are the same; what goes is the disk's round trip for each of the store's fsyncs and each file written.
+useMemoryTempDir();
 const fx = useViewerFixture();
 
 /** Keeps the page's sockets in `sockets` (see {@link PageGlobals}), so that a test can drop one. */
