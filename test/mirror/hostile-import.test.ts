@@ -11,6 +11,7 @@ import { importMirror, ImportError } from '../../server/mirror/import.js';
 import { openWorkspaceStore } from '../../server/store/index.js';
 import { writePackIndex } from '../../server/store/pack-index.js';
 import { run, startServe } from '../cli/serve-process.js';
+import { run as runInProcess } from '../helpers/cli-in-process.js';
 import { TestClient } from '../helpers/client.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
@@ -19,7 +20,7 @@ import { useMemoryTempDir } from '../helpers/memory-temp.js';
 
 useMemoryTempDir();
 
-// Run `npm run build` first: the CLI cases start the built binary.
+// Run `npm run build` first: the first case and the size checks start the built binary; the other commands run in the test's process.
 const temp = new TempDirs();
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -127,7 +128,7 @@ describe("a mirror whose turn writes the workspace repository's own files", () =
     await client.initialize();
     const listed = await client.request<ListSessionsResult>('listSessions', { channel: ROOT_CHANNEL });
     expect(listed.items.map((s) => s.resource)).not.toContain(`ahp-session:/${mirror.sessionId}`);
-    const restore = await run([
+    const restore = await runInProcess([
       'restore',
       '--turn',
       '1',
@@ -227,7 +228,7 @@ describe('a mirror that names another directory', () => {
     );
     const checkout = makeRepo(temp.make('checkout-'), { 'a.txt': 'one\n', 'src/app.js': 'console.log(1);\n' });
     const state = temp.make('state-b-');
-    const imported = await run(['import', url, '--workspace', checkout, '--state-dir', state, '--json'], { env: ENV });
+    const imported = await runInProcess(['import', url, '--workspace', checkout, '--state-dir', state, '--json'], { env: ENV });
     expect(imported.stderr).toBe('');
     expect(imported.code).toBe(0);
     expect(JSON.parse(imported.stdout).imported).toEqual([{ sessionId: mirror.sessionId, turns: 1, title: expect.any(String) }]);
@@ -303,12 +304,10 @@ describe('objects from a mirror are size-checked while they inflate', () => {
       intoTurnStart(bare, (b) => [0, 1, 2, 3].map((i) => ({ mode: '100644', name: `part-${i}.bin`, oid: writeBlob(b, Buffer.alloc(400 * 1024, i + 1)) }))),
     );
     const checkout = makeRepo(temp.make('checkout-'), { 'a.txt': 'one\n' });
-    // The two refusals do not depend on each other: they run together, each into a state directory of its own.
+    // The two refusals do not depend on each other: each goes into a state directory of its own.
     const [state, budgetState] = [temp.make('state-'), temp.make('state-')];
-    const [tooLarge, overBudget] = await Promise.all([
-      run(['import', url, '--workspace', checkout, '--state-dir', state, '--max-file-size', '100KiB'], { env: ENV }),
-      run(['import', url, '--workspace', checkout, '--state-dir', budgetState, '--store-budget', '1MiB'], { env: ENV }),
-    ]);
+    const tooLarge = await runInProcess(['import', url, '--workspace', checkout, '--state-dir', state, '--max-file-size', '100KiB'], { env: ENV });
+    const overBudget = await runInProcess(['import', url, '--workspace', checkout, '--state-dir', budgetState, '--store-budget', '1MiB'], { env: ENV });
     expect(tooLarge.code).toBe(1);
     expect(tooLarge.stderr).toContain('a file of 400.0 KiB (409600 bytes), over the 100.0 KiB (102400 bytes) limit for one file (--max-file-size)');
     expect(overBudget.code).toBe(1);
@@ -316,7 +315,7 @@ describe('objects from a mirror are size-checked while they inflate', () => {
     expect(leftBehind(state)).toEqual({ refs: [], packs: [], scratch: [] });
     expect(leftBehind(budgetState)).toEqual({ refs: [], packs: [], scratch: [] });
     // The same mirror within the default limits is imported, into the state directory a refusal left as it was.
-    const ok = await run(['import', url, '--workspace', checkout, '--state-dir', state], { env: ENV });
+    const ok = await runInProcess(['import', url, '--workspace', checkout, '--state-dir', state], { env: ENV });
     expect(ok.code).toBe(0);
   }, 60_000);
 });

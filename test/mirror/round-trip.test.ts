@@ -6,6 +6,7 @@ import { changesetUriTemplate, expandChangesetUri, ROOT_CHANNEL, SessionStatus, 
 import type { StatusResult } from '../../server/harness/status.js';
 import type { MirrorStatus } from '../../server/mirror/mirror-service.js';
 import { run, startServe, type ServeProcess } from '../cli/serve-process.js';
+import { run as runInProcess } from '../helpers/cli-in-process.js';
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
@@ -14,7 +15,7 @@ import { useMemoryTempDir } from '../helpers/memory-temp.js';
 
 useMemoryTempDir();
 
-// Run `npm run build` first: these tests start the built binary.
+// Run `npm run build` first: these tests start the built binary for `serve`; the other commands run in the test's process.
 const temp = new TempDirs();
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -112,7 +113,7 @@ describe('checkpoints mirrored to a git remote', () => {
 
     const pushed = await waitUntilPushed(a);
     expect(pushed.url).toBe(url);
-    const human = await run(['status', '--url', serveA.ready.url, '--token', serveA.ready.token!]);
+    const human = await runInProcess(['status', '--url', serveA.ready.url, '--token', serveA.ready.token!]);
     expect(human.stdout).toContain(`mirror: ${url}`);
     expect(human.stdout).toContain('up to date');
     await a.close();
@@ -138,7 +139,7 @@ describe('checkpoints mirrored to a git remote', () => {
     const checkout = join(temp.make('machine-b-'), 'project');
     execFileSync('git', ['clone', '-q', '-b', 'main', bare, checkout]);
     const stateB = temp.make('state-b-');
-    const imported = await run(['import', url, '--workspace', checkout, '--state-dir', stateB, '--json'], { env: TOKEN_ENV });
+    const imported = await runInProcess(['import', url, '--workspace', checkout, '--state-dir', stateB, '--json'], { env: TOKEN_ENV });
     expect(imported.stderr).toBe('');
     expect(imported.code).toBe(0);
     const result = JSON.parse(imported.stdout) as { imported: { sessionId: string; turns: number }[]; mirrored: { path: string } };
@@ -192,11 +193,11 @@ describe('checkpoints mirrored to a git remote', () => {
     execFileSync('git', ['init', '-q', '--bare', join(remoteRoot, 'empty.git')]);
     const remote = await GitHttpServer.start({ root: remoteRoot, token: TOKEN });
     cleanup.push(() => remote.stop());
-    // Three imports that each stop before writing anything: run together, each in a state directory of its own.
+    // Three imports that each stop before writing anything, each in a state directory of its own.
     const [noUrl, empty, refused] = await Promise.all([
-      run(['import', '--state-dir', temp.make('state-')]),
-      run(['import', remote.url('empty.git'), '--state-dir', temp.make('state-'), '--workspace', temp.make('w-')], { env: TOKEN_ENV }),
-      run(['import', remote.url('empty.git'), '--state-dir', temp.make('state-'), '--workspace', temp.make('w-'), '--json'], {
+      runInProcess(['import', '--state-dir', temp.make('state-')]),
+      runInProcess(['import', remote.url('empty.git'), '--state-dir', temp.make('state-'), '--workspace', temp.make('w-')], { env: TOKEN_ENV }),
+      runInProcess(['import', remote.url('empty.git'), '--state-dir', temp.make('state-'), '--workspace', temp.make('w-'), '--json'], {
         env: { CHANGESET_SERVER_MIRROR_TOKEN: 'wrong-token-0000' },
       }),
     ]);
