@@ -80,15 +80,17 @@ function keepBusy(store: WorkspaceStore, oid: string): { stop: () => Promise<voi
 describe('compaction under failure, shutdown and a turn end', () => {
   const fx = useStoreFixture();
 
-  function files(count: number): Map<string, string> {
+  function files(count: number, lines = 300): Map<string, string> {
     const out = new Map<string, string>();
-    for (let i = 0; i < count; i++) out.set(`src/d${i % 3}/f${i}.ts`, sourceFile(i, 300));
+    for (let i = 0; i < count; i++) out.set(`src/d${i % 3}/f${i}.ts`, sourceFile(i, lines));
     return out;
   }
 
   it('killed with SIGKILL at any point — planning, writing its pack, syncing, putting it in place, removing the old ones — leaves a store that reads every object back, passes git fsck --full, and compacts on the next try', async () => {
     const store = await fx.open({ compactAfterIdleMs: Number.POSITIVE_INFINITY });
-    const versions = await recordTurns(store, 'killed', files(6), { turns: 6, perTurn: 2 });
+    const all = process.env['COMPACTION_KILL_POINTS'] === 'all';
+    // Files of 100 lines in `npm test`: the kill points are the compaction's steps, as many for small files as for large.
+    const versions = await recordTurns(store, 'killed', files(6, all ? 300 : 100), { turns: 6, perTurn: 2 });
     await store.close();
     const pristine = join(fx.root, 'pristine');
     cpSync(fx.stateDir, pristine, { recursive: true });
@@ -103,21 +105,23 @@ describe('compaction under failure, shutdown and a turn end', () => {
 
     // Calls on files come in the same order in every run; turns given to the event loop come after every 5 ms of work
     // and so vary from run to run: the first, and some spread over planning and encoding.
-    // File calls: the temporary pack and index written, synced, closed and renamed (the first twelve), a removal of an
-    // old pack halfway through, and the last one. Renames and removals: the two that put the new pack and its index in
-    // place, the removals of the first old pack's index, pack and reverse index, one halfway through and the last one;
-    // killed just before each of these, the store must also compact on the next try.
-    const movePoints = new Set(
-      [...new Set([1, 2, 3, 4, 5, Math.ceil(moves.length / 2), moves.length])].filter((m) => m <= moves.length).map((m) => `file:${moves[m - 1]}`),
-    );
+    // Renames and removals: the two that put the new pack and its index in place, the removals of the first old pack's
+    // index and pack, one halfway through and the last one; killed just before each of these, the store must also
+    // compact on the next try.
+    // `npm test` kills it before the first call on its temporary pack (nothing written yet), before each sync (the pack's,
+    // then the index's: written, not yet synced), at those renames and removals, and at the first and last turn it gives
+    // the event loop. `npm run soak` (COMPACTION_KILL_POINTS=all), over files of 300 lines, also kills it before every other open, write, sync and
+    // close of the temporary pack and index (the first twelve file calls), before a removal of an old pack halfway
+    // through, before the third removal and at two more turns of the event loop.
+    const moveNumbers = all ? [1, 2, 3, 4, 5, Math.ceil(moves.length / 2), moves.length] : [1, 2, 3, 4, Math.ceil(moves.length / 2), moves.length];
+    const movePoints = new Set([...new Set(moveNumbers)].filter((m) => m <= moves.length).map((m) => `file:${moves[m - 1]}`));
+    const fileNumbers = all
+      ? [...Array(Math.min(12, fileCalls)).keys()].map((i) => i + 1).concat([Math.ceil((fileCalls + 12) / 2), fileCalls])
+      : [1, 3, 7, fileCalls];
+    const yieldNumbers = all ? [1, 2, Math.ceil(yields / 3), Math.ceil((2 * yields) / 3), yields] : [1, yields];
     const points = [
-      ...new Set([
-        ...[...new Set([...Array(Math.min(12, fileCalls)).keys()].map((i) => i + 1).concat([Math.ceil((fileCalls + 12) / 2), fileCalls]))].map(
-          (n) => `file:${n}`,
-        ),
-        ...movePoints,
-      ]),
-      ...[...new Set([1, 2, Math.ceil(yields / 3), Math.ceil((2 * yields) / 3), yields])].map((n) => `yield:${n}`),
+      ...new Set([...[...new Set(fileNumbers)].filter((n) => n <= fileCalls).map((n) => `file:${n}`), ...movePoints]),
+      ...[...new Set(yieldNumbers)].map((n) => `yield:${n}`),
     ];
     for (const point of points) {
       const stateDir = join(fx.root, `state-${point.replace(':', '-')}`);
