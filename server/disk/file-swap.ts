@@ -49,6 +49,13 @@ export function newSwapNames(): SwapNames {
 export const PAUSE_BEFORE_REPLACE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BEFORE_REPLACE_MS';
 export const PAUSE_WHILE_ASIDE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_WHILE_ASIDE_MS';
 
+/**
+ * Test hooks for a server in the test's own process: awaited at the same two
+ * points as the pauses above, with the file's name, so a test holds the swap
+ * there exactly until its save has landed rather than for a set time.
+ */
+export const swapTestHooks: { beforeReplace?: (file: string) => Promise<void>; whileAside?: (file: string) => Promise<void> } = {};
+
 /** A version of a file as it was when checked: enough to tell later whether anything was written to it since. */
 export interface CheckedVersion {
   oid: string;
@@ -136,12 +143,14 @@ export async function replaceFile(dir: PinnedDir, name: Buffer, names: SwapNames
   if (next) await writeTemp(p.tmp.path, next);
   try {
     await pauseFor(PAUSE_BEFORE_REPLACE_ENV);
+    if (swapTestHooks.beforeReplace) await swapTestHooks.beforeReplace(p.label);
     await dir.verify();
     // From here to the link, system calls back to back: the name is absent for a few microseconds at most.
     if (checked) takeOff(p, p.aside, checked);
     if (!next) return { replaced: checked };
     const ms = pauseMs(PAUSE_WHILE_ASIDE_ENV);
     if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+    if (swapTestHooks.whileAside) await swapTestHooks.whileAside(p.label);
     try {
       linkSync(p.tmp.path, p.target);
     } catch (error) {

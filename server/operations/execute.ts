@@ -17,6 +17,15 @@ export { OutsideWorkspaceError } from '../disk/contained-dirs.js';
 
 /** Test hook: milliseconds to pause between two file writes (fault tests kill the server there). */
 const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
+/** Test hook: once this many files are written, the operation waits for good, so a test kills the process exactly there. */
+const HOLD_ENV = 'CHANGESET_SERVER_TEST_HOLD_AFTER_WRITES';
+
+/**
+ * Test hook for a server in the test's own process: awaited before each
+ * write after the first, with how many files are written, so a test changes
+ * the workspace at an exact point of the operation rather than after a set time.
+ */
+export const executeTestHooks: { betweenWrites?: (written: number) => Promise<void> } = {};
 
 /**
  * Error code of an operation stopped because a file changed while it ran:
@@ -56,6 +65,7 @@ export async function executePlan(session: RecordingSession, plan: Plan, details
   const dirs = new ContainedDirs(session.workingDirectories);
   const batch = new WriteBatch(dirs);
   const pause = Number(process.env[PAUSE_ENV] ?? 0);
+  const hold = Number(process.env[HOLD_ENV] ?? 0);
   const stop = async (write: PlannedWrite, error: unknown): Promise<never> => {
     const written = batch.count;
     const putBack = await batch.rollBack();
@@ -72,7 +82,11 @@ export async function executePlan(session: RecordingSession, plan: Plan, details
   };
   try {
     for (const step of steps) {
-      if (batch.count > 0 && pause > 0) await new Promise((r) => setTimeout(r, pause));
+      if (batch.count > 0) {
+        if (pause > 0) await new Promise((r) => setTimeout(r, pause));
+        if (batch.count === hold) await new Promise(() => undefined);
+        if (executeTestHooks.betweenWrites) await executeTestHooks.betweenWrites(batch.count);
+      }
       await batch.write(batchWriteOf(step)).catch((error: unknown) => stop(step.write, error));
     }
     // Settling names the file it found written to or held open.
