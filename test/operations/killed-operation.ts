@@ -20,6 +20,8 @@ import { TestClient } from '../helpers/client.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 
 export const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
+/** The operation holds once this many files are written, until the process is killed. */
+export const HOLD_ENV = 'CHANGESET_SERVER_TEST_HOLD_AFTER_WRITES';
 
 export type Version = 'v1' | 'v2' | 'missing' | 'other';
 
@@ -162,27 +164,29 @@ export function strayTemporaryFiles(repo: string): string[] {
 }
 
 /**
- * Starts `operationId` on `channel` in a server that pauses between writes,
- * and kills it once `after` files no longer hold `from` (then `extraMs`
- * later: 0 kills in the pause, more can land inside the next write).
- * Returns how many files had changed when the process was gone.
+ * Starts `operationId` on `channel` in a separate server and kills it once
+ * `after` files no longer hold `from`. With `hold`, the operation holds
+ * there (it writes no further file), so the kill lands exactly after that
+ * write; else the server pauses `pauseMs` between writes and the kill comes
+ * `extraMs` later (0 kills in the pause, more can land inside the next
+ * write). Returns how many files had changed when the process was gone.
  */
 export async function killPartWay(
   ws: Workspace,
-  opts: { channel: string; operationId: string; from: Version; after: number; extraMs: number; pauseMs: number },
+  opts: { channel: string; operationId: string; from: Version; after: number } & ({ hold: true } | { extraMs: number; pauseMs: number }),
 ): Promise<number> {
-  const running = await serve(ws.repo, ws.stateDir, { [PAUSE_ENV]: String(opts.pauseMs) });
+  const running = await serve(ws.repo, ws.stateDir, 'hold' in opts ? { [HOLD_ENV]: String(opts.after) } : { [PAUSE_ENV]: String(opts.pauseMs) });
   void running.client
     .request('invokeChangesetOperation', { channel: opts.channel, operationId: opts.operationId }, { timeoutMs: 120_000 })
     .catch(() => undefined);
   const deadline = Date.now() + 60_000;
   // Each look reads every file: a sixth of the pause between writes apart (5 ms at least) still lands the kill in it.
-  const pollMs = Math.max(5, Math.floor(opts.pauseMs / 6));
+  const pollMs = 'hold' in opts ? 5 : Math.max(5, Math.floor(opts.pauseMs / 6));
   while (ws.names.length - count(versions(ws), opts.from) < opts.after) {
     if (Date.now() > deadline) throw new Error(`${opts.operationId} never wrote ${opts.after} files`);
     await new Promise((r) => setTimeout(r, pollMs));
   }
-  if (opts.extraMs > 0) await new Promise((r) => setTimeout(r, opts.extraMs));
+  if (!('hold' in opts) && opts.extraMs > 0) await new Promise((r) => setTimeout(r, opts.extraMs));
   await kill(running);
   return ws.names.length - count(versions(ws), opts.from);
 }
