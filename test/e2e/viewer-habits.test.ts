@@ -7,7 +7,8 @@ import { createSession, followLink, openViewer, recordTurn, useViewerFixture } f
 // Workspaces and state directories in memory when the system has room: the files, the watchers and the recorded
 // turns are the same; what goes is the disk's round trip for each of the store's fsyncs and each file written.
 useMemoryTempDir();
-const fx = useViewerFixture();
+// One server for the file: each test records a session of its own and opens the viewer on it by name.
+const fx = useViewerFixture('file');
 
 const SHOTS = process.env['HABITS_SHOTS'];
 
