@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { diffFile, type TextFileDiff } from '../../server/diff/file-diff.js';
 import { formatHunkHeader } from '../../server/diff/hunks.js';
 import { gitDiffPairs, prng } from './git-oracle.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 

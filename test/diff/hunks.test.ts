@@ -6,6 +6,9 @@ import { ByteLines } from '../../diff/byte-lines.js';
 import { countLineChanges, diffLines, diffTextLines } from '../../diff/line-diff.js';
 import { gitDiffPairs, prng, randomEdit, randomText } from './git-oracle.js';
 import { codeLikeCorpus } from './corpus.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 /** Diffs through both the string path and the byte path, which must agree. */
 function ourDiff(x: string, y: string, algorithm: 'histogram' | 'myers' = 'histogram', context = 3) {

@@ -6,6 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { merge3 } from '../../server/diff/merge3.js';
 import { gitMergeFiles, prng, randomEdit, randomText } from './git-oracle.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 /** The conflicts in what `git merge-file -p ours base theirs` printed: each side's lines between the markers. */
 function conflictsIn(output: string): { ours: string; theirs: string }[] {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { merge3 } from '../../server/diff/merge3.js';
 import { gitMergeFiles, prng, randomEdit, randomText } from './git-oracle.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 /**
  * Merges every case with merge3 and with `git merge-file -p ours base theirs`

@@ -7,6 +7,9 @@ import { countLineChanges, diffLines } from '../../diff/line-diff.js';
 import { myersRounds, useMyersWasm } from '../../diff/myers-wasm.js';
 import { buildHunks, formatHunkHeader } from '../../server/diff/hunks.js';
 import { gitDiffPairs, prng } from './git-oracle.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 /** Our hunks as git prints them, and our counts, from the byte path the server uses. */
 function ours(x: string, y: string, algorithm: 'histogram' | 'myers') {

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RENAME_THRESHOLD, similarity } from '../../server/diff/similarity.js';
 import { prng, runGit, scratchDir } from './git-oracle.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 function codeText(rand: () => number, lines: number): string {
   let s = '';

@@ -4,6 +4,9 @@ import { quotedName, refusedComponent, refusedPath } from '../../server/git-path
 import { BadTreeEntryError, checkTreeEntries } from '../../server/store/tree-entry-check.js';
 import { TempDirs } from '../helpers/workspace.js';
 import { writeRawTree, type RawEntry } from './crafted-mirror.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 afterEach(() => temp.cleanup());

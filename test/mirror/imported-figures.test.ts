@@ -12,6 +12,9 @@ import { ChangesetService } from '../../server/service.js';
 import { TestClient } from '../helpers/client.js';
 import { cloneAtStart, numstat, recordMirroredSession } from '../helpers/mirrored-session.js';
 import { TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const cleanup: (() => Promise<unknown>)[] = [];

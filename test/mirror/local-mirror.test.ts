@@ -9,6 +9,9 @@ import { WorkspaceMirror } from '../../server/mirror/workspace-mirror.js';
 import { openWorkspaceStore } from '../../server/store/index.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { mirrorSession, rewriteMirror, treeWith, writeBlob } from './crafted-mirror.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 afterEach(() => temp.cleanup());

@@ -5,6 +5,9 @@ import { WorkspaceMirror } from '../../server/mirror/workspace-mirror.js';
 import { EMPTY_TREE_OID, openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const cleanup: (() => Promise<void>)[] = [];

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { serializeTree, StoreInputError, type WorkspaceStore } from '../../server/store/index.js';
 import { commitFiles, git, initRepo, useStoreFixture } from './git-fixture.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 describe('checkpoints', () => {
   const fx = useStoreFixture();

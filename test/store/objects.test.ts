@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ObjectNotFoundError, StoreBusyError, StoreInputError } from '../../server/store/errors.js';
 import type { WorkspaceStore } from '../../server/store/index.js';
 import { git, gitBytes, useStoreFixture } from './git-fixture.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const enc = new TextEncoder();
 

@@ -6,6 +6,9 @@ import type { ChangesetState } from '../../protocol/index.js';
 import { subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const SESSION = 'ahp-session:/private-store';
 

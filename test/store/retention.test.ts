@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { serializeTree, type WorkspaceStore } from '../../server/store/index.js';
 import { fingerprint, git, initRepo, useStoreFixture } from './git-fixture.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 describe('budget and retention', () => {
   const fx = useStoreFixture();

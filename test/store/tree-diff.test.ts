@@ -6,6 +6,9 @@ import type { WorkspaceStore } from '../../server/store/index.js';
 import { parseTree, serializeTree, TreeReader } from '../../server/store/tree.js';
 import { diffTrees, type TreeChange } from '../../server/store/tree-diff.js';
 import { git, gitBytes, initRepo, useStoreFixture } from './git-fixture.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 /** `git diff-tree -r` as TreeChange[], the oracle. */
 function gitDiffTree(cwd: string, a: string, b: string): TreeChange[] {
