@@ -17,6 +17,8 @@ export interface SaveCommand {
   count?: number;
   prefix?: string;
   after?: 'replaced';
+  /** `lines`: the file stays open after the last line, until a `release` command. */
+  keepOpen?: boolean;
   /** How long to wait for the moment before giving up (default 20 s). */
   waitMs?: number;
 }

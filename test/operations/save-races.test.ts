@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
+import { swapTestHooks } from '../../server/disk/file-swap.js';
+import { executeTestHooks } from '../../server/operations/execute.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn } from '../helpers/changesets.js';
 import { Saver, type SaveStyle } from '../helpers/saver.js';
@@ -14,13 +16,11 @@ import { blobId } from '../helpers/git-ids.js';
 
 /**
  * A second process saves a file at an exact point of the operation's swap
- * (the server pauses there; the process watches for the moment), in each
- * way programs save. The user must end with the file they would have had
- * without the operation, and the operation stops with -32010.
+ * (the server, in this process, holds there until the save is done; the
+ * process checks it is that moment by watching the file's directory), in
+ * each way programs save. The user must end with the file they would have
+ * had without the operation, and the operation stops with -32010.
  */
-const PAUSE_BEFORE_REPLACE = 'CHANGESET_SERVER_TEST_PAUSE_BEFORE_REPLACE_MS';
-const PAUSE_WHILE_ASIDE = 'CHANGESET_SERVER_TEST_PAUSE_WHILE_ASIDE_MS';
-const PAUSE_BETWEEN_WRITES = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
 
 const temp = new TempDirs();
 let svc: TestService;
@@ -35,8 +35,18 @@ beforeAll(async () => {
 }, 60_000);
 
 afterEach(() => {
-  for (const env of [PAUSE_BEFORE_REPLACE, PAUSE_WHILE_ASIDE, PAUSE_BETWEEN_WRITES]) delete process.env[env];
+  delete swapTestHooks.beforeReplace;
+  delete swapTestHooks.whileAside;
+  delete executeTestHooks.betweenWrites;
 });
+
+/** Holds the swap of `path` at that point until `act` is done (other files pass). */
+const holdAt = (path: string, act: () => Promise<unknown>) => async (file: string) => {
+  if (file === path) await act();
+};
+
+/** Whether the saver process holds `path` open (its descriptors, as the server finds writers). */
+const saverHolds = (path: string) => readdirSync(`/proc/${saver.pid}/fd`).some((fd) => readlinkSync(`/proc/${saver.pid}/fd/${fd}`) === path);
 
 afterAll(async () => {
   saver?.stop();
@@ -95,12 +105,13 @@ describe('a save landing between the check and the replace keeps every byte', ()
       const before = earlier(style);
       const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
       const path = join(repo, 'a.txt');
-      process.env[PAUSE_BEFORE_REPLACE] = '300';
       for (let round = 0; round < 2; round++) {
         writeFiles(repo, { 'a.txt': before });
         const data = `${style} save ${round}\n`.repeat(style === 'chunked' ? 400 : 1);
-        const saved = saver.run({ style, path, when: 'replacing', data, gapMs: 5 });
+        let saved: Promise<unknown> | undefined;
+        swapTestHooks.beforeReplace = holdAt(path, () => (saved = saver.run({ style, path, when: 'replacing', data, gapMs: 5 })));
         const error = await revert(turnUri);
+        expect(saved, `round ${round}: the save at the replace`).toBeDefined();
         await saved;
         expect(error.code).toBe(-32010);
         expect(error.message).toBe('Stopped: a.txt changed while the operation ran (it was saved while being replaced); nothing had been written yet');
@@ -119,12 +130,13 @@ describe('a save landing while the name is absent is never overwritten', () => {
     const before = earlier('aside');
     const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
     const path = join(repo, 'a.txt');
-    process.env[PAUSE_WHILE_ASIDE] = '300';
     for (const style of ['rewrite', 'rename', 'rewrite', 'rename'] as const) {
       writeFiles(repo, { 'a.txt': before });
       const data = `${style} save while aside\n`;
-      const saved = saver.run({ style, path, when: 'aside', data });
+      let saved: Promise<unknown> | undefined;
+      swapTestHooks.whileAside = holdAt(path, () => (saved = saver.run({ style, path, when: 'aside', data })));
       const error = await revert(turnUri);
+      expect(saved, 'the save while aside').toBeDefined();
       await saved;
       expect(error.code).toBe(-32010);
       expect(error.message).toMatch(
@@ -142,9 +154,10 @@ describe('a save landing while the name is absent is never overwritten', () => {
     const before = earlier('append aside');
     const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
     const path = join(repo, 'a.txt');
-    process.env[PAUSE_WHILE_ASIDE] = '300';
-    const saved = saver.run({ style: 'append', path, when: 'aside', data: 'appended\n' });
+    let saved: Promise<unknown> | undefined;
+    swapTestHooks.whileAside = holdAt(path, () => (saved = saver.run({ style: 'append', path, when: 'aside', data: 'appended\n' })));
     const error = await revert(turnUri);
+    expect(saved, 'the save while aside').toBeDefined();
     await saved;
     expect(error.message).toContain('the version before that is kept as');
     expect(readFileSync(path, 'utf8')).toBe('appended\n');
@@ -172,12 +185,17 @@ describe('a writer that keeps the file open loses nothing', () => {
     const before = earlier('lines');
     const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
     const path = join(repo, 'a.txt');
-    process.env[PAUSE_BEFORE_REPLACE] = '400';
     for (let round = 0; round < 2; round++) {
       writeFiles(repo, { 'a.txt': before });
-      const lines = saver.run({ style: 'lines', path, when: 'replacing', count: 80, gapMs: 8, prefix: `round ${round}` });
+      let lines: Promise<{ written?: string }> | undefined;
+      // Held at the replace until the writer has the file open and appended its first ten lines; the other 30 come after.
+      swapTestHooks.beforeReplace = holdAt(path, async () => {
+        lines = saver.run({ style: 'lines', path, when: 'replacing', count: 40, gapMs: 8, prefix: `round ${round}` });
+        await until(() => statSync(path).size >= Buffer.byteLength(before) + 10 * `round ${round} line 0\n`.length, 'ten lines appended');
+      });
       const error = await revert(turnUri);
-      const { written } = await lines;
+      expect(lines, `round ${round}: the writer opened the file mid-way`).toBeDefined();
+      const { written } = await lines!;
       expect(error.code).toBe(-32010);
       expect(readFileSync(path, 'utf8') === before + written!, `round ${round}: appended lines lost`).toBe(true);
       expect(leftovers(repo)).toEqual([]);
@@ -188,11 +206,17 @@ describe('a writer that keeps the file open loses nothing', () => {
     const before = earlier('held');
     const { repo, turnUri } = await workspace({ 'a.txt': 'base\n' }, { 'a.txt': before });
     const path = join(repo, 'a.txt');
-    process.env[PAUSE_BEFORE_REPLACE] = '400';
-    // Opened after the up-front check, first written to only once the file was replaced.
-    const lines = saver.run({ style: 'lines', path, when: 'replacing', after: 'replaced', count: 30, gapMs: 10, prefix: 'held' });
+    // Opened after the up-front check (the replace held until it is), first written to only once the file was replaced, and
+    // still open when the operation ends.
+    let lines: Promise<{ written?: string; pid?: number }> | undefined;
+    swapTestHooks.beforeReplace = holdAt(path, async () => {
+      lines = saver.run({ style: 'lines', path, when: 'replacing', after: 'replaced', count: 30, gapMs: 10, prefix: 'held', keepOpen: true });
+      await until(() => saverHolds(path), 'the writer to open the file');
+    });
     const error = await revert(turnUri);
-    const { written, pid } = await lines;
+    expect(lines, 'the writer opened the file mid-way').toBeDefined();
+    const { written, pid } = await lines!;
+    await saver.run({ style: 'release' });
     expect(error.code).toBe(-32010);
     expect(error.message).toBe(
       `Stopped: a.txt was held open for writing by node (pid ${pid}) while the operation ran; the 1 file already written was put back`,
@@ -204,11 +228,19 @@ describe('a writer that keeps the file open loses nothing', () => {
   it('lines written to a replaced file by a writer that closed it before the operation ended are put back with it', async () => {
     const [beforeA, beforeB] = [earlier('a'), earlier('b')];
     const { repo, turnUri } = await workspace({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, { 'a.txt': beforeA, 'b.txt': beforeB });
-    process.env[PAUSE_BEFORE_REPLACE] = '400';
-    process.env[PAUSE_BETWEEN_WRITES] = '400';
-    const lines = saver.run({ style: 'lines', path: join(repo, 'a.txt'), when: 'replacing', after: 'replaced', count: 3, gapMs: 5, prefix: 'late' });
+    const path = join(repo, 'a.txt');
+    let lines: Promise<{ written?: string }> | undefined;
+    // a.txt's replace held until the writer has it open; b.txt's write held until the writer has written and closed it.
+    swapTestHooks.beforeReplace = holdAt(path, async () => {
+      lines = saver.run({ style: 'lines', path, when: 'replacing', after: 'replaced', count: 3, gapMs: 5, prefix: 'late' });
+      await until(() => saverHolds(path), 'the writer to open the file');
+    });
+    executeTestHooks.betweenWrites = async () => {
+      await lines;
+    };
     const error = await revert(turnUri);
-    const { written } = await lines;
+    expect(lines, 'the writer opened the file mid-way').toBeDefined();
+    const { written } = await lines!;
     expect(error.message).toBe(
       'Stopped: a.txt changed while the operation ran (it was written to while being replaced); the 2 files already written were put back',
     );
@@ -226,13 +258,17 @@ describe('a rollback puts back through the directories it wrote in', () => {
     );
     const outside = temp.make('outside-');
     const read = (rel: string) => readFileSync(join(repo, rel), 'utf8');
-    process.env[PAUSE_BETWEEN_WRITES] = '250';
     for (let round = 0; round < 2; round++) {
-      const running = revert(turnUri);
-      await until(() => read('d1/f.txt') === 'd1/f.txt before\n', 'the revert to write in d1');
-      renameSync(join(repo, 'd1'), join(repo, 'd1.moved'));
-      symlinkSync(outside, join(repo, 'd1'));
-      const error = await running;
+      // Once the revert has written in d1, before its next write, d1 becomes a link to a directory outside.
+      let swapped = false;
+      executeTestHooks.betweenWrites = async () => {
+        if (swapped || read('d1/f.txt') !== 'd1/f.txt before\n') return;
+        renameSync(join(repo, 'd1'), join(repo, 'd1.moved'));
+        symlinkSync(outside, join(repo, 'd1'));
+        swapped = true;
+      };
+      const error = await revert(turnUri);
+      expect(swapped, `round ${round}: d1 swapped mid-revert`).toBe(true);
       expect(error.code).toBe(-32010);
       expect(error.message).toBe(
         `Stopped: d1/g.txt ${join(repo, 'd1')} was moved or replaced while the operation ran; the 3 files already written were put back`,

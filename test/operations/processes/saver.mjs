@@ -17,8 +17,10 @@
 // renamed over the name, as editors save), "chunked" (O_TRUNC, then the
 // bytes in four writes with pauses), "lines" (open O_APPEND|O_CREAT and keep
 // it open, appending `count` lines `gapMs` apart; with `after: "replaced"`
-// the first line waits until the name leads to another file), "hold" (open
-// for writing and keep it open until a "release" command).
+// the first line waits until the name leads to another file; with
+// `keepOpen` the file stays open after the last line until a "release"
+// command), "hold" (open for writing and keep it open until a "release"
+// command).
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, renameSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -70,7 +72,7 @@ async function save(style, path, data, gapMs) {
   }
 }
 
-async function appendLines(path, count, gapMs, prefix, after) {
+async function appendLines(path, count, gapMs, prefix, after, keepOpen) {
   const fd = openSync(path, 'a');
   const ino = fstatSync(fd).ino;
   if (after === 'replaced') await until(() => existsSync(path) && statSync(path).ino !== ino, 'the file to be replaced');
@@ -81,7 +83,8 @@ async function appendLines(path, count, gapMs, prefix, after) {
     lines.push(line);
     await sleep(gapMs);
   }
-  closeSync(fd);
+  if (keepOpen) held = fd;
+  else closeSync(fd);
   return lines.join('');
 }
 
@@ -99,7 +102,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       held = openSync(cmd.path, 'a');
       reply({ held: true, pid: process.pid });
     } else if (cmd.style === 'lines') {
-      reply({ written: await appendLines(cmd.path, cmd.count, cmd.gapMs, cmd.prefix, cmd.after), pid: process.pid });
+      reply({ written: await appendLines(cmd.path, cmd.count, cmd.gapMs, cmd.prefix, cmd.after, cmd.keepOpen), pid: process.pid });
     } else {
       await save(cmd.style, cmd.path, cmd.data, cmd.gapMs ?? 10);
       reply({ written: cmd.data });
