@@ -2,34 +2,38 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
-import { serviceForEachTest } from '../helpers/service.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { executeTestHooks } from '../../server/operations/execute.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { until } from '../helpers/wait.js';
 import { useMemoryTempDir } from '../helpers/memory-temp.js';
 
 useMemoryTempDir();
 
-const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
 const temp = new TempDirs();
+let svc: TestService;
 let client: TestClient;
 let repo: string;
-const SID = 'safety';
-const SESSION = `ahp-session:/${SID}`;
-const SESSION_CS = changesetUriTemplate(SID, 'session');
+/** One server for the file; each test records in a session of its own. */
+let sessions = 0;
+let SID = '';
+let SESSION_CS = '';
 const turnUri = (turnId: string) => expandChangesetUri(changesetUriTemplate(SID, 'turn'), { turnId });
 const perm = (rel: string) => statSync(join(repo, rel)).mode & 0o777;
 const read = (rel: string) => readFileSync(join(repo, rel), 'utf8');
 
 async function start(files: Record<string, string>): Promise<void> {
   repo = makeRepo(temp.make(), files);
-  await client.request('createSession', { channel: SESSION, workingDirectory: pathToFileURL(repo).href });
+  SID = `safety${++sessions}`;
+  SESSION_CS = changesetUriTemplate(SID, 'session');
+  await client.request('createSession', { channel: `ahp-session:/${SID}`, workingDirectory: pathToFileURL(repo).href });
 }
 
-const recordTurn = (turnId: string, edit: () => void) => record(client, SESSION, turnId, edit);
+const recordTurn = (turnId: string, edit: () => void) => record(client, `ahp-session:/${SID}`, turnId, edit);
 
 async function invoke(channel: string, operationId: string, target?: unknown): Promise<string> {
   await subscribeReady(client, channel);
@@ -45,9 +49,19 @@ function invokeError(channel: string, operationId: string) {
   return client.requestError('invokeChangesetOperation', { channel, operationId }, { timeoutMs: 30_000 });
 }
 
-serviceForEachTest(temp, (_s, c) => (client = c));
+beforeAll(async () => {
+  svc = await startTestService();
+  client = await svc.client();
+});
 afterEach(() => {
-  delete process.env[PAUSE_ENV];
+  delete executeTestHooks.betweenWrites;
+});
+afterAll(async () => {
+  try {
+    await svc?.stop();
+  } finally {
+    temp.cleanup();
+  }
 });
 
 describe('operations write safely', () => {
@@ -92,13 +106,16 @@ describe('operations write safely', () => {
       for (const d of dirs) rmSync(join(repo, d, 'f.txt'));
     });
     const outside = temp.make('outside-');
-    process.env[PAUSE_ENV] = '40';
-    const running = invokeError(turnUri('t1'), 'revert');
-    await until(() => existsSync(join(repo, 'd01', 'f.txt')), 'the revert to start writing');
-    // The last directory becomes a link to a directory outside before the revert reaches it.
-    renameSync(join(repo, 'd19'), join(repo, 'd19.moved'));
-    symlinkSync(outside, join(repo, 'd19'));
-    const error = await running;
+    // Once the revert has started writing, the last directory becomes a link to a directory outside before it reaches it.
+    let swapped = false;
+    executeTestHooks.betweenWrites = async () => {
+      if (swapped || !existsSync(join(repo, 'd01', 'f.txt'))) return;
+      renameSync(join(repo, 'd19'), join(repo, 'd19.moved'));
+      symlinkSync(outside, join(repo, 'd19'));
+      swapped = true;
+    };
+    const error = await invokeError(turnUri('t1'), 'revert');
+    expect(swapped).toBe(true);
     expect([-32009, -32010]).toContain(error.code);
     expect(error.message).toContain('d19');
     expect(readdirSync(outside)).toEqual([]);
@@ -118,11 +135,15 @@ describe('operations write safely', () => {
     await start({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
     await recordTurn('t1', () => writeFiles(repo, { 'a.txt': 'A\n', 'b.txt': 'B\n', 'c.txt': 'C\n' }));
     await subscribeReady(client, SESSION_CS);
-    process.env[PAUSE_ENV] = '150';
-    const running = invokeError(turnUri('t1'), 'revert');
-    await until(() => read('a.txt') === 'a\n', 'the first write');
-    writeFileSync(join(repo, 'c.txt'), 'saved by the user\n');
-    const error = await running;
+    // Saved by the user right after the revert's first write.
+    let saved = false;
+    executeTestHooks.betweenWrites = async () => {
+      if (saved || read('a.txt') !== 'a\n') return;
+      writeFileSync(join(repo, 'c.txt'), 'saved by the user\n');
+      saved = true;
+    };
+    const error = await invokeError(turnUri('t1'), 'revert');
+    expect(saved).toBe(true);
     expect(error.code).toBe(-32010);
     expect(error.message).toContain('c.txt changed while the operation ran');
     expect(error.message).toContain('put back');
