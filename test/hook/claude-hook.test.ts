@@ -10,13 +10,16 @@ import { TestClient } from '../helpers/client.js';
 import { it } from '../helpers/per-test.js';
 import { makeRepo } from '../helpers/workspace.js';
 import { run, startServe } from '../cli/serve-process.js';
-import { fixture as recordedEvent, stopServer, waitFor } from './hook-fixtures.js';
+import { fixture as recordedEvent, hookInProcess, stopServer, waitFor } from './hook-fixtures.js';
 
 const SESSION_ID = '3f1c2a9e-7b4d-4c1e-9a8f-0d2b6e5c4a71';
 
 const fixture = (name: string, cwd: string): string => recordedEvent(name, SESSION_ID, cwd);
 
-// Each test has its own workspace, state directory and server: they run side by side.
+// Each test has its own workspace, state directory and server: they run side by side. A hook event goes through the
+// binary (`run`), as the agent runs it, where that is what is checked: each event's first run in the recorded session,
+// the modules a hook loads, a bad input's answer. The others run the same command in the test's process (`hookInProcess`,
+// the same answer).
 describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
   /** A server the hook started in the background, stopped after the test. */
   const started = (defer: (cleanup: () => unknown) => void, entry: ServerEntry): ServerEntry => {
@@ -32,9 +35,15 @@ describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
     });
     writeFileSync(join(workspace, '.env'), 'KEY=\n');
     const state = temp.make('cs-hook-state-');
+    // The first event of each name goes through the binary; its repeats run in this process.
+    const spawned = new Set<string>();
     const hook = async (name: string, timeout = '10000'): Promise<void> => {
-      const result = await run(['hook', 'claude', '--state-dir', state, '--timeout', timeout], { input: fixture(name, workspace), cwd: workspace });
-      expect(result, name).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      const input = fixture(name, workspace);
+      const event = (JSON.parse(input) as { hook_event_name: string }).hook_event_name;
+      const args = ['hook', 'claude', '--state-dir', state, '--timeout', timeout];
+      const result = spawned.has(event) ? await hookInProcess(args, input) : await run(args, { input, cwd: workspace });
+      spawned.add(event);
+      expect(result, name).toEqual({ code: 0, stdout: '', stderr: '' });
     };
 
     // No server runs for the workspace: the first event starts one.
@@ -100,8 +109,7 @@ describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
   it('lets the server it started go away when idle, and picks the session up again at the next event', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n' });
     const state = temp.make('cs-hook-state-');
-    const hook = (name: string) =>
-      run(['hook', 'claude', '--state-dir', state, '--timeout', '30000', '--idle-timeout', '1500'], { input: fixture(name, workspace), cwd: workspace });
+    const hook = (name: string) => hookInProcess(['hook', 'claude', '--state-dir', state, '--idle-timeout', '1500'], fixture(name, workspace));
     expect((await hook('02-user-prompt-submit.json')).code).toBe(0);
     const first = started(defer, await waitFor(() => findServerFor(state, workspace), 'the server to register'));
     writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
@@ -126,7 +134,7 @@ describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
   it('records an edit even when the prompt event was missed', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n', 'analysis.ipynb': '{}\n' });
     const state = temp.make('cs-hook-state-');
-    const hook = (name: string) => run(['hook', 'claude', '--state-dir', state, '--timeout', '30000'], { input: fixture(name, workspace), cwd: workspace });
+    const hook = (name: string) => hookInProcess(['hook', 'claude', '--state-dir', state], fixture(name, workspace));
     expect((await hook('04-pre-tool-use-edit.json')).code).toBe(0);
     const entry = started(defer, await waitFor(() => findServerFor(state, workspace), 'the server to register'));
     writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
@@ -141,9 +149,11 @@ describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
   it('exits 0 with nothing on stdout for garbage input, and logs why', async ({ temp, expect }) => {
     const state = temp.make('cs-hook-state-');
     const inputs = ['', 'not json', '[1,2]', '{"hook_event_name":"Stop"}', '{"hook_event_name":"Stop","session_id":"../x","cwd":"/"}'];
+    // The first through the binary, the others in this process.
     await Promise.all(
-      inputs.map(async (input) => {
-        const result = await run(['hook', 'claude', '--state-dir', state], { input });
+      inputs.map(async (input, i) => {
+        const args = ['hook', 'claude', '--state-dir', state];
+        const result = i === 0 ? await run(args, { input }) : await hookInProcess(args, input);
         expect(result, input).toEqual({ code: 0, stdout: '', stderr: '' });
       }),
     );
@@ -156,13 +166,13 @@ describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
   it('exits 0 when no server can start, and when the state directory is unusable', async ({ temp, expect }) => {
     const state = temp.make('cs-hook-state-');
     const missing = join(temp.make(), 'does-not-exist');
-    const result = await run(['hook', 'claude', '--state-dir', state], { input: fixture('01-session-start.json', missing) });
+    const result = await hookInProcess(['hook', 'claude', '--state-dir', state], fixture('01-session-start.json', missing));
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(readFileSync(join(state, 'logs', 'hook.log'), 'utf8')).toMatch(/error: the server for .*does-not-exist (could not start|exited)/);
 
     const file = join(temp.make(), 'a-file');
     writeFileSync(file, '');
-    const unusable = await run(['hook', 'claude', '--state-dir', file], { input: fixture('02-user-prompt-submit.json', temp.make()) });
+    const unusable = await hookInProcess(['hook', 'claude', '--state-dir', file], fixture('02-user-prompt-submit.json', temp.make()));
     expect(unusable).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
@@ -171,11 +181,13 @@ describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
     const state = temp.make('cs-hook-state-');
     const serve = await startServe([workspace, '--no-session', '--state-dir', state]);
     try {
-      const hook = (name: string, options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}) =>
-        run(['hook', 'claude', '--state-dir', state], { input: fixture(name, workspace), cwd: workspace, ...options });
+      const hook = (name: string) => hookInProcess(['hook', 'claude', '--state-dir', state], fixture(name, workspace));
       expect(await hook('02-user-prompt-submit.json')).toEqual({ code: 0, stdout: '', stderr: '' });
+      // The edit, whose modules are looked at, goes through the binary.
       const log = join(temp.make(), 'modules.log');
-      const edit = await hook('04-pre-tool-use-edit.json', {
+      const edit = await run(['hook', 'claude', '--state-dir', state], {
+        input: fixture('04-pre-tool-use-edit.json', workspace),
+        cwd: workspace,
         env: { CHANGESET_SERVER_TEST_MODULE_LOG: log },
         nodeArgs: ['--import', join(process.cwd(), 'test', 'cli', 'module-log.mjs')],
       });
@@ -213,7 +225,7 @@ describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
   it('ignores events it does not record without starting a server', async ({ temp, expect }) => {
     const state = temp.make('cs-hook-state-');
     const workspace = temp.make('cs-hook-ws-');
-    const result = await run(['hook', 'claude', '--state-dir', state], { input: fixture('03-pre-tool-use-bash.json', workspace) });
+    const result = await hookInProcess(['hook', 'claude', '--state-dir', state], fixture('03-pre-tool-use-bash.json', workspace));
     expect(result.code).toBe(0);
     expect(await findServerFor(state, workspace)).toBeUndefined();
     expect(existsSync(join(state, 'servers'))).toBe(false);

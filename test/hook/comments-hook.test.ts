@@ -8,20 +8,22 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
 import type { ReviewComment } from '../../protocol/extensions/comments.js';
 import { openCommentsForAgent } from '../../server/client/comment-words.js';
-import { run, startServe } from '../cli/serve-process.js';
+import { run, startServe, type ServeProcess } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
 import { it } from '../helpers/per-test.js';
-import { makeRepo } from '../helpers/workspace.js';
-import { fixture } from './hook-fixtures.js';
+import { makeRepo, TempDirs } from '../helpers/workspace.js';
+import { fixture, hookInProcess } from './hook-fixtures.js';
 
 const SESSION_ID = '8e2b4d6f-1a3c-4e5f-9b7d-2c4e6a8b0d13';
 
 interface Agent {
   name: 'claude' | 'gemini' | 'cursor';
+  /** The agent's session: each agent records its own, in its own workspace, on the one server of the file. */
+  sessionId: string;
   prompt: string;
   stop: string;
   /** The answer to the prompt event without comments. */
@@ -31,9 +33,29 @@ interface Agent {
 }
 
 const AGENTS: readonly Agent[] = [
-  { name: 'claude', prompt: '02-user-prompt-submit.json', stop: '07-stop.json', plain: '', contextEvent: 'UserPromptSubmit' },
-  { name: 'gemini', prompt: 'gemini/02-before-agent.json', stop: 'gemini/08-after-agent.json', plain: '{}\n', contextEvent: 'BeforeAgent' },
-  { name: 'cursor', prompt: 'cursor/02-before-submit-prompt.json', stop: 'cursor/10-stop.json', plain: '{"continue":true}\n' },
+  {
+    name: 'claude',
+    sessionId: '8e2b4d6f-1a3c-4e5f-9b7d-2c4e6a8b0d01',
+    prompt: '02-user-prompt-submit.json',
+    stop: '07-stop.json',
+    plain: '',
+    contextEvent: 'UserPromptSubmit',
+  },
+  {
+    name: 'gemini',
+    sessionId: '8e2b4d6f-1a3c-4e5f-9b7d-2c4e6a8b0d02',
+    prompt: 'gemini/02-before-agent.json',
+    stop: 'gemini/08-after-agent.json',
+    plain: '{}\n',
+    contextEvent: 'BeforeAgent',
+  },
+  {
+    name: 'cursor',
+    sessionId: '8e2b4d6f-1a3c-4e5f-9b7d-2c4e6a8b0d03',
+    prompt: 'cursor/02-before-submit-prompt.json',
+    stop: 'cursor/10-stop.json',
+    plain: '{"continue":true}\n',
+  },
 ];
 
 const CONTEXT = [
@@ -51,18 +73,32 @@ const CONTEXT = [
 ].join('\n');
 
 describe.concurrent('agent hooks hand open review comments at the next prompt', { timeout: 120_000 }, () => {
+  // One server records the three agents' workspaces (one each), with one state directory: the hook's logs say which
+  // agent wrote each line.
+  const files = new TempDirs();
+  const workspaces = new Map<string, string>();
+  let state: string;
+  let serve: ServeProcess;
+  beforeAll(async () => {
+    for (const agent of AGENTS) workspaces.set(agent.name, makeRepo(files.make(`cs-hook-ws-${agent.name}-`), { 'hello.txt': 'hi\n' }));
+    state = files.make('cs-hook-state-');
+    serve = await startServe([...workspaces.values(), '--no-session', '--state-dir', state]);
+  });
+  afterAll(async () => {
+    await serve?.stop('SIGKILL');
+    files.cleanup();
+  });
+
   for (const agent of AGENTS) {
     it(`${agent.name}: with --comments the prompt event ${agent.contextEvent ? 'adds them to the context' : 'answers as without (no way to add context)'}; without it, nothing extra`, async ({
-      temp,
       defer,
       expect,
     }) => {
-      const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n' });
-      const state = temp.make('cs-hook-state-');
-      const serve = await startServe([workspace, '--no-session', '--state-dir', state]);
-      defer(() => serve.stop('SIGKILL'));
+      const workspace = workspaces.get(agent.name)!;
+      // The events run in the test's process (`hookInProcess`, the same answer), but for the one whose answer hands the
+      // comments to the agent, which goes through the binary.
       const hook = (name: string, ...flags: string[]) =>
-        run(['hook', agent.name, '--state-dir', state, ...flags], { input: fixture(name, SESSION_ID, workspace), cwd: workspace });
+        hookInProcess(['hook', agent.name, '--state-dir', state, ...flags], fixture(name, agent.sessionId, workspace));
 
       // A first turn, before any comment: nothing extra, with or without the flag.
       expect(await hook(agent.prompt, '--comments')).toEqual({ code: 0, stdout: agent.plain, stderr: '' });
@@ -73,9 +109,9 @@ describe.concurrent('agent hooks hand open review comments at the next prompt', 
       const client = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
       await client.initialize();
       defer(() => client.close());
-      const channel = `ahp-session:/${SESSION_ID}`;
+      const channel = `ahp-session:/${agent.sessionId}`;
       const turnId = (await client.request<{ sessions: { turns: { turnId: string }[] }[] }>('harness/status', { channel })).sessions[0]!.turns[0]!.turnId;
-      const changeset = expandChangesetUri(changesetUriTemplate(SESSION_ID, 'turn'), { turnId });
+      const changeset = expandChangesetUri(changesetUriTemplate(agent.sessionId, 'turn'), { turnId });
       await client.request('comments/add', {
         channel,
         anchor: { kind: 'lines', changeset, path: 'hello.txt', side: 'after', startLine: 1, endLine: 1 },
@@ -88,7 +124,10 @@ describe.concurrent('agent hooks hand open review comments at the next prompt', 
       expect(await hook(agent.prompt)).toEqual({ code: 0, stdout: agent.plain, stderr: '' });
       expect((await hook(agent.stop)).code).toBe(0);
 
-      const on = await hook(agent.prompt, '--comments');
+      const on = await run(['hook', agent.name, '--state-dir', state, '--comments'], {
+        input: fixture(agent.prompt, agent.sessionId, workspace),
+        cwd: workspace,
+      });
       expect(on.code).toBe(0);
       expect(on.stderr).toBe('');
       if (agent.contextEvent) {
@@ -101,7 +140,11 @@ describe.concurrent('agent hooks hand open review comments at the next prompt', 
       const status = await client.request<{ sessions: { activeTurn?: unknown; turns: unknown[] }[] }>('harness/status', { channel });
       expect(status.sessions[0]!.turns).toHaveLength(3);
       expect(status.sessions[0]!.activeTurn).toBeDefined();
-      expect(readFileSync(join(state, 'logs', 'hook.log'), 'utf8')).not.toContain('error');
+      const logged = readFileSync(join(state, 'logs', 'hook.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(`] ${agent.name}: `));
+      expect(logged.length).toBeGreaterThan(0);
+      expect(logged.join('\n')).not.toContain('error');
     });
   }
 
@@ -111,7 +154,7 @@ describe.concurrent('agent hooks hand open review comments at the next prompt', 
     const results = await Promise.all(
       AGENTS.map(
         async (agent) =>
-          [agent, await run(['hook', agent.name, '--comments', '--state-dir', state], { input: fixture(agent.prompt, SESSION_ID, missing) })] as const,
+          [agent, await hookInProcess(['hook', agent.name, '--comments', '--state-dir', state], fixture(agent.prompt, SESSION_ID, missing))] as const,
       ),
     );
     for (const [agent, result] of results) expect(result, agent.name).toEqual({ code: 0, stdout: agent.plain, stderr: '' });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isProcessAlive, type ServerEntry } from '../../server/registry/index.js';
+import { type CliResult, run as inProcess } from '../helpers/cli-in-process.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 
@@ -25,4 +26,19 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, what: stri
 export async function stopServer(entry: ServerEntry): Promise<void> {
   if (isProcessAlive(entry.pid)) process.kill(entry.pid, 'SIGTERM');
   await waitFor(async () => (isProcessAlive(entry.pid) ? undefined : true), `server ${entry.pid} to exit`);
+}
+
+/**
+ * Runs `changeset-server hook <args>` with the event `input` in the test's process: `main()` as the binary runs it, the
+ * same answer, without starting Node again (test/helpers/cli-in-process.ts). For the events whose run through the binary
+ * is not what is checked: each test keeps the binary for what the agent sees.
+ *
+ * Its give-up ends the process, so it is given 60 s (a `--timeout` in `args` is replaced): a test never waits on it. The
+ * working directory is not changed: the hook reads the workspace from the event, and the tests beside it that spawn the
+ * binary do so from the process's own.
+ */
+export function hookInProcess(args: readonly string[], input: string): Promise<CliResult> {
+  const given = args.indexOf('--timeout');
+  const rest = given === -1 ? [...args] : [...args.slice(0, given), ...args.slice(given + 2)];
+  return inProcess([...rest, '--timeout', '60000'], { input });
 }
