@@ -3,10 +3,11 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../helpers/cli-in-process.js';
 import { TestClient } from '../helpers/client.js';
 import { protocolWords, proseOf, type WordProblem } from '../helpers/protocol-words.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
-import { BIN, run, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
+import { BIN, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
 
 /**
  * Every message a person reads from the command line (its text, and the
