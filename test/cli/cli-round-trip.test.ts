@@ -5,9 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StatusResult } from '../../server/harness/status.js';
 import { isProcessAlive } from '../../server/registry/index.js';
 import { recordTurn } from '../helpers/changesets.js';
+import { run } from '../helpers/cli-in-process.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
-import { run, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
+import { run as binary, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
 
 const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => `${edit[i + 1] ?? `line ${i + 1}`}\n`).join('');
 
@@ -57,8 +58,16 @@ describe('the command line as a client people use', () => {
     return status.sessions[0]!.turnCount;
   }
 
+  // The binary itself, once per file: its exit codes and output through bin/changeset-server.js; the other tests run the commands in
+  // the test's process (test/helpers/cli-in-process.ts).
   it('prints its version, the viewer link, and suggests the nearest command and option', async () => {
-    const [version, status, typo, command] = await Promise.all([run(['--version']), cli('status'), cli('revert', '--dryrun'), run(['revrt'])]);
+    const args = (...a: string[]) => [...a, '--state-dir', state];
+    const [version, status, typo, command] = await Promise.all([
+      binary(['--version']),
+      binary(args('status'), { cwd: workspace }),
+      binary(args('revert', '--dryrun'), { cwd: workspace }),
+      binary(['revrt']),
+    ]);
     expect(version.stdout).toMatch(/^changeset-server \d+\.\d+\.\d+\n$/);
     expect(status.stdout).toContain(`viewer: ${serve.ready.viewer}`);
     expect(typo).toMatchObject({ code: 2 });
