@@ -4,10 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StatusResult } from '../../server/harness/status.js';
 import type { TurnSummary } from '../../server/session/turn-summary.js';
 import { recordTurn } from '../helpers/changesets.js';
+import { run } from '../helpers/cli-in-process.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
-import { run, startServe, type ServeProcess } from './serve-process.js';
+import { startServe, type ServeProcess } from './serve-process.js';
 
+/** The commands run in the test's process (test/helpers/cli-in-process.ts); client-modules.test.ts runs them through the binary. */
 describe('turn and status commands', () => {
   const temp = new TempDirs();
   let serve: ServeProcess;
