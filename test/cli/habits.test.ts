@@ -1,10 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../helpers/cli-in-process.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
-import { run, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
+import { run as binary, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
 
+/**
+ * One server and session for the file: the history test only reads them, and runs first. The commands run in the test's
+ * process (test/helpers/cli-in-process.ts), one through the binary.
+ */
 describe('redo and history on the command line', () => {
   const temp = new TempDirs();
   let serve: ServeProcess;
@@ -14,7 +19,7 @@ describe('redo and history on the command line', () => {
   const cli = (...args: string[]) => run([...args, '--state-dir', state], { cwd: workspace });
   const read = (rel: string) => readFileSync(join(workspace, rel), 'utf8');
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     workspace = makeRepo(temp.make(), { 'a.txt': 'one\n', 'b.txt': 'b\n' });
     state = temp.make();
     serve = await startServe([workspace, '--state-dir', state]);
@@ -29,13 +34,36 @@ describe('redo and history on the command line', () => {
     await client.request('harness/turnStarted', { channel: session, turnId: 't2', message: 'second' });
     writeFileSync(join(workspace, 'a.txt'), 'one\ntwo\nthree\n');
     await client.request('harness/turnEnded', { channel: session, turnId: 't2' }, { timeoutMs: 60_000 });
-  });
+  }, 60_000);
 
-  afterEach(async () => {
+  afterAll(async () => {
     await client?.close();
     await serve.stop('SIGKILL');
     await stopRegistered(state);
     temp.cleanup();
+  });
+
+  it('history lists every turn and step that changed a file, in words and as JSON', async () => {
+    const text = await binary(['history', 'a.txt', '--state-dir', state], { cwd: workspace });
+    expect(text.code).toBe(0);
+    const [head, first, second] = text.stdout.trimEnd().split('\n');
+    expect(head).toBe('a.txt: 2 changes, oldest first');
+    expect(first).toMatch(/^ {2}turn 1, step 1 \(Edit\) +\d{4}-\d\d-\d\d \d\d:\d\d UTC {2}modified +\+1 -0$/);
+    expect(second).toMatch(/^ {2}turn 2 +\d{4}-\d\d-\d\d \d\d:\d\d UTC {2}modified +\+1 -0$/);
+
+    const json = JSON.parse((await cli('history', 'a.txt', '--json')).stdout) as { path: string; entries: Record<string, unknown>[] };
+    expect(json.path).toBe('a.txt');
+    expect(json.entries.map((e) => [e['turn'], e['step'], e['tool'], e['kind'], e['added'], e['removed']])).toEqual([
+      [1, 1, 'Edit', 'modified', 1, 0],
+      [2, undefined, undefined, 'modified', 1, 0],
+    ]);
+    expect(json.entries[1]!['beforeOid']).toBe(json.entries[0]!['afterOid']);
+    expect(Object.keys(json.entries[0]!)).not.toContain('changeset');
+
+    expect((await cli('history', 'b.txt')).stdout).toBe('b.txt: no turn changed it\n');
+    const missing = await cli('history');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('history needs a FILE');
   });
 
   it('redo takes back the last undo, dry run first, and says plainly when there is nothing to redo', async () => {
@@ -67,27 +95,4 @@ describe('redo and history on the command line', () => {
     expect(after.stderr).toContain('Nothing to redo');
     expect((await cli('redo', '--help')).stdout).toContain('Usage: changeset-server redo');
   }, 180_000);
-
-  it('history lists every turn and step that changed a file, in words and as JSON', async () => {
-    const text = await cli('history', 'a.txt');
-    expect(text.code).toBe(0);
-    const [head, first, second] = text.stdout.trimEnd().split('\n');
-    expect(head).toBe('a.txt: 2 changes, oldest first');
-    expect(first).toMatch(/^ {2}turn 1, step 1 \(Edit\) +\d{4}-\d\d-\d\d \d\d:\d\d UTC {2}modified +\+1 -0$/);
-    expect(second).toMatch(/^ {2}turn 2 +\d{4}-\d\d-\d\d \d\d:\d\d UTC {2}modified +\+1 -0$/);
-
-    const json = JSON.parse((await cli('history', 'a.txt', '--json')).stdout) as { path: string; entries: Record<string, unknown>[] };
-    expect(json.path).toBe('a.txt');
-    expect(json.entries.map((e) => [e['turn'], e['step'], e['tool'], e['kind'], e['added'], e['removed']])).toEqual([
-      [1, 1, 'Edit', 'modified', 1, 0],
-      [2, undefined, undefined, 'modified', 1, 0],
-    ]);
-    expect(json.entries[1]!['beforeOid']).toBe(json.entries[0]!['afterOid']);
-    expect(Object.keys(json.entries[0]!)).not.toContain('changeset');
-
-    expect((await cli('history', 'b.txt')).stdout).toBe('b.txt: no turn changed it\n');
-    const missing = await cli('history');
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('history needs a FILE');
-  });
 });
