@@ -4,17 +4,19 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProvenanceResult } from '../../protocol/extensions/provenance.js';
 import { authorSentence, rangesInWords, turnsOf, type BlameContext } from '../../server/client/blame-words.js';
+import { run } from '../helpers/cli-in-process.js';
 import { TestClient } from '../helpers/client.js';
 import { protocolWords } from '../helpers/protocol-words.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
-import { run, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
+import { run as binary, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
 
 /**
  * `changeset-server blame FILE`: who last wrote each line, as a person reads
  * it — the turn (and its step and tool), "you" for an edit no turn made,
  * the commit for what was there before recording — with each turn's prompt
  * once at the end; `--lines` for a part, `--json` for programs, and plain
- * errors for the usual mistakes.
+ * errors for the usual mistakes. The commands run in the test's process
+ * (test/helpers/cli-in-process.ts), the one loading modules through the binary.
  */
 describe('changeset-server blame', () => {
   const temp = new TempDirs();
@@ -121,7 +123,7 @@ describe('changeset-server blame', () => {
 
   it('loads only the client side: no dependency, nothing of the server, about twenty modules of ours', async () => {
     const log = join(temp.make('cs-blame-log-'), 'modules.log');
-    const result = await run(['blame', 'a.txt', '--state-dir', state], {
+    const result = await binary(['blame', 'a.txt', '--state-dir', state], {
       cwd: workspace,
       env: { CHANGESET_SERVER_TEST_MODULE_LOG: log },
       nodeArgs: ['--import', join(process.cwd(), 'test', 'cli', 'module-log.mjs')],

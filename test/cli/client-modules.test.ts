@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run as inProcess } from '../helpers/cli-in-process.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { run, startServe, type ServeProcess } from './serve-process.js';
 
@@ -20,9 +21,9 @@ describe('what each client command loads', () => {
     workspace = makeRepo(temp.make('cs-modules-ws-'), { 'hello.txt': 'hi\n' });
     state = temp.make('cs-modules-state-');
     serve = await startServe([workspace, '--state-dir', state]);
-    expect((await run(['turn', 'start', '--message', 'Greet', '--state-dir', state], { cwd: workspace })).code).toBe(0);
+    expect((await inProcess(['turn', 'start', '--message', 'Greet', '--state-dir', state], { cwd: workspace })).code).toBe(0);
     writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
-    expect((await run(['turn', 'end', '--state-dir', state], { cwd: workspace })).code).toBe(0);
+    expect((await inProcess(['turn', 'end', '--state-dir', state], { cwd: workspace })).code).toBe(0);
   });
 
   afterAll(async () => {

@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../helpers/cli-in-process.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
-import { BIN, run, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
+import { BIN, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
 
 /** Runs the command on a terminal (a pseudo-terminal from `script`), typing `answer` when it asks. */
 function onTerminal(args: string[], cwd: string, answer: string): Promise<{ code: number | null; output: string }> {
@@ -26,6 +27,7 @@ function onTerminal(args: string[], cwd: string, answer: string): Promise<{ code
   });
 }
 
+/** The commands run in the test's process (test/helpers/cli-in-process.ts), those on a terminal through the binary. */
 describe('forget', () => {
   const temp = new TempDirs();
   let serve: ServeProcess;

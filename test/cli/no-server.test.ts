@@ -2,10 +2,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listServers } from '../../server/registry/index.js';
+import { run } from '../helpers/cli-in-process.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
-import { run, startServe, stopRegistered } from './serve-process.js';
+import { run as binary, startServe, stopRegistered } from './serve-process.js';
 
-/** What the commands do in a folder no server records: after `stop`, or where nothing ever ran. `sessions` and `status` read the store; `open` starts a server. */
+/**
+ * What the commands do in a folder no server records: after `stop`, or where nothing ever ran. `sessions` and `status` read the store; `open` starts a server.
+ * The commands run in the test's process (test/helpers/cli-in-process.ts), the first `open` through the binary.
+ */
 describe('commands with no server running', () => {
   const temp = new TempDirs();
   let workspace: string;
@@ -85,7 +89,7 @@ describe('commands with no server running', () => {
     const sub = join(workspace, 'src');
     mkdirSync(sub, { recursive: true });
     // The state directory given relative to the subfolder, as a person types it.
-    const opened = await run(['open', '--state-dir', relative(sub, state)], { cwd: sub });
+    const opened = await binary(['open', '--state-dir', relative(sub, state)], { cwd: sub });
     expect(opened.code, opened.stderr).toBe(0);
     expect(opened.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=\S+\n$/);
     expect(opened.stderr).toContain(`Started a server for ${workspace} in the background`);

@@ -2,9 +2,11 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { run as inProcess } from '../helpers/cli-in-process.js';
 import { git, makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 
-// Runs the built binary (`npm test` builds first; run `npm run build` before running this file alone).
+// The refusal runs the built binary (`npm test` builds first; run `npm run build` before running this file alone); the snapshots run
+// in the test's process (test/helpers/cli-in-process.ts).
 const BIN = 'bin/changeset-server.js';
 const run = promisify(execFile);
 const temp = new TempDirs();
@@ -15,8 +17,8 @@ describe('changeset-server snapshot', () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n', 'src/b.ts': 'export {};\n', '.gitignore': '*.log\n' });
     writeFiles(repo, { 'debug.log': 'ignored\n', 'new.txt': 'untracked\n' });
     const stateDir = temp.make('state-');
-    const env = { ...process.env, PATH: temp.make('empty-path-') };
-    const first = JSON.parse((await run(process.execPath, [BIN, 'snapshot', repo, '--state-dir', stateDir, '--json'], { env })).stdout) as {
+    const env = { PATH: temp.make('empty-path-') };
+    const first = JSON.parse((await inProcess(['snapshot', repo, '--state-dir', stateDir, '--json'], { env })).stdout) as {
       tree: string;
       files: number;
       ms: number;
@@ -27,7 +29,7 @@ describe('changeset-server snapshot', () => {
     expect(first.tree).toBe(git(repo, ['write-tree'], undefined, { GIT_INDEX_FILE: index }));
     expect(first.files).toBe(4);
     expect(first.ms).toBeGreaterThanOrEqual(0);
-    const second = JSON.parse((await run(process.execPath, [BIN, 'snapshot', repo, '--state-dir', stateDir, '--json'], { env })).stdout) as {
+    const second = JSON.parse((await inProcess(['snapshot', repo, '--state-dir', stateDir, '--json'], { env })).stdout) as {
       tree: string;
       hashed: number;
     };

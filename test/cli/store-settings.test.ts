@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../server/cli/serve-args.js';
 import { formatStatus } from '../../server/cli/status-command.js';
 import type { StatusResult } from '../../server/harness/status.js';
+import { run as inProcess } from '../helpers/cli-in-process.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { run, startServe, type ServeProcess } from './serve-process.js';
 import { UsageError } from '../../server/client/errors.js';
@@ -100,7 +101,7 @@ describe('serve with store settings', () => {
     const workspace = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const state = temp.make();
     serve = await startServe([workspace, '--state-dir', state], { CHANGESET_SERVER_STORE_BUDGET: '500MB' });
-    const result = await run(['status', '--json', '--state-dir', state], { cwd: workspace });
+    const result = await inProcess(['status', '--json', '--state-dir', state], { cwd: workspace });
     const status = JSON.parse(result.stdout) as StatusResult;
     expect(status.sessions[0]!.stores[0]).toMatchObject({ budgetBytes: 500_000_000 });
   });

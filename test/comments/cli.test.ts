@@ -3,12 +3,14 @@
  * a file's lines (from the folder or a subfolder) and on a whole turn,
  * listed in words (turn numbers, file names, "lines 5–6", "outdated") and
  * as JSON, resolved, reopened and deleted by number, and refused in words.
- * Run `npm run build` first: these tests start the built binary.
+ * The commands run in the test's process (test/helpers/cli-in-process.ts), `comment --help` through the binary;
+ * run `npm run build` first: `serve` is the built binary.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewComment } from '../../protocol/index.js';
-import { run, startServe, type ServeProcess } from '../cli/serve-process.js';
+import { run as binary, startServe, type ServeProcess } from '../cli/serve-process.js';
+import { run } from '../helpers/cli-in-process.js';
 import { recordTurn } from '../helpers/changesets.js';
 import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
@@ -106,7 +108,7 @@ describe('the comment command', () => {
     expect((await comment(['add', 'src/app.ts', 'x'])).code).toBe(2);
     expect((await comment(['delete', 'abc'])).stderr).toContain('"abc" is not a comment number such as 3 or #3');
     expect((await comment(['list', '--dry-run'])).stderr).toContain('unknown option --dry-run');
-    const help = await run(['comment', '--help']);
+    const help = await binary(['comment', '--help']);
     expect(help.code).toBe(0);
     for (const flag of ['--turn N', '--before', '--all', '--note TEXT', '--session']) expect(help.stdout).toContain(flag);
     expect(help.stdout).not.toContain('--dry-run');
