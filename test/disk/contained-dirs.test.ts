@@ -9,6 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ContainedDirs, DirectoryChangedError, OutsideWorkspaceError, realPath, removeEmptiedDirs } from '../../server/disk/contained-dirs.js';
 import { decodePathBytes } from '../../server/path-bytes.js';
 import { TempDirs } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const opened: ContainedDirs[] = [];

@@ -23,6 +23,9 @@ import {
 import { readDiskFile } from '../../server/disk/workspace-file.js';
 import { blobId } from '../helpers/git-ids.js';
 import { TempDirs } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const opened: ContainedDirs[] = [];

@@ -11,6 +11,9 @@ import { newIntentId, recoverInterruptedWrites, WriteIntent, type IntendedWrite 
 import { openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
 import { blobId } from '../helpers/git-ids.js';
 import { TempDirs } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const stores: WorkspaceStore[] = [];

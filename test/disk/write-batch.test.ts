@@ -13,6 +13,9 @@ import { HeldOpenError, WriteBatch, type BatchWrite } from '../../server/disk/wr
 import { blobId } from '../helpers/git-ids.js';
 import { holdOpenForWriting, killWriters } from '../helpers/open-writer.js';
 import { TempDirs } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const opened: ContainedDirs[] = [];

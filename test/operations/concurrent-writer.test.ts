@@ -6,11 +6,15 @@ import { createInterface, type Interface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri } from '../../protocol/index.js';
+import { executeTestHooks } from '../../server/operations/execute.js';
 import type { TestClient } from '../helpers/client.js';
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { blobId } from '../helpers/git-ids.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 /**
  * The guarantee: every version of a file that existed on disk when the
@@ -35,8 +39,6 @@ const OUT_OF_SCOPE = Array.from({ length: 20 }, (_, i) => `other/g${i}.txt`);
 const IN_WRITE_ORDER = [...IN_SCOPE].sort();
 const FIRST_WRITTEN = IN_WRITE_ORDER[0]!;
 const WRITTEN_LAST = IN_WRITE_ORDER.slice(-20);
-/** The pause between two writes of the operation whose saves land mid-write: its last twenty writes come a second or more after its first. */
-const MID_WRITE_PAUSE_MS = '5';
 const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BETWEEN_WRITES_MS';
 const SID = 'race';
 const SESSION = `ahp-session:/${SID}`;
@@ -131,7 +133,12 @@ async function invokeRacing(operationId: string, channel: string, round: number,
   const saves = midWrite
     ? race(`round ${round} ${operationId}`, 0, targets, { path: join(repo, FIRST_WRITTEN), differsFrom: turnVersion(FIRST_WRITTEN) })
     : race(`round ${round} ${operationId}`, Math.floor(Math.random() * 400), targets);
-  if (midWrite) process.env[PAUSE_ENV] = MID_WRITE_PAUSE_MS;
+  // Mid-write, the operation holds after its first write until the saves are done: they land before it reaches the files they go to.
+  if (midWrite) {
+    executeTestHooks.betweenWrites = async (written) => {
+      if (written === 1) await saves;
+    };
+  }
   const outcome = await client
     .request<{ message: string }>('invokeChangesetOperation', { channel, operationId }, { timeoutMs: 60_000 })
     .then(
@@ -139,7 +146,7 @@ async function invokeRacing(operationId: string, channel: string, round: number,
       (e: Error) => `refused: ${e.message}`,
     )
     .finally(() => {
-      process.env[PAUSE_ENV] = '1';
+      delete executeTestHooks.betweenWrites;
     });
   const lastSaved = new Map<string, string>();
   for (const s of await saves) lastSaved.set(s.path, s.content);

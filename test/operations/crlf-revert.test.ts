@@ -13,6 +13,9 @@ import type { TestClient } from '../helpers/client.js';
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { serviceForEachTest } from '../helpers/service.js';
 import { git, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 let client: TestClient;

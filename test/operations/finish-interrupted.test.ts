@@ -4,6 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { newIntentId, recoverInterruptedWrites, WriteIntent, type IntendedWrite } from '../../server/disk/write-intent.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../../server/store/index.js';
 import { TempDirs } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const stores: WorkspaceStore[] = [];

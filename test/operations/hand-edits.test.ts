@@ -9,6 +9,9 @@ import { callTool, mcpAgent, servedWorkspace } from '../helpers/mcp-agent.js';
 import { subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const cleanups: (() => unknown)[] = [];

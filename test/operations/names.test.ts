@@ -11,6 +11,9 @@ import type { TestClient } from '../helpers/client.js';
 import { recordTurn as record, subscribeReady } from '../helpers/changesets.js';
 import { serviceForEachTest } from '../helpers/service.js';
 import { git, makeRepo, TempDirs } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 let client: TestClient;

@@ -6,6 +6,9 @@ import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import type { TestClient } from '../helpers/client.js';
 import { serviceForEachTest } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 let client: TestClient;

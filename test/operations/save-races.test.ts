@@ -13,6 +13,9 @@ import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
 import { until } from '../helpers/wait.js';
 import { blobId } from '../helpers/git-ids.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 /**
  * A second process saves a file at an exact point of the operation's swap

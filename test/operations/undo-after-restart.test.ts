@@ -7,6 +7,9 @@ import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { TempDirs, writeFiles } from '../helpers/workspace.js';
 import { PAUSE_ENV } from './killed-operation.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const temp = new TempDirs();
 const services: TestService[] = [];

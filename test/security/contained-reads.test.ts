@@ -10,6 +10,9 @@ import { ChangesetService } from '../../server/service.js';
 import { TestClient } from '../helpers/client.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeRepo, TempDirs, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const SID = 'contained-reads';
 const SESSION = `ahp-session:/${SID}`;

@@ -6,6 +6,9 @@ import { TestClient } from '../helpers/client.js';
 import { upgradeStatus } from '../helpers/upgrade.js';
 import { it, type PerTest } from '../helpers/per-test.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
+import { useMemoryTempDir } from '../helpers/memory-temp.js';
+
+useMemoryTempDir();
 
 const VSCODE_ORIGIN = 'vscode-file://vscode-app';
 async function serve(repo: string, { temp, defer }: PerTest): Promise<{ address: string; token: string; session: string }> {
