@@ -12,6 +12,9 @@ export const DEFAULT_CAPTURE_MAX_BYTES = 2 * 1024 * 1024;
 /** Test-only pause (ms) between naming a path and reading it, so a test can swap a directory in exactly that gap. */
 const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BEFORE_CAPTURE_MS';
 
+/** Test hook for a server in the test's own process: awaited at the same point as that pause, so a test swaps the directory exactly there. */
+export const captureTestHooks: { beforeRead?: (absPath: string) => Promise<void> } = {};
+
 /**
  * Copies one file's current content into the store, content-addressed.
  * Symlinks are stored as links; directories and other non-files count as
@@ -23,6 +26,7 @@ const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BEFORE_CAPTURE_MS';
  */
 export async function captureFile(roots: readonly string[], absPath: string, store: ObjectStore, maxBytes = DEFAULT_CAPTURE_MAX_BYTES): Promise<CapturedSide> {
   await testPause();
+  if (captureTestHooks.beforeRead) await captureTestHooks.beforeRead(absPath);
   const found = await readContained(roots, absPath, maxBytes);
   switch (found.kind) {
     case 'missing':
