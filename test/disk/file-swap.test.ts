@@ -12,10 +12,10 @@ import {
   ChangedWhileRunningError,
   changedSince,
   newSwapNames,
-  PAUSE_WHILE_ASIDE_ENV,
   releaseReplaced,
   replaceFile,
   swapFile,
+  swapTestHooks,
   TEMP_EXCLUDES,
   TEMP_NAME,
   undoReplacement,
@@ -30,7 +30,7 @@ useMemoryTempDir();
 const temp = new TempDirs();
 const opened: ContainedDirs[] = [];
 afterEach(async () => {
-  delete process.env[PAUSE_WHILE_ASIDE_ENV];
+  delete swapTestHooks.whileAside;
   for (const dirs of opened.splice(0)) await dirs.close();
   temp.cleanup();
 });
@@ -273,11 +273,14 @@ describe('replaceFile', () => {
     writeFileSync(join(work, 'a.txt'), 'before\n');
     const dir = await dirOf(work);
     const names = newSwapNames();
-    process.env[PAUSE_WHILE_ASIDE_ENV] = '300';
-    const running = replaceFile(dir, name('a.txt'), names, expect644('before\n'), text('after\n'));
-    for (let i = 0; i < 200 && !existsSync(join(work, names.aside)); i++) await new Promise((r) => setTimeout(r, 5));
-    writeFileSync(join(work, 'a.txt'), 'saved meanwhile\n');
-    const error = await failure(running);
+    // Saved while the swap holds with the file moved aside.
+    let aside: boolean | undefined;
+    swapTestHooks.whileAside = async () => {
+      aside = existsSync(join(work, names.aside)) && !existsSync(join(work, 'a.txt'));
+      writeFileSync(join(work, 'a.txt'), 'saved meanwhile\n');
+    };
+    const error = await failure(replaceFile(dir, name('a.txt'), names, expect644('before\n'), text('after\n')));
+    expect(aside).toBe(true);
     expect(error.detail).toBe(`it was saved while being replaced; the version before that is kept as ${join(work, names.aside)}`);
     expect(readFileSync(join(work, 'a.txt'), 'utf8')).toBe('saved meanwhile\n');
     expect(readFileSync(join(work, names.aside), 'utf8')).toBe('before\n');
@@ -288,11 +291,14 @@ describe('replaceFile', () => {
     const work = temp.make();
     const dir = await dirOf(work);
     const names = newSwapNames();
-    process.env[PAUSE_WHILE_ASIDE_ENV] = '300';
-    const running = replaceFile(dir, name('a.txt'), names, undefined, text('ours\n'));
-    for (let i = 0; i < 200 && !existsSync(join(work, names.tmp)); i++) await new Promise((r) => setTimeout(r, 5));
-    writeFileSync(join(work, 'a.txt'), 'theirs\n');
-    expect((await failure(running)).detail).toBe('it was created');
+    // Created while the swap holds with our new version written beside the free name.
+    let beside: boolean | undefined;
+    swapTestHooks.whileAside = async () => {
+      beside = existsSync(join(work, names.tmp)) && !existsSync(join(work, 'a.txt'));
+      writeFileSync(join(work, 'a.txt'), 'theirs\n');
+    };
+    expect((await failure(replaceFile(dir, name('a.txt'), names, undefined, text('ours\n')))).detail).toBe('it was created');
+    expect(beside).toBe(true);
     expect(readdirSync(work)).toEqual(['a.txt']);
     expect(readFileSync(join(work, 'a.txt'), 'utf8')).toBe('theirs\n');
   });

@@ -6,7 +6,7 @@ import type { ChangesetState, InvokeChangesetOperationResult } from '../../proto
 import { recordTurn, subscribeReady } from '../helpers/changesets.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { TempDirs, writeFiles } from '../helpers/workspace.js';
-import { PAUSE_ENV } from './killed-operation.js';
+import { executeTestHooks } from '../../server/operations/execute.js';
 import { useMemoryTempDir } from '../helpers/memory-temp.js';
 
 useMemoryTempDir();
@@ -62,19 +62,18 @@ describe('undo right after a restart', () => {
     await subscribeReady(client, turn);
     await client.request('invokeChangesetOperation', { channel: turn, operationId: 'revert' }, { timeoutMs: 30_000 });
 
-    // The undo writes a.txt, pauses, and finds b.txt saved meanwhile: it stops and puts a.txt back.
-    process.env[PAUSE_ENV] = '300';
-    try {
-      const stopped = client.requestError('invokeChangesetOperation', { channel: SESSION_CHANGESET, operationId: 'undo' }, { timeoutMs: 30_000 });
-      const deadline = Date.now() + 20_000;
-      while (readFileSync(join(dir, 'a.txt'), 'utf8') !== 'two\n') {
-        if (Date.now() > deadline) throw new Error('the undo never wrote a.txt');
-        await new Promise((r) => setTimeout(r, 5));
-      }
+    // The undo writes a.txt, and finds b.txt saved before its next write: it stops and puts a.txt back.
+    let savedAfter: string | undefined;
+    executeTestHooks.betweenWrites = async () => {
+      savedAfter = readFileSync(join(dir, 'a.txt'), 'utf8');
       writeFiles(dir, { 'b.txt': 'saved meanwhile\n' });
-      expect((await stopped).message).toContain('b.txt');
+    };
+    try {
+      const stopped = await client.requestError('invokeChangesetOperation', { channel: SESSION_CHANGESET, operationId: 'undo' }, { timeoutMs: 30_000 });
+      expect(savedAfter, 'a.txt when b.txt was saved').toBe('two\n');
+      expect(stopped.message).toContain('b.txt');
     } finally {
-      delete process.env[PAUSE_ENV];
+      delete executeTestHooks.betweenWrites;
     }
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('one\n');
     writeFiles(dir, { 'b.txt': 'one\n' });

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { changesetUriTemplate, expandChangesetUri, type ChangesetState } from '../../protocol/index.js';
 import { workspaceLayout } from '../../server/store/index.js';
+import { captureTestHooks } from '../../server/changes/capture.js';
 import { subscribeReady } from '../helpers/changesets.js';
 import { ChangesetService } from '../../server/service.js';
 import { TestClient } from '../helpers/client.js';
@@ -17,7 +18,6 @@ useMemoryTempDir();
 const SID = 'contained-reads';
 const SESSION = `ahp-session:/${SID}`;
 const PERMISSION_DENIED = -32009;
-const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BEFORE_CAPTURE_MS';
 /** In every file outside the workspace and nowhere inside it. */
 const SECRET = 'outside-secret-5c9e21';
 
@@ -43,7 +43,7 @@ describe('reads of captured paths stay inside the working directory', () => {
   });
 
   afterEach(async () => {
-    delete process.env[PAUSE_ENV];
+    delete captureTestHooks.beforeRead;
     swapper?.kill('SIGKILL');
     swapper = undefined;
     await t.stop();
@@ -123,19 +123,22 @@ describe('reads of captured paths stay inside the working directory', () => {
 
   it('refuses a beforeEdit whose directory is swapped for a link between the check and the read', async () => {
     const session = t.service.sessions.require(SESSION);
-    process.env[PAUSE_ENV] = '700';
-    const refused = client.requestError(
+    // The step is recorded once every path was checked; the first read is held until the directory is swapped.
+    let checkedBeforeSwap: boolean | undefined;
+    captureTestHooks.beforeRead = async () => {
+      if (checkedBeforeSwap !== undefined) return;
+      checkedBeforeSwap = (session.turn('t1')!.steps ?? []).length > 0;
+      swapIgnoredForLink();
+    };
+    const error = await client.requestError(
       'harness/beforeEdit',
       { channel: SESSION, turnId: 't1', paths: ['a.txt', 'ignored/config.txt'], tool: 'Write' },
       { timeoutMs: 20_000 },
     );
-    // The step is recorded once every path was checked; the read waits out the pause after it.
-    while ((session.turn('t1')!.steps ?? []).length === 0) await new Promise((r) => setTimeout(r, 5));
-    swapIgnoredForLink();
-    const error = await refused;
+    expect(checkedBeforeSwap).toBe(true);
     expect(error.code).toBe(PERMISSION_DENIED);
     expect(error.message).toBe("ignored/config.txt resolves outside the session's working directories");
-    delete process.env[PAUSE_ENV];
+    delete captureTestHooks.beforeRead;
     await client.request('harness/turnEnded', { channel: SESSION, turnId: 't1' });
     await expectNoSecretAnywhere();
   });
