@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../helpers/cli-in-process.js';
+import { TestClient } from '../helpers/client.js';
 import { makeRepo, TempDirs } from '../helpers/workspace.js';
 import { BIN, startServe, stopRegistered, type ServeProcess } from './serve-process.js';
 
@@ -36,7 +38,7 @@ describe('forget', () => {
   let id: string;
   const cli = (...args: string[]) => run([...args, '--state-dir', state], { cwd: workspace });
 
-  afterEach(() => temp.cleanup());
+  afterAll(() => temp.cleanup());
 
   it('lists in its help only the flags it takes, and refuses the others', async () => {
     // Its arguments are checked before any server or store is looked for: no session is needed.
@@ -49,18 +51,33 @@ describe('forget', () => {
   });
 
   describe('a session with a turn, recording', () => {
-    beforeEach(async () => {
+    let harness: TestClient;
+    let sessions = 0;
+
+    // One server for the tests: each forgets a session of its own, the server's first, then one a client creates over the folder.
+    beforeAll(async () => {
       workspace = makeRepo(temp.make('cs-forget-ws-'), { 'a.txt': 'a\n' });
       state = temp.make('cs-forget-state-');
       serve = await startServe([workspace, '--state-dir', state]);
-      id = serve.ready.sessions[0]!.replace('ahp-session:/', '');
+      harness = await TestClient.connect(serve.ready.url, { token: serve.ready.token! });
+      await harness.initialize();
+    }, 60_000);
+
+    beforeEach(async () => {
+      let channel = serve.ready.sessions[0]!;
+      if (sessions++ > 0) {
+        channel = `ahp-session:/forget-${sessions}`;
+        await harness.request('createSession', { channel, workingDirectory: pathToFileURL(workspace).href });
+      }
+      id = channel.replace('ahp-session:/', '');
       expect((await cli('turn', 'start', '--message', 'Change a')).code).toBe(0);
-      writeFileSync(join(workspace, 'a.txt'), 'A\n');
+      writeFileSync(join(workspace, 'a.txt'), `A${sessions}\n`);
       expect((await cli('turn', 'end')).code).toBe(0);
     }, 60_000);
 
-    afterEach(async () => {
-      await serve.stop('SIGKILL');
+    afterAll(async () => {
+      await harness?.close();
+      await serve?.stop('SIGKILL');
       await stopRegistered(state);
     });
 
