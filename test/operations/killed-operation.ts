@@ -1,6 +1,7 @@
 /**
  * A server killed in the middle of an operation's writes, and restarted:
- * shared by the fault tests and the soak run (`npm run bench -- killed-undo`).
+ * shared by the killed-undo tests, which `npm run soak` runs with more
+ * random rounds (`KILLED_UNDO_ROUNDS`), and the fault tests.
  *
  * The workspace holds `a.txt` and a number of files in four directories;
  * turn t1 changes all of them. Then two operations are recorded: a revert
