@@ -107,6 +107,8 @@ describe('the packed package', () => {
     expect(files).toContain('bin/changeset-server.js');
     expect(files).toContain('dist/viewer/index.html');
     expect(files.some((f) => f.startsWith('test/') || f.startsWith('bench/') || f.startsWith('server/'))).toBe(false);
+    // What the build keeps for the next build (tsc's build info, the viewer's inputs) is not the package's.
+    expect(files.some((f) => f.startsWith('dist/build-info/') || f.endsWith('.tsbuildinfo'))).toBe(false);
 
     // An empty project, the package unpacked into its node_modules as npm unpacks it.
     const app = temp.make('app-');
