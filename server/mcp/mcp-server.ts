@@ -8,14 +8,15 @@ import { connect, type TargetOptions } from '../client/target.js';
 import { argumentProblem, CHANGESET_TOOLS, type ToolArguments } from './tools.js';
 
 /**
- * An MCP server over stdio through which an agent looks at and undoes its
- * own recorded work. It is a thin client of the changeset-server recording
- * the agent's folder (started in the background when none runs, as the
- * hook does): one source of truth, the same guarantees. Each tool call
- * opens its own connection, so a server restarted meanwhile is simply
- * found again.
+ * An MCP server through which an agent looks at and undoes its own recorded
+ * work (`serveMcpOverStdio` connects it to stdin/stdout; the tests connect it
+ * in their own process too). It is a thin client of the changeset-server
+ * recording the agent's folder (started in the background when none runs, as
+ * the hook does): one source of truth, the same guarantees. Each tool call
+ * opens its own connection, so a server restarted meanwhile is simply found
+ * again.
  */
-function createMcpServer(target: TargetOptions & { cwd: string }): Server {
+export function createMcpServer(target: TargetOptions & { cwd: string }): Server {
   const server = new Server(
     { name: 'changeset-server', version: packageVersion() ?? '0.0.0' },
     {

@@ -1,6 +1,9 @@
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { realDir } from '../../server/client/target.js';
+import { createMcpServer } from '../../server/mcp/mcp-server.js';
 import { BIN, startServe } from '../cli/serve-process.js';
 import { TestClient } from './client.js';
 
@@ -20,12 +23,29 @@ export async function servedWorkspace(repo: string, stateDir: string, defer: Def
   return { client, session: server.ready.sessions[0]! };
 }
 
-/** An agent's MCP client, talking to `changeset-server mcp` over stdio as agents start it: in the project folder. */
-export async function mcpAgent(cwd: string, stateDir: string, defer: Defer): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [resolve(BIN), 'mcp', '--state-dir', stateDir], cwd, stderr: 'inherit' });
+/**
+ * An agent's MCP client, talking to `changeset-server mcp` over stdio as agents start it: in the project folder. With
+ * `through: 'process'` the same MCP server (`createMcpServer`, what `mcp` serves on stdio) runs in the test's process
+ * over an in-memory transport, for the tests where the binary and its stdio are not what is checked: it answers the same,
+ * without starting Node and loading the MCP SDK again.
+ */
+export async function mcpAgent(cwd: string, stateDir: string, defer: Defer, { through = 'binary' }: { through?: 'binary' | 'process' } = {}): Promise<Client> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
-  await client.connect(transport);
-  defer(() => client.close());
+  if (through === 'binary') {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [resolve(BIN), 'mcp', '--state-dir', stateDir], cwd, stderr: 'inherit' });
+    await client.connect(transport);
+    defer(() => client.close());
+    return client;
+  }
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  // As `mcp --state-dir DIR` run in `cwd` builds it.
+  const server = createMcpServer({ stateDir, cwd: realDir(cwd) });
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  defer(async () => {
+    await client.close();
+    await server.close();
+  });
   return client;
 }
 

@@ -32,7 +32,8 @@ describe('changeset-server mcp: review comments', () => {
     // A later turn inserts two lines above the first comment's lines (they move) and rewrites the second's (outdated).
     await turn('t2', { 'src/app.ts': `// one\n// two\n${lines(20, { 5: 'const a = 1;', 6: 'const b = 2;', 18: 'y()' })}` });
 
-    const mcp = await mcpAgent(repo, stateDir, defer);
+    // The MCP server runs in the test's process (test/mcp/mcp.test.ts talks to the binary over stdio).
+    const mcp = await mcpAgent(repo, stateDir, defer, { through: 'process' });
     const call = (name: string, args: Record<string, unknown> = {}) => callTool(mcp, name, args);
 
     const { tools } = await mcp.listTools();

@@ -6,7 +6,8 @@ import { callTool, mcpAgent, servedWorkspace } from '../helpers/mcp-agent.js';
 import { it } from '../helpers/per-test.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 
-// Each test has its own workspace, state directory and server: they run side by side.
+// Each test has its own workspace, state directory and server: they run side by side. The first talks to the binary over
+// stdio, as an agent does; the others to the same MCP server run in the test's process.
 describe.concurrent('changeset-server mcp', () => {
   it('lets an agent list its turns, see a diff, revert one file of one turn and undo it', async ({ temp, defer, expect }) => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'b\n' });
@@ -67,7 +68,7 @@ describe.concurrent('changeset-server mcp', () => {
     await edit('Edit', { 'a.txt': 'a3\n' });
     await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
 
-    const mcp = await mcpAgent(repo, stateDir, defer);
+    const mcp = await mcpAgent(repo, stateDir, defer, { through: 'process' });
     const changes = await callTool(mcp, 'show_changes', { turn: 1 });
     expect((changes.data['steps'] as { tool: string }[]).map((s) => s.tool)).toEqual(['Edit', 'Write', 'Edit']);
     const restored = await callTool(mcp, 'restore_checkpoint', { turn: 1, step: 2 });
@@ -82,7 +83,7 @@ describe.concurrent('changeset-server mcp', () => {
     await client.request('harness/turnStarted', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
     writeFiles(repo, { 'a.txt': 'A\n' });
     await client.request('harness/turnEnded', { channel: session, turnId: 't1' }, { timeoutMs: 20_000 });
-    const mcp = await mcpAgent(repo, stateDir, defer);
+    const mcp = await mcpAgent(repo, stateDir, defer, { through: 'process' });
     expect(await callTool(mcp, 'revert', { turn: 7 })).toMatchObject({ isError: true, text: expect.stringContaining('has no turn 7') });
     expect(await callTool(mcp, 'revert', { lines: '2-3' })).toMatchObject({ isError: true, text: expect.stringContaining('"lines" needs "file"') });
     expect(await callTool(mcp, 'revert', { file: 'a.txt', lines: '3-1' })).toMatchObject({ isError: true, text: expect.stringContaining('"lines" must be') });
@@ -100,7 +101,7 @@ describe.concurrent('changeset-server mcp', () => {
   it('starts a server for the folder when none runs, as the hook does', async ({ temp, defer, expect }) => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });
     const stateDir = temp.make('state-');
-    const mcp = await mcpAgent(repo, stateDir, defer);
+    const mcp = await mcpAgent(repo, stateDir, defer, { through: 'process' });
     const listed = await callTool(mcp, 'list_sessions');
     expect(listed.isError).toBe(false);
     const entries = await listServers(stateDir);

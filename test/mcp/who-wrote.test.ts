@@ -27,7 +27,8 @@ describe('changeset-server mcp: who_wrote', () => {
     writeFiles(repo, { 'notes.md': '# notes\nmore\n' });
     await client.request('harness/turnEnded', { channel: session, turnId: 't2' }, { timeoutMs: 20_000 });
 
-    const mcp = await mcpAgent(repo, stateDir, defer);
+    // The MCP server runs in the test's process (test/mcp/mcp.test.ts talks to the binary over stdio).
+    const mcp = await mcpAgent(repo, stateDir, defer, { through: 'process' });
     const call = (name: string, args: Record<string, unknown> = {}) => callTool(mcp, name, args);
     const { tools } = await mcp.listTools();
     expect(tools.find((t) => t.name === 'who_wrote')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
