@@ -5,7 +5,8 @@ import type { ChangesetState } from '../../protocol/index.js';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 import { createSession, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
 
-const fx = useViewerFixture();
+// One server for the file: each test records a session of its own and opens the viewer on it.
+const fx = useViewerFixture('file');
 
 const LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
 const BEFORE = `${LINES.join('\n')}\n`;
@@ -66,7 +67,7 @@ describe('web viewer operations', () => {
     const operations = fx.server.client.state<ChangesetState>('ahp-changeset:/ops2/session')?.operations ?? [];
     expect(operations.find((op) => op.id === 'revert')?.scopes).toContain('resource');
 
-    const { page, errors } = await openViewer(fx.browser, fx.server.viewerUrl, undefined, { layout: 'file' });
+    const { page, errors } = await openViewer(fx.browser, `${fx.server.viewerUrl}&session=ops2&view=session`, undefined, { layout: 'file' });
     await page.locator('.row.file[data-path="b.txt"] .file-open').click();
     const fileRevert = page.locator('.diff-header [data-operation="revert"]');
     await fileRevert.click();

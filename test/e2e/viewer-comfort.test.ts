@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 import { createSession, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
 
-const fx = useViewerFixture();
+// One server for the file: each test records a session of its own and opens the viewer on it.
+const fx = useViewerFixture('file');
 
 const numbered = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 

@@ -7,6 +7,12 @@
  * deletes its lines marks it outdated with the code it pointed at; the agent
  * resolves it through its MCP tool and the open viewer shows it resolved
  * without a reload.
+ *
+ * The agent's side runs as Claude Code runs it where that is what the reviewer
+ * depends on: `serve` and its restart, the prompt hook that hands the comments
+ * over (its stdout is what the agent reads) and the MCP server are processes
+ * of their own; the other hook events run the same hook command in the test's
+ * process (`hookInProcess`, the same answer without starting Node again).
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -16,7 +22,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReviewComment } from '../../protocol/extensions/comments.js';
 import { BIN, run, startServe, type ServeProcess } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
-import { fixture } from '../hook/hook-fixtures.js';
+import { fixture, hookInProcess } from '../hook/hook-fixtures.js';
 import { makeRepo } from '../helpers/workspace.js';
 import { openViewer, useViewerFixture } from './viewer-harness.js';
 
@@ -39,15 +45,25 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       servers.push(s);
       return s;
     };
-    const hook = (name: string, ...flags: string[]) =>
-      run(['hook', 'claude', '--state-dir', state, ...flags], { input: fixture(name, SESSION_ID, workspace), cwd: workspace });
+    const hookArgs = (flags: string[]) => ['hook', 'claude', '--state-dir', state, ...flags];
+    /** One hook event as Claude Code sends it, through the binary. */
+    const hook = (name: string, ...flags: string[]) => run(hookArgs(flags), { input: fixture(name, SESSION_ID, workspace), cwd: workspace });
+    /** The same event through the same command in the test's process. */
+    const hookHere = (name: string, ...flags: string[]) => hookInProcess(hookArgs(flags), fixture(name, SESSION_ID, workspace));
     const turn = async (content: string): Promise<void> => {
-      expect((await hook('02-user-prompt-submit.json')).code).toBe(0);
+      expect((await hookHere('02-user-prompt-submit.json')).code).toBe(0);
       writeFileSync(join(workspace, 'src/app.ts'), content);
-      expect((await hook('07-stop.json')).code).toBe(0);
+      expect((await hookHere('07-stop.json')).code).toBe(0);
     };
+    // The agent's MCP server, started as Claude Code starts it, while the rest goes on: each tool call finds the server
+    // recording the workspace anew, so the restart below does not concern it.
+    const mcp = new Client({ name: 'test-agent', version: '1.0.0' });
+    let mcpReady: Promise<void> | undefined;
     try {
       let server = await serve();
+      mcpReady = mcp.connect(
+        new StdioClientTransport({ command: process.execPath, args: [resolve(BIN), 'mcp', '--state-dir', state], cwd: workspace, stderr: 'inherit' }),
+      );
       await turn(lines(12, { 5: 'const a = 1;', 6: 'const b = 2;' }));
 
       // The reviewer comments on line 6 from its line number's "+".
@@ -71,7 +87,8 @@ describe('review comments: the loop from the viewer to the agent and back', () =
 
       // The server has it.
       const listed = async (s: ServeProcess): Promise<ReviewComment[]> => {
-        const client = await TestClient.connect(s.ready.url, { token: s.ready.token! });
+        // What the server keeps, not the shape of its handshake (the protocol tests check that): no schema check.
+        const client = await TestClient.connect(s.ready.url, { token: s.ready.token!, check: null });
         try {
           await client.initialize();
           return (await client.request<{ comments: ReviewComment[] }>('comments/list', { channel: CHANNEL, state: 'all' })).comments;
@@ -97,7 +114,7 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       expect(context).toContain('> Name b after what it counts');
       // That turn inserts two lines above: the comment moves with its line, live.
       writeFileSync(join(workspace, 'src/app.ts'), `// one\n// two\n${lines(12, { 5: 'const a = 1;', 6: 'const b = 2;' })}`);
-      expect((await hook('07-stop.json')).code).toBe(0);
+      expect((await hookHere('07-stop.json')).code).toBe(0);
       await expect.poll(() => comment.getAttribute('aria-label')).toBe('Comment by you on line 8');
       expect(await comment.evaluate((el) => el.previousElementSibling?.querySelector('[data-line="R8"]') !== null)).toBe(true);
 
@@ -107,16 +124,9 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       await expect.poll(() => comment.locator('.comment-code').textContent()).toBe('const b = 2;');
 
       // The agent resolves it through its MCP tool: the open viewer shows it resolved, without a reload.
-      const mcp = new Client({ name: 'test-agent', version: '1.0.0' });
-      await mcp.connect(
-        new StdioClientTransport({ command: process.execPath, args: [resolve(BIN), 'mcp', '--state-dir', state], cwd: workspace, stderr: 'inherit' }),
-      );
-      try {
-        const result = (await mcp.callTool({ name: 'resolve_comment', arguments: { comment: '#1', note: 'Renamed it to count' } })) as { isError?: boolean };
-        expect(result.isError ?? false).toBe(false);
-      } finally {
-        await mcp.close();
-      }
+      await mcpReady;
+      const result = (await mcp.callTool({ name: 'resolve_comment', arguments: { comment: '#1', note: 'Renamed it to count' } })) as { isError?: boolean };
+      expect(result.isError ?? false).toBe(false);
       await expect.poll(() => comment.locator('.comment-badge.resolved').textContent()).toBe('resolved');
       await expect.poll(() => comment.locator('.comment-resolution').textContent()).toBe('Resolved by the agent: Renamed it to count');
       await expect.poll(() => comment.getByRole('button', { name: 'Reopen' }).isVisible()).toBe(true);
@@ -141,10 +151,12 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       await second.getByRole('button', { name: 'Delete' }).click();
       await expect.poll(() => second.count()).toBe(0);
       // No open comment left for the next prompt.
-      expect((await hook('02-user-prompt-submit.json', '--comments')).stdout).toBe('');
+      expect((await hookHere('02-user-prompt-submit.json', '--comments')).stdout).toBe('');
       // Only the page's tries to reconnect while the server was restarting.
       expect(errors.filter((e) => !e.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
     } finally {
+      await mcpReady?.catch(() => undefined);
+      await mcp.close();
       for (const s of servers) await s.stop('SIGKILL');
     }
   });

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 import { createSession, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
 
-const fx = useViewerFixture();
+// One server for the file: each test records a session of its own and opens the viewer on it.
+const fx = useViewerFixture('file');
 
 describe('viewer: redo, a file’s history, changed since you viewed', () => {
   it('offers Redo after an Undo, with the same dialog, and it takes the undo back', async () => {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 import { createSession, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
 
-const fx = useViewerFixture();
+// One server for the file: each test records a session of its own and opens the viewer on it.
+const fx = useViewerFixture('file');
 
 describe("the viewer's operation dialogs name edits no turn made", () => {
   it('restore of turn 1 names a file edited by hand between turn 1 and turn 2, and when', async () => {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../helpers/workspace.js';
 import { createSession, openViewer, recordTurn, useViewerFixture } from './viewer-harness.js';
 
-const fx = useViewerFixture();
+// One server for the file: each test records a session of its own and opens the viewer on it.
+const fx = useViewerFixture('file');
 
 describe('viewer operations say what they will do', () => {
   it('confirms with the dry run (files, edits no turn made, conflicts), names turns and hunks, waits for a recording turn, and clears notices', async () => {
