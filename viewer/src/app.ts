@@ -18,12 +18,6 @@ export type { Notice } from './state/view-state.js';
 export type { Part } from './state/render-queue.js';
 export type { DiffMode, Layout } from './state/display.js';
 
-/** Runs `task` when the page is idle (after the first view is fetched and drawn), or within 1.5 s. */
-function whenIdle(task: () => void): void {
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: 1500 });
-  else setTimeout(task, 300);
-}
-
 /** The viewer: what is shown (`ViewState`) and how it moves with the user and the server. */
 export class App extends ViewState {
   private readonly channels: SessionChannels;
@@ -98,7 +92,8 @@ export class App extends ViewState {
       const sessionEntry = this.catalogue.find((c) => c.changeKind === 'session' && isStatic(c)) ?? this.catalogue.find(isStatic);
       if (sessionEntry && !this.open) await this.openEntry(sessionEntry);
     }
-    whenIdle(() => {
+    // The other changesets (800 KB each at most) once the view's first screen is drawn, not in front of its diffs.
+    this.afterFirstScreen(() => {
       if (this.sessionUri !== uri) return;
       this.channels.wantStatics();
       void this.syncSessionChannels();

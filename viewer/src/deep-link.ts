@@ -151,7 +151,11 @@ export function installDeepLinks(app: App): void {
           settle();
           return;
         }
-      } else return;
+      } else {
+        // The linked file is not among the files the state carries: the rest are listed now, not after the first screen.
+        app.allFiles.now(app.open.uri);
+        return;
+      }
     }
     wanted = undefined;
     if (app.selectedFileId === undefined) {

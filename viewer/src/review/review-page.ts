@@ -375,18 +375,24 @@ export class ReviewPage implements SectionHost {
             : 'No changed files.';
       replaceChildren(this.canvas, h('p', { class: 'empty' }, text));
       this.sizeCanvas('');
+      app.screenDrawn(!open || (state !== undefined && state.status !== 'computing'));
       return;
     }
     this.sizeCanvas();
     const top = this.box.top;
     const bottom = top + this.viewHeight;
     const sections: HTMLElement[] = [];
+    // Whether every file on screen is drawn with its diff (or collapsed, or failed).
+    let complete = true;
     for (let i = this.indexAt(top); i < files.length && offsets[i]! < bottom + OVERSCAN_ROWS * LINE_HEIGHT; i++) {
       const row = files[i]!;
-      sections.push(this.section(open.uri, row, this.store.want(open.uri, row.file), offsets[i]!, offsets[i + 1]!, top, bottom));
+      const entry = this.store.want(open.uri, row.file);
+      if (offsets[i]! < bottom && !entry.diff && entry.error === undefined && !this.isCollapsed(row.file)) complete = false;
+      sections.push(this.section(open.uri, row, entry, offsets[i]!, offsets[i + 1]!, top, bottom));
     }
     this.wantRange(open.uri, this.layout, top, bottom);
     replaceChildren(this.canvas, sections);
+    app.screenDrawn(complete);
   }
 
   /**

@@ -34,19 +34,19 @@ interface Listing {
   flipped: Map<string, ChangesetFile>;
   /** Full entries fetched for files of `rest` (their content URIs). */
   full: Map<string, Promise<ChangesetFile | undefined>>;
-}
-
-/** Runs `task` once the page is idle (after the first view is drawn), or within 0.5 s. */
-function afterFirstPaint(task: () => void): void {
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: 500 });
-  else setTimeout(task, 50);
+  /** Whether its pages were asked for (it waits for the first screen until then). */
+  started: boolean;
 }
 
 /** The open changeset with every file. */
 export class AllFiles {
   private readonly listings = new Map<URI, Listing>();
 
-  constructor(private readonly client: ViewerClient) {
+  /** `later` runs a task once the first screen is drawn (the listing then does not hold up that screen's diffs). */
+  constructor(
+    private readonly client: ViewerClient,
+    private readonly later: (task: () => void) => void,
+  ) {
     client.on('envelope', (envelope) => this.onEnvelope(envelope));
   }
 
@@ -59,10 +59,10 @@ export class AllFiles {
     }
     let listing = this.listings.get(uri);
     if (!listing || listing.meta !== state._meta) {
-      listing = { meta: state._meta, confirmed: new Map(), version: 0, flipped: new Map(), full: new Map() };
+      listing = { meta: state._meta, confirmed: new Map(), version: 0, flipped: new Map(), full: new Map(), started: false };
       this.listings.set(uri, listing);
-      const started = listing;
-      afterFirstPaint(() => void this.load(uri, started));
+      const created = listing;
+      this.later(() => this.begin(uri, created));
     }
     if (!listing.rest) return state;
     const pending = this.client.mirror.pendingOf(uri);
@@ -72,6 +72,18 @@ export class AllFiles {
     const result: ChangesetState = { ...state, files: state.files.concat(this.rest(listing, pending)) };
     listing.built = { state, version: listing.version, pending: pendingKey, result };
     return result;
+  }
+
+  /** Lists the rest of a cut changeset's files now rather than after the first screen (a link names a file past the state's). */
+  now(uri: URI): void {
+    const listing = this.listings.get(uri);
+    if (listing) this.begin(uri, listing);
+  }
+
+  private begin(uri: URI, listing: Listing): void {
+    if (listing.started || this.listings.get(uri) !== listing) return;
+    listing.started = true;
+    void this.load(uri, listing);
   }
 
   /** How many files of a cut changeset are still loading (0 once all are, or when nothing was cut). */

@@ -18,6 +18,15 @@ import { FileRows } from './file-rows.js';
 import { RenderQueue, type Part } from './render-queue.js';
 import { SessionList } from './session-list.js';
 
+/** The longest work deferred until a view's first screen waits for that screen's diffs. */
+const FIRST_SCREEN_MAX_MS = 3000;
+
+/** Runs `task` when the page is next idle, or within 0.5 s. */
+function whenIdle(task: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: 500 });
+  else setTimeout(task, 50);
+}
+
 /** Something for the user to read: an operation's outcome, a refused review tick, a failure. */
 export interface Notice {
   /** How to present it. */
@@ -71,7 +80,7 @@ export class ViewState {
 
   constructor(readonly client: ViewerClient) {
     this.sessionList = new SessionList(client);
-    this.allFiles = new AllFiles(client);
+    this.allFiles = new AllFiles(client, (task) => this.afterFirstScreen(task));
   }
 
   /** Registers the function that draws one part of the page. */
@@ -87,6 +96,42 @@ export class ViewState {
   /** Draws nothing until `ready` settles or `maxMs` passed (what the next frame would show is about to arrive). */
   holdRendering(ready: Promise<unknown>, maxMs: number): void {
     this.renders.hold(ready, maxMs);
+  }
+
+  /** Tasks waiting for the open view's screen to be drawn with its diffs. */
+  private waitingForScreen: (() => void)[] = [];
+
+  /**
+   * A view drew the open changeset's screen; `complete` when every diff it
+   * shows was in (or there is none to show): what {@link afterFirstScreen}
+   * waits for.
+   */
+  screenDrawn(complete: boolean): void {
+    if (!complete || this.waitingForScreen.length === 0) return;
+    const waiting = this.waitingForScreen;
+    this.waitingForScreen = [];
+    for (const start of waiting) start();
+  }
+
+  /**
+   * Runs `task` once the open view's screen is drawn with its diffs (at
+   * most {@link FIRST_SCREEN_MAX_MS} from now), when the page is next idle:
+   * for what the first screen does not show — the rest of a cut
+   * changeset's files, the session's other changesets. Asked for as soon
+   * as the page was idle instead, they went out while it waited for the
+   * first screen's diffs, and those diffs then waited behind them: in the
+   * server, and on the socket (up to 800 KB a changeset).
+   */
+  afterFirstScreen(task: () => void): void {
+    let started = false;
+    const start = (): void => {
+      if (started) return;
+      started = true;
+      // The frame that shows the diffs is painted first, then the task runs in the idle time after it.
+      requestAnimationFrame(() => setTimeout(() => whenIdle(task), 0));
+    };
+    this.waitingForScreen.push(start);
+    setTimeout(start, FIRST_SCREEN_MAX_MS);
   }
 
   /** Known sessions, by URI. */

@@ -66,6 +66,9 @@ export class DiffView {
     if (!open || !file) {
       const files = app.changeset?.files.length ?? 0;
       replaceChildren(this.pane, h('p', { class: 'empty' }, files > 0 ? 'Select a file (j / k) to see its diff.' : ''));
+      // Nothing to wait for without a changeset, or with one of no files; a file is about to be selected otherwise.
+      const state = app.changeset;
+      app.screenDrawn(!open || (state !== undefined && state.status !== 'computing' && files === 0));
       return;
     }
     const key = `${open.uri}\n${file.id}\n${app.display.context}`;
@@ -89,6 +92,7 @@ export class DiffView {
     replaceChildren(this.pane, this.header(open.uri, file), note ? h('p', { class: 'note file-note' }, note) : null, this.body(open.uri, file, loaded));
     drawBlame(app, this.pane, open.uri, file);
     this.markLine(`${key}\n${app.selectedLine ?? ''}`);
+    app.screenDrawn(loaded.diff !== undefined || loaded.error !== undefined);
   }
 
   /** Marks the linked line and scrolls it into view the first time it is drawn. */
