@@ -28,14 +28,8 @@ describe('viewer comfort', () => {
     expect(await background()).toBe('rgb(13, 17, 23)');
     await page.locator('#theme').selectOption('light');
     await expect.poll(background).toBe('rgb(255, 255, 255)');
-    await page.reload();
-    await page.locator('.rv-file[data-path="a.txt"] .rl.add').waitFor();
-    expect(await background()).toBe('rgb(255, 255, 255)');
-    expect(await page.locator('#theme').inputValue()).toBe('light');
-    await page.locator('#theme').selectOption('system');
-    await expect.poll(background).toBe('rgb(13, 17, 23)');
 
-    // Drag the file list wider; the width is remembered.
+    // Drag the file list wider.
     const files = page.locator('#files-column');
     const before = (await files.boundingBox())!.width;
     /** How much wider than at first the file list is, in whole pixels. */
@@ -46,9 +40,15 @@ describe('viewer comfort', () => {
     await page.mouse.move(bar.x + bar.width / 2 + 120, bar.y + 200, { steps: 4 });
     await page.mouse.up();
     await expect.poll(widened).toBe(120);
+
+    // Both are remembered: after a reload the page is light and the file list as wide.
     await page.reload();
     await page.locator('.rv-file[data-path="a.txt"] .rl.add').waitFor();
+    expect(await background()).toBe('rgb(255, 255, 255)');
+    expect(await page.locator('#theme').inputValue()).toBe('light');
     await expect.poll(widened).toBe(120);
+    await page.locator('#theme').selectOption('system');
+    await expect.poll(background).toBe('rgb(13, 17, 23)');
     await page.locator('[data-splitter="files"]').focus();
     await page.keyboard.press('ArrowLeft');
     await expect.poll(widened).toBe(110);
