@@ -26,6 +26,7 @@ function random(seed: number): () => number {
 
 /** Turns of random edits: 12 in `npm test`, more in `npm run soak` (SESSION_DELTA_TURNS=100). */
 const TURNS = Number(process.env['SESSION_DELTA_TURNS'] ?? 12);
+const TIMEOUT_MS = 60_000 + TURNS * 2_000;
 
 describe('SessionDelta', () => {
   it(
@@ -79,6 +80,6 @@ describe('SessionDelta', () => {
         expect(followed.map(shape)).toEqual(direct.map(shape));
       }
     },
-    60_000 + TURNS * 2_000,
+    TIMEOUT_MS,
   );
 });
