@@ -129,7 +129,8 @@ describe('the figures a client is given', () => {
       await expect.poll(() => client.state<ChatState>(session.chatUri)!.turns.find((x) => x.id === turnId)?.duration).toBeDefined();
       return client.state<ChatState>(session.chatUri)!.turns.find((x) => x.id === turnId)!;
     };
-    const auto = startAutoTurns(t.service.sessions, session, { quietMs: 2500, ignoreDirs: [t.stateDir] });
+    // One save needs no long quiet period to end its turn; two saves apart need one longer than the time between them.
+    let auto = startAutoTurns(t.service.sessions, session, { quietMs: 500, ignoreDirs: [t.stateDir] });
     try {
       // One save: the watcher sees it as a few events milliseconds apart, which are no duration.
       let ended = nextEvent(auto.onTurnEnded);
@@ -143,6 +144,9 @@ describe('the figures a client is given', () => {
       expect(Date.parse(statsOne.editSpan!.from)).toBeGreaterThanOrEqual(saved);
       expect(Date.parse(statsOne.editSpan!.from)).toBeLessThanOrEqual(doneOne);
       expect(chatOne.duration).toBe(0);
+      auto.stop();
+      await auto.idle();
+      auto = startAutoTurns(t.service.sessions, session, { quietMs: 2500, ignoreDirs: [t.stateDir] });
 
       // Two saves 1.5 s apart: the turn lasts from the first change seen to the last, not the quiet period after.
       ended = nextEvent(auto.onTurnEnded);
