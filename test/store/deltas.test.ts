@@ -66,14 +66,14 @@ describe('compaction with deltas', () => {
   it('stores each version as a delta against the next newer one of its path: git reads every version, fsck --full passes, chains stay short', async () => {
     const store = await fx.open({ compactAfterIdleMs: Number.POSITIVE_INFINITY });
     const files = project(4, 200);
-    const versions = await recordTurns(store, 'session-a', files, { turns: 50, perTurn: 2 });
+    const versions = await recordTurns(store, 'session-a', files, { turns: 30, perTurn: 2 });
     await store.flush();
     const sizeBefore = await store.storeSize();
     const report = await store.compact({ force: true });
     expect(report.compacted).toBe(true);
     expect(report.packsAfter).toBe(1);
     const sizeAfter = await store.storeSize();
-    // 25 versions of each of 4 files of ~17 KB: whole they take over a megabyte, as deltas a small share of it.
+    // 15 versions of each of 4 files of ~17 KB: whole they take about a megabyte, as deltas a small share of it (a 25th).
     expect(sizeAfter).toBeLessThan(sizeBefore / 5);
 
     const entries = packEntries(store.layout.shadowDir);
@@ -94,7 +94,7 @@ describe('compaction with deltas', () => {
     for (const [oid, text] of versions) expect(batch).toContain(`${oid} ${Buffer.byteLength(text)}`);
 
     // More turns, compacted again: the old deltas are copied, the store keeps every version.
-    const more = await recordTurns(store, 'session-a', files, { turns: 10, perTurn: 2, firstTurn: 50, versions: new Map() });
+    const more = await recordTurns(store, 'session-a', files, { turns: 10, perTurn: 2, firstTurn: 30, versions: new Map() });
     await store.flush();
     const second = await store.compact({ force: true });
     expect(second.packsAfter).toBe(1);
