@@ -14,7 +14,9 @@ import { BIN, startServe, stopRegistered, type ServeProcess } from './serve-proc
  * prose of its --json answers) and an agent reads from the MCP tools (their
  * answers' prose and their errors), collected over a realistic session —
  * turns with steps, a hand edit, dry runs, operations, undo, mistakes made
- * on purpose — and none may speak the protocol.
+ * on purpose — and none may speak the protocol. The commands run in the
+ * test's process (test/helpers/cli-in-process.ts), the MCP server as a
+ * process of its own.
  */
 describe('the words people and agents read', () => {
   const temp = new TempDirs();
