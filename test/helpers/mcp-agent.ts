@@ -4,23 +4,32 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { realDir } from '../../server/client/target.js';
 import { createMcpServer } from '../../server/mcp/mcp-server.js';
-import { BIN, startServe } from '../cli/serve-process.js';
+import { removeServerEntry, writeServerEntry } from '../../server/registry/index.js';
+import { ChangesetService } from '../../server/service.js';
+import { BIN } from '../cli/serve-process.js';
 import { TestClient } from './client.js';
 
 /** Runs `cleanup` once the test (or the file) is over; the last given runs first. */
 type Defer = (cleanup: () => unknown) => void;
 
 /**
- * `changeset-server serve` started over `repo` with its own state directory (the built binary: run `npm run build`
- * first), and a scripted client connected to it; both are stopped by `defer`. `session` is the session serve opened.
+ * The server recording `repo`, as `changeset-server serve REPO --state-dir STATE_DIR` runs it — the service with a token,
+ * a session opened over `repo`, its entry in the state directory's registry, where `mcp` finds it — but in the test's
+ * process, without starting Node and loading the server again; and a scripted client connected to it. Both are stopped
+ * by `defer`. `session` is the session the server opened.
  */
 export async function servedWorkspace(repo: string, stateDir: string, defer: Defer): Promise<{ client: TestClient; session: string }> {
-  const server = await startServe([repo, '--port', '0', '--state-dir', stateDir]);
-  defer(() => server.stop('SIGKILL'));
-  const client = await TestClient.connect(server.ready.url, { token: server.ready.token! });
+  const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir, security: { host: '127.0.0.1' }, log: () => undefined });
+  const { url } = await service.start();
+  defer(() => service.stop({ mirrorGraceMs: 0 }));
+  const token = service.security!.token!;
+  const recording = await service.openWorkspace([repo]);
+  await writeServerEntry(stateDir, { pid: process.pid, url, token, viewer: url, directories: [repo], startedAt: new Date().toISOString() });
+  defer(() => removeServerEntry(stateDir, process.pid));
+  const client = await TestClient.connect(url, { token });
   await client.initialize();
   defer(() => client.close());
-  return { client, session: server.ready.sessions[0]! };
+  return { client, session: recording.uri };
 }
 
 /**
