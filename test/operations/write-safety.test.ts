@@ -129,7 +129,7 @@ describe('operations write safely', () => {
     await recordTurn('t1', () => writeFiles(repo, Object.fromEntries(dirs.map((d) => [`${d}/f.txt`, `${d} changed\n`]))));
     expect(await invoke(turnUri('t1'), 'revert')).toBe('Reverted 300 files');
     expect(dirs.filter((d) => read(`${d}/f.txt`) !== `${d}\n`)).toEqual([]);
-  });
+  }, 60_000);
 
   it('stops when a file changes while the operation runs, puts back what it wrote, and leaves undo as it was', async () => {
     await start({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
