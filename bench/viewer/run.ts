@@ -185,8 +185,8 @@ const OBSERVER = `(() => {
 /** A Chrome DevTools Protocol connection to one browser, with flat sessions for its tabs. */
 interface Cdp {
   send<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>, sessionId?: string): Promise<T>;
-  /** The next event named `method` (within the request timeout). */
-  next(method: string): Promise<Record<string, unknown>>;
+  /** The next event named `method`, within `timeoutMs` (the request timeout by default; 0: no limit). */
+  next(method: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   close(): void;
 }
 
@@ -237,9 +237,9 @@ async function cdpConnect(url: string, onEvent: (method: string, params: Record<
         });
         ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
       }),
-    next: (method: string) =>
+    next: (method: string, timeoutMs = CDP_TIMEOUT_MS) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`Chromium sent no ${method} within ${CDP_TIMEOUT_MS / 1000} s`)), CDP_TIMEOUT_MS);
+        const timer = timeoutMs > 0 ? setTimeout(() => reject(new Error(`Chromium sent no ${method} within ${timeoutMs / 1000} s`)), timeoutMs) : undefined;
         events.set(method, (params) => (clearTimeout(timer), resolve(params)));
       }),
     close: () => ws.close(),
@@ -308,6 +308,13 @@ async function openTab(
   await cdp.send('Emulation.setDeviceMetricsOverride', { width: 1400, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId);
   await cdp.send('Page.enable', {}, sessionId);
   await cdp.send('Runtime.enable', {}, sessionId);
+  // A tab whose renderer dies answers nothing more: the run fails at once, saying so.
+  await cdp.send('Inspector.enable', {}, sessionId);
+  let crashed = false;
+  void cdp
+    .next('Inspector.targetCrashed', 0)
+    .then(() => (crashed = true))
+    .catch(() => undefined);
   await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: OBSERVER }, sessionId);
   if (observed) {
     await cdp.send('Network.enable', {}, sessionId);
@@ -322,6 +329,7 @@ async function openTab(
     for (;;) {
       const value = await evaluate(`location.protocol === 'http:' && typeof window.${name} === 'number' ? window.${name} : null`);
       if (typeof value === 'number') return value;
+      if (crashed) throw new Error(`no ${what}: the tab crashed (Chromium's renderer exited)`);
       if (Date.now() > deadline) {
         const shows = await evaluate(
           `JSON.stringify({ url: location.pathname + location.search.replace(/token=[^&]*/, 'token=…'), status: document.getElementById('status')?.textContent, toolbar: document.getElementById('toolbar')?.textContent, notice: document.querySelector('.notice')?.textContent, rows: document.querySelectorAll('.rl').length })`,
@@ -408,7 +416,16 @@ interface Side {
 function buildViewerAt(rev: string, work: string, out: string): void {
   const tree = join(work, `src-${rev}`);
   mkdirSync(tree, { recursive: true });
-  const archive = execFileSync('git', ['archive', rev, 'viewer', 'protocol', 'reducers', 'diff'], { maxBuffer: 1 << 30 });
+  // The shared compiler settings too, where the revision has them (esbuild reads the viewer's tsconfig, which extends them).
+  const paths = ['viewer', 'protocol', 'reducers', 'diff', 'tsconfig.base.json'].filter((path) => {
+    try {
+      execFileSync('git', ['cat-file', '-e', `${rev}:${path}`], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const archive = execFileSync('git', ['archive', rev, ...paths], { maxBuffer: 1 << 30 });
   execFileSync('tar', ['-x', '-C', tree], { input: archive });
   symlinkSync(join(process.cwd(), 'node_modules'), join(tree, 'node_modules'));
   execFileSync(process.execPath, [join(tree, 'viewer', 'build.mjs'), '--no-typecheck', '--outdir', out], { stdio: 'inherit' });
