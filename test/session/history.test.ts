@@ -62,6 +62,7 @@ function invoke(client: TestClient, channel: string, operationId: string, target
 }
 
 describe('history that outlives the agent', () => {
+  // Three server starts, two turns and two operations: on a machine under heavy load, longer than the default 30 s.
   it('keeps an ended session listed, reviewable and revertable, across a restart, until it is forgotten', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': lines(10), 'b.txt': 'b\n' });
     const stateDir = temp.make('state-');
@@ -122,7 +123,7 @@ describe('history that outlives the agent', () => {
     await stop(service, client);
     ({ service, client } = await start(stateDir, [repo]));
     expect((await client.request<ListSessionsResult>('listSessions', { channel: ROOT_CHANNEL })).items.map((s) => s.resource)).not.toContain(SESSION);
-  });
+  }, 90_000);
 
   it('resumes recording when the agent creates an ended session again', async () => {
     const repo = makeRepo(temp.make(), { 'a.txt': 'a\n' });

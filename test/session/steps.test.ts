@@ -81,6 +81,7 @@ function workspace(): { dir: string; stateDir: string } {
 }
 
 describe('step checkpoints', () => {
+  // The first test of the file starts the first server: on a machine under heavy load, longer than the default 30 s.
   it('lists the steps of a turn in the session state _meta and restores to before the second tool call, exactly', async () => {
     const { dir, stateDir } = workspace();
     const { client } = await start(stateDir, dir);
@@ -106,7 +107,7 @@ describe('step checkpoints', () => {
     // `undo` brings back the state the restore overwrote.
     await client.request('invokeChangesetOperation', { channel: `ahp-changeset:/${SID}/session`, operationId: 'undo' }, { timeoutMs: 30_000 });
     expect([read(dir, 'a.txt'), read(dir, 'b.txt'), read(dir, 'c.txt')]).toEqual(['a2\n', 'b2\n', 'c3\n']);
-  });
+  }, 90_000);
 
   it('shows exactly what one tool call changed in its step changeset, which also restores to before it', async () => {
     const { dir, stateDir } = workspace();
