@@ -18,8 +18,8 @@ const fixture = (name: string, cwd: string): string => recordedEvent(name, SESSI
 
 // Each test has its own workspace, state directory and server: they run side by side. A hook event goes through the
 // binary (`run`), as the agent runs it, where that is what is checked: each event's first run in the recorded session,
-// the modules a hook loads, a bad input's answer. The others run the same command in the test's process (`hookInProcess`,
-// the same answer).
+// the server that goes away when idle, the modules a hook loads, a bad input's answer. The others run the same command
+// in the test's process (`hookInProcess`, the same answer).
 describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
   /** A server the hook started in the background, stopped after the test. */
   const started = (defer: (cleanup: () => unknown) => void, entry: ServerEntry): ServerEntry => {
@@ -109,7 +109,10 @@ describe.concurrent('Claude Code hook', { timeout: 120_000 }, () => {
   it('lets the server it started go away when idle, and picks the session up again at the next event', async ({ temp, defer, expect }) => {
     const workspace = makeRepo(temp.make('cs-hook-ws-'), { 'hello.txt': 'hi\n' });
     const state = temp.make('cs-hook-state-');
-    const hook = (name: string) => hookInProcess(['hook', 'claude', '--state-dir', state, '--idle-timeout', '1500'], fixture(name, workspace));
+    // Through the binary: the hook's own process reaches the server it started before that goes idle (a test's process,
+    // busy with the tests beside it, may come too late).
+    const hook = (name: string) =>
+      run(['hook', 'claude', '--state-dir', state, '--timeout', '30000', '--idle-timeout', '1500'], { input: fixture(name, workspace), cwd: workspace });
     expect((await hook('02-user-prompt-submit.json')).code).toBe(0);
     const first = started(defer, await waitFor(() => findServerFor(state, workspace), 'the server to register'));
     writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
