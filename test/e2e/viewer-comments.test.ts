@@ -9,19 +9,20 @@
  * without a reload.
  *
  * The agent's side runs as Claude Code runs it where that is what the reviewer
- * depends on: `serve` and its restart, the prompt hook that hands the comments
- * over (its stdout is what the agent reads) and the MCP server are processes
- * of their own; the other hook events run the same hook command in the test's
- * process (`hookInProcess`, the same answer without starting Node again).
+ * depends on: `serve` and its restart, and the prompt hook that hands the
+ * comments over (its stdout is what the agent reads), are processes of their
+ * own; the other hook events run the same hook command in the test's process
+ * (`hookInProcess`), and the agent's MCP client talks to the same MCP server
+ * `mcp` serves, in the test's process (`mcpAgent`): the same answers without
+ * starting Node again (the hook and MCP tests cover the binaries' stdio).
  */
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReviewComment } from '../../protocol/extensions/comments.js';
-import { BIN, run, startServe, type ServeProcess } from '../cli/serve-process.js';
+import { run, startServe, type ServeProcess } from '../cli/serve-process.js';
 import { TestClient } from '../helpers/client.js';
+import { mcpAgent } from '../helpers/mcp-agent.js';
 import { fixture, hookInProcess } from '../hook/hook-fixtures.js';
 import { makeRepo } from '../helpers/workspace.js';
 import { openViewer, useViewerFixture } from './viewer-harness.js';
@@ -55,15 +56,9 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       writeFileSync(join(workspace, 'src/app.ts'), content);
       expect((await hookHere('07-stop.json')).code).toBe(0);
     };
-    // The agent's MCP server, started as Claude Code starts it, while the rest goes on: each tool call finds the server
-    // recording the workspace anew, so the restart below does not concern it.
-    const mcp = new Client({ name: 'test-agent', version: '1.0.0' });
-    let mcpReady: Promise<void> | undefined;
+    const cleanups: (() => unknown)[] = [];
     try {
       let server = await serve();
-      mcpReady = mcp.connect(
-        new StdioClientTransport({ command: process.execPath, args: [resolve(BIN), 'mcp', '--state-dir', state], cwd: workspace, stderr: 'inherit' }),
-      );
       await turn(lines(12, { 5: 'const a = 1;', 6: 'const b = 2;' }));
 
       // The reviewer comments on line 6 from its line number's "+".
@@ -124,7 +119,7 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       await expect.poll(() => comment.locator('.comment-code').textContent()).toBe('const b = 2;');
 
       // The agent resolves it through its MCP tool: the open viewer shows it resolved, without a reload.
-      await mcpReady;
+      const mcp = await mcpAgent(workspace, state, (cleanup) => cleanups.push(cleanup), { through: 'process' });
       const result = (await mcp.callTool({ name: 'resolve_comment', arguments: { comment: '#1', note: 'Renamed it to count' } })) as { isError?: boolean };
       expect(result.isError ?? false).toBe(false);
       await expect.poll(() => comment.locator('.comment-badge.resolved').textContent()).toBe('resolved');
@@ -155,8 +150,7 @@ describe('review comments: the loop from the viewer to the agent and back', () =
       // Only the page's tries to reconnect while the server was restarting.
       expect(errors.filter((e) => !e.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
     } finally {
-      await mcpReady?.catch(() => undefined);
-      await mcp.close();
+      for (const cleanup of cleanups.reverse()) await cleanup();
       for (const s of servers) await s.stop('SIGKILL');
     }
   });
