@@ -34,11 +34,16 @@ async function setup(files: Record<string, string> = { 'a.txt': 'a\n' }, env: No
   const service = new ChangesetService({ host: '127.0.0.1', port: 0, stateDir, log: () => undefined });
   const { url } = await service.start();
   const lines: string[] = [];
+  /** Called with each line the mirror logs, as it logs it. */
+  const onLine: ((line: string) => void)[] = [];
   const mirror = new MirrorService(service.sessions, {
     remote: mirrorRemote(remote.url('mirror.git'), env),
     stateDir,
     timing: { debounceMs: 20, retryBaseMs: 100, retryMaxMs: 400 },
-    log: (line) => lines.push(line),
+    log: (line) => {
+      lines.push(line);
+      for (const listener of onLine) listener(line);
+    },
   });
   service.server.register(mirror.methods());
   cleanup.push(async () => {
@@ -49,7 +54,7 @@ async function setup(files: Record<string, string> = { 'a.txt': 'a\n' }, env: No
   const client = await TestClient.connect(url);
   await client.initialize();
   cleanup.push(() => client.close());
-  return { remote, bare, repo, stateDir, service, mirror, session, client, lines };
+  return { remote, bare, repo, stateDir, service, mirror, session, client, lines, onLine };
 }
 
 async function waitFor(mirror: MirrorService, done: (w: WorkspaceMirrorStatus) => boolean, timeoutMs = 20_000): Promise<WorkspaceMirrorStatus> {
@@ -68,18 +73,30 @@ const headIn = (gitDir: string, pattern: string): string =>
 
 describe('mirroring in the background', () => {
   it('retries with growing delays while the remote is down and catches up once it is back', async () => {
-    const { remote, bare, stateDir, mirror, session, client, lines } = await setup();
+    const { remote, bare, stateDir, mirror, session, client, lines, onLine } = await setup();
     await waitFor(mirror, (w) => w.pendingRefs === 0 && w.lastSuccessAt !== undefined);
-    await remote.stop();
-    await recordTurn(client, session.uri, 't1', () => undefined);
     const delays = new Map<string, number>();
+    const delayOf = (w: WorkspaceMirrorStatus | undefined): void => {
+      if (w?.lastErrorAt && w.nextRetryAt) delays.set(w.lastErrorAt, Date.parse(w.nextRetryAt) - Date.parse(w.lastErrorAt));
+    };
+    // Each failure's delay read when it is logged, as well as by the polling below: on a loaded machine a poll every
+    // 25 ms can miss a 100 ms retry.
+    const sampled: Promise<void>[] = [];
+    onLine.push((line) => {
+      if (line.includes('retrying in')) sampled.push(mirror.status().then((status) => delayOf(status.workspaces[0])));
+    });
+    await remote.stop();
     // The lines logged when the status was read: another retry may fail before the checks below run.
     let retryLines: string[] = [];
-    const failing = await waitFor(mirror, (w) => {
-      if (w.lastErrorAt && w.nextRetryAt) delays.set(w.lastErrorAt, Date.parse(w.nextRetryAt) - Date.parse(w.lastErrorAt));
+    // Polled from before the turn, whose push fails first.
+    const failingSoon = waitFor(mirror, (w) => {
+      delayOf(w);
       retryLines = lines.filter((l) => l.includes('retrying in'));
       return w.failures >= 4;
     });
+    await recordTurn(client, session.uri, 't1', () => undefined);
+    const failing = await failingSoon;
+    await Promise.all(sampled);
     expect(failing.pendingRefs).toBeGreaterThan(0);
     expect(failing.pendingSessions).toEqual([{ session: session.id, refs: failing.pendingRefs }]);
     expect(failing.lastError).toMatch(/ECONNREFUSED|connect/);
