@@ -184,11 +184,15 @@ const OBSERVER = `(() => {
 
 /** A Chrome DevTools Protocol connection to one browser, with flat sessions for its tabs. */
 interface Cdp {
-  send<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>, sessionId?: string): Promise<T>;
+  /** A request, failed when not answered within `timeoutMs` (the request timeout by default). */
+  send<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>, sessionId?: string, timeoutMs?: number): Promise<T>;
   /** The next event named `method`, within `timeoutMs` (the request timeout by default; 0: no limit). */
   next(method: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   close(): void;
 }
+
+/** A request to Chromium that went unanswered. */
+class CdpTimeout extends Error {}
 
 async function cdpConnect(url: string, onEvent: (method: string, params: Record<string, unknown>) => void): Promise<Cdp> {
   const ws = new WebSocket(url, { perMessageDeflate: false });
@@ -223,14 +227,14 @@ async function cdpConnect(url: string, onEvent: (method: string, params: Record<
     else w.resolve(message.result);
   });
   return {
-    send: <T>(method: string, params: Record<string, unknown> = {}, sessionId?: string) =>
+    send: <T>(method: string, params: Record<string, unknown> = {}, sessionId?: string, timeoutMs = CDP_TIMEOUT_MS) =>
       new Promise<T>((resolve, reject) => {
         const id = next++;
         // No request to the browser waits without end: one that is not answered in time fails the run and says which.
         const timer = setTimeout(() => {
           waiting.delete(id);
-          reject(new Error(`Chromium did not answer ${method} within ${CDP_TIMEOUT_MS / 1000} s`));
-        }, CDP_TIMEOUT_MS);
+          reject(new CdpTimeout(`Chromium did not answer ${method} within ${timeoutMs / 1000} s`));
+        }, timeoutMs);
         waiting.set(id, {
           resolve: (v) => (clearTimeout(timer), resolve(v as T)),
           reject: (e) => (clearTimeout(timer), reject(e)),
@@ -321,18 +325,26 @@ async function openTab(
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true }, sessionId);
   }
   // Nothing is awaited inside the page: a promise that never settles there would hold the run with no deadline.
-  const evaluate = async (expression: string): Promise<unknown> =>
-    (await cdp.send<{ result: { value?: unknown } }>('Runtime.evaluate', { expression, returnByValue: true }, sessionId)).result.value;
+  const evaluate = async (expression: string, timeoutMs?: number): Promise<unknown> =>
+    (await cdp.send<{ result: { value?: unknown } }>('Runtime.evaluate', { expression, returnByValue: true }, sessionId, timeoutMs)).result.value;
   /** Polls the page for a time it records (`window.firstDiffPaintAt`, …); past `ms`, fails saying what the page shows. */
   const waitFor = async (name: string, what: string, ms: number): Promise<number> => {
     const deadline = Date.now() + ms;
     for (;;) {
-      const value = await evaluate(`location.protocol === 'http:' && typeof window.${name} === 'number' ? window.${name} : null`);
+      // An evaluation sent while the tab changes document (from the blank page to the viewer, a renderer of its own)
+      // can go unanswered (a run stalled on one with no processor use): it is sent again, until the load's deadline.
+      const value = await evaluate(`location.protocol === 'http:' && typeof window.${name} === 'number' ? window.${name} : null`, 5000).catch(
+        (error: Error) => {
+          if (error instanceof CdpTimeout) return null;
+          throw error;
+        },
+      );
       if (typeof value === 'number') return value;
       if (crashed) throw new Error(`no ${what}: the tab crashed (Chromium's renderer exited)`);
       if (Date.now() > deadline) {
         const shows = await evaluate(
           `JSON.stringify({ url: location.pathname + location.search.replace(/token=[^&]*/, 'token=…'), status: document.getElementById('status')?.textContent, toolbar: document.getElementById('toolbar')?.textContent, notice: document.querySelector('.notice')?.textContent, rows: document.querySelectorAll('.rl').length })`,
+          10_000,
         ).catch((error: Error) => `(could not read the page: ${error.message})`);
         throw new Error(`no ${what} within ${ms / 1000} s; the page shows ${String(shows)}`);
       }
