@@ -39,14 +39,14 @@ const LOG_SOCKET = `(() => {
     send(data) {
       if (typeof data === 'string') {
         const m = JSON.parse(data);
-        if (m.id !== undefined) window.socketLog.push({ id: m.id, method: m.method, channel: m.params?.channel, ids: m.params?.ids });
+        if (m.id !== undefined) window.socketLog.push({ id: m.id, method: m.method, channel: m.params?.channel, ids: m.params?.ids, fileId: m.params?.fileId });
       }
       return super.send(data);
     }
   };
 })();`;
 
-type Logged = { answer?: number; id?: number; method?: string; channel?: string; ids?: string[] };
+type Logged = { answer?: number; id?: number; method?: string; channel?: string; ids?: string[]; fileId?: string };
 
 describe('the first screen of a changeset past the state cap', () => {
   it('asks for the rest of its files and the session’s other changesets only once the first screen’s diffs are answered', async () => {
@@ -66,20 +66,25 @@ describe('the first screen of a changeset past the state cap', () => {
     await expect.poll(() => page.locator('.chip[data-change-kind="session"] .counts').textContent(), { timeout: 60_000 }).toMatch(/^60 files/);
 
     const log = (await page.evaluate(() => (globalThis as unknown as { socketLog: Logged[] }).socketLog)) as Logged[];
+    // The files on the first screen (the page has not scrolled): their sections within the window.
+    const onScreen = (await page.evaluate(
+      `[...document.querySelectorAll('.rv-file')].filter((e) => { const r = e.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; }).map((e) => e.dataset.fileId)`,
+    )) as string[];
+    expect(onScreen.length).toBeGreaterThan(0);
     const sent = log.filter((m) => m.id !== undefined);
     const answeredAt = new Map(log.flatMap((m, at) => (m.answer !== undefined ? [[m.answer, at] as const] : [])));
-    const firstScreen = sent.filter((m) => m.method === 'changesetFileDiff' && m.channel === turnUri);
+    // The first request for each file on screen (a diff is asked again when the session's turns arrive after it).
+    const firstScreen = onScreen.flatMap((fileId) => sent.find((m) => m.method === 'changesetFileDiff' && m.channel === turnUri && m.fileId === fileId) ?? []);
     const listing = sent.filter((m) => m.method === 'changesetFiles' && m.ids === undefined);
     const others = sent.filter((m) => m.method === 'subscribe' && m.channel?.startsWith('ahp-changeset:') && m.channel !== turnUri);
     expect(firstScreen.length).toBeGreaterThan(0);
     expect(listing.length).toBeGreaterThan(0);
     expect(others.length).toBeGreaterThan(0);
-    // Every diff the page asked for before the listing or another changeset was answered before those went out:
+    // The first screen's diffs were asked for, and answered, before the listing or another changeset went out:
     // nothing of theirs (the server's work, hundreds of kilobytes on the socket) stood in front of the first screen.
     const firstLater = Math.min(...[...listing, ...others].map((m) => log.indexOf(m)));
-    const before = firstScreen.filter((m) => log.indexOf(m) < firstLater);
-    expect(before.length).toBeGreaterThan(0);
-    for (const m of before) expect(answeredAt.get(m.id!), `the diff asked for as request ${m.id}`).toBeLessThan(firstLater);
+    expect(new Set(firstScreen.map((m) => m.fileId))).toEqual(new Set(onScreen));
+    for (const m of firstScreen) expect(answeredAt.get(m.id!), `the diff asked for as request ${m.id}`).toBeLessThan(firstLater);
     expect(errors).toEqual([]);
   }, 120_000);
 });
