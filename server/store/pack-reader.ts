@@ -103,7 +103,7 @@ export class PackFile {
 
   /** Reads the object at a sorted-table position of the index. */
   async readAt(position: number, resolveRef: RefDeltaResolver): Promise<StoredObject> {
-    return this.withHandle((handle) => this.readEntry(handle, this.index.offsetAt(position), resolveRef, 0));
+    return this.withHandle((handle) => this.readEntry(handle, this.index.offsetAt(position), resolveRef, 0, new Set()));
   }
 
   /**
@@ -234,12 +234,15 @@ export class PackFile {
     return buf;
   }
 
-  private async readEntry(handle: FileHandle, offset: number, resolveRef: RefDeltaResolver, depth: number): Promise<StoredObject> {
+  /** `chain` holds the offsets being read below this one: a ref-delta naming one of them as its base is a loop, refused at once. */
+  private async readEntry(handle: FileHandle, offset: number, resolveRef: RefDeltaResolver, depth: number, chain: Set<number>): Promise<StoredObject> {
     if (depth > 0) {
       const cached = this.baseCache.get(`${this.packPath}:${offset}`);
       if (cached) return cached;
     }
+    if (chain.has(offset)) throw new CorruptObjectError(`${this.packPath}: delta chain loops back to its entry at ${offset}`);
     if (depth > 10_000) throw new CorruptObjectError(`${this.packPath}: delta chain too deep at ${offset}`);
+    chain.add(offset);
     const bytes = await this.readRange(handle, offset);
     const header = parseEntryHeader(bytes, offset);
     const compressed = bytes.subarray(header.dataStart);
@@ -252,12 +255,12 @@ export class PackFile {
     }
     let result: StoredObject;
     if (header.baseOffset !== undefined) {
-      const base = await this.readEntry(handle, header.baseOffset, resolveRef, depth + 1);
+      const base = await this.readEntry(handle, header.baseOffset, resolveRef, depth + 1, chain);
       result = { type: base.type, content: applyDelta(base.content, data) };
     } else if (header.baseOid !== undefined) {
-      // A base in this pack is read here, so its chain counts towards the depth limit (a cycle ends there).
+      // A base in this pack is read here, so its chain counts towards the depth limit and a loop is caught.
       const inPack = this.index.indexOf(Buffer.from(header.baseOid, 'hex'));
-      const base = inPack >= 0 ? await this.readEntry(handle, this.index.offsetAt(inPack), resolveRef, depth + 1) : await resolveRef(header.baseOid);
+      const base = inPack >= 0 ? await this.readEntry(handle, this.index.offsetAt(inPack), resolveRef, depth + 1, chain) : await resolveRef(header.baseOid);
       result = { type: base.type, content: applyDelta(base.content, data) };
     } else {
       const type = typeFromPackCode(header.typeCode);
