@@ -9,10 +9,7 @@ export type CapturedSide = BlobRef | undefined;
 /** Default size above which a captured file is listed as oversized and its content not kept. */
 export const DEFAULT_CAPTURE_MAX_BYTES = 2 * 1024 * 1024;
 
-/** Test-only pause (ms) between naming a path and reading it, so a test can swap a directory in exactly that gap. */
-const PAUSE_ENV = 'CHANGESET_SERVER_TEST_PAUSE_BEFORE_CAPTURE_MS';
-
-/** Test hook for a server in the test's own process: awaited at the same point as that pause, so a test swaps the directory exactly there. */
+/** Test hook for a server in the test's own process: awaited between naming a path and reading it, so a test swaps a directory exactly there. */
 export const captureTestHooks: { beforeRead?: (absPath: string) => Promise<void> } = {};
 
 /**
@@ -25,7 +22,6 @@ export const captureTestHooks: { beforeRead?: (absPath: string) => Promise<void>
  * throws {@link LeftWorkingDirectoryError} and nothing is read.
  */
 export async function captureFile(roots: readonly string[], absPath: string, store: ObjectStore, maxBytes = DEFAULT_CAPTURE_MAX_BYTES): Promise<CapturedSide> {
-  await testPause();
   if (captureTestHooks.beforeRead) await captureTestHooks.beforeRead(absPath);
   const found = await readContained(roots, absPath, maxBytes);
   switch (found.kind) {
@@ -45,9 +41,4 @@ export async function captureFile(roots: readonly string[], absPath: string, sto
 
 function modeOf(mode: number): GitMode {
   return (mode & 0o111) !== 0 ? '100755' : '100644';
-}
-
-async function testPause(): Promise<void> {
-  const ms = Number(process.env[PAUSE_ENV] ?? 0);
-  if (ms > 0) await new Promise((done) => setTimeout(done, ms));
 }
