@@ -48,15 +48,20 @@ function inputsDigest() {
   return hash.digest('hex');
 }
 
+/** Runs tsc with `args`, its output on this process's; rejects with `failure` when it reports errors. */
+export function runTsc(args, failure) {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [tsc, ...args], { stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(failure))));
+  });
+}
+
 /** Runs the viewer's type check (`tsc -p viewer/tsconfig.json`, incremental); rejects on type errors. */
 function typeCheck() {
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const args = [tsc, '-p', join(root, 'viewer', 'tsconfig.json'), '--incremental', '--tsBuildInfoFile', join(buildInfo, 'viewer.tsbuildinfo')];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: 'inherit' });
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error('the viewer has type errors'))));
-  });
+  const args = ['-p', join(root, 'viewer', 'tsconfig.json'), '--incremental', '--tsBuildInfoFile', join(buildInfo, 'viewer.tsbuildinfo')];
+  return runTsc(args, 'the viewer has type errors');
 }
 
 /**
